@@ -1,0 +1,83 @@
+/* The engine driver of httpload: on each new connection it picks the session
+ * (HTTP/1.1 or HTTP/2, from --http and the ALPN result) and forwards the
+ * engine's calls to it. */
+#include "httpload/http.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const http_error_names[] = {"protocol", "stream_reset", "status"};
+
+int http_status_class(struct lg_client *c, const struct http_ctx *ctx, unsigned status)
+{
+    if (status < 1000 && ctx->status_ok[status]) return LG_OK;
+    char detail[64];
+    snprintf(detail, sizeof(detail), "unexpected status %u", status);
+    lg_note_error(c, HTTP_ERR_STATUS, detail);
+    return HTTP_ERR_STATUS;
+}
+
+static int drv_on_ready(struct lg_client *c)
+{
+    const struct http_ctx *ctx = lg_client_ctx(c);
+    struct http_client *hc = lg_client_state(c);
+    const char *alpn = lg_client_alpn(c);
+    bool h2 = ctx->mode == HTTP_MODE_2 || (alpn && strcmp(alpn, "h2") == 0);
+    if (ctx->mode == HTTP_MODE_2 && ctx->tls && !(alpn && strcmp(alpn, "h2") == 0)) {
+        lg_conn_fail(c, HTTP_ERR_PROTOCOL, "the server did not agree to HTTP/2 in ALPN");
+        return -1;
+    }
+    hc->ops = h2 ? &http2_session_ops : &http1_session_ops;
+    return hc->ops->on_ready(c, hc);
+}
+
+static int drv_submit(struct lg_client *c, unsigned slot)
+{
+    struct http_client *hc = lg_client_state(c);
+    return hc->ops->submit(c, hc, slot);
+}
+
+static int drv_on_read(struct lg_client *c, const uint8_t *d, size_t n)
+{
+    struct http_client *hc = lg_client_state(c);
+    return hc->ops->on_read(c, hc, d, n);
+}
+
+static int drv_on_writable(struct lg_client *c)
+{
+    struct http_client *hc = lg_client_state(c);
+    return hc->ops ? hc->ops->on_writable(c, hc) : 0;
+}
+
+static int drv_on_timeout(struct lg_client *c, unsigned slot)
+{
+    struct http_client *hc = lg_client_state(c);
+    return hc->ops ? hc->ops->on_timeout(c, hc, slot) : -1;
+}
+
+static void drv_on_close(struct lg_client *c)
+{
+    struct http_client *hc = lg_client_state(c);
+    if (hc->ops) hc->ops->on_close(c, hc);
+}
+
+static void drv_client_free(struct lg_client *c)
+{
+    struct http_client *hc = lg_client_state(c);
+    http1_session_ops.free(c, hc);
+    http2_session_ops.free(c, hc);
+}
+
+const struct lg_driver http_driver = {
+    .name = "http",
+    .client_state_size = sizeof(struct http_client),
+    .error_names = http_error_names,
+    .n_errors = 3,
+    .on_ready = drv_on_ready,
+    .submit = drv_submit,
+    .on_read = drv_on_read,
+    .on_writable = drv_on_writable,
+    .on_timeout = drv_on_timeout,
+    .on_close = drv_on_close,
+    .client_free = drv_client_free,
+};

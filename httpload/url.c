@@ -1,0 +1,128 @@
+/* URL parsing. See url.h. */
+#include "httpload/url.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int http_url_parse(const char *s, struct http_url *u, const char **why)
+{
+    memset(u, 0, sizeof(*u));
+    const char *p;
+    if (strncasecmp(s, "http://", 7) == 0) {
+        p = s + 7;
+    } else if (strncasecmp(s, "https://", 8) == 0) {
+        u->https = true;
+        p = s + 8;
+    } else {
+        *why = strstr(s, "://") ? "unsupported scheme (use http:// or https://)"
+                                : "missing scheme (start with http:// or https://)";
+        return -1;
+    }
+    size_t alen = strcspn(p, "/?#");
+    const char *auth_end = p + alen;
+    if (memchr(p, '@', alen)) {
+        *why = "user information in URLs is not supported (use -H Authorization)";
+        return -1;
+    }
+    const char *host = p, *host_end;
+    const char *port = NULL;
+    if (*p == '[') {
+        const char *close = memchr(p, ']', alen);
+        if (!close) {
+            *why = "unterminated [IPv6] address";
+            return -1;
+        }
+        host = p + 1;
+        host_end = close;
+        u->host_is_ipv6 = true;
+        if (close + 1 < auth_end) {
+            if (close[1] != ':') {
+                *why = "unexpected text after the [IPv6] address";
+                return -1;
+            }
+            port = close + 2;
+        }
+    } else {
+        const char *colon = memchr(p, ':', alen);
+        host_end = colon ? colon : auth_end;
+        if (colon) port = colon + 1;
+    }
+    size_t hl = (size_t)(host_end - host);
+    if (hl == 0) {
+        *why = "missing host";
+        return -1;
+    }
+    if (hl >= sizeof(u->host)) {
+        *why = "host name too long";
+        return -1;
+    }
+    for (size_t i = 0; i < hl; i++) {
+        unsigned char c = (unsigned char)host[i];
+        if (!(isalnum(c) || c == '-' || c == '.' || c == '_' ||
+              (u->host_is_ipv6 && (c == ':' || c == '%')))) {
+            *why = "invalid character in the host";
+            return -1;
+        }
+    }
+    memcpy(u->host, host, hl);
+    u->host[hl] = '\0';
+    u->port = u->https ? 443 : 80;
+    if (port) {
+        size_t pl = (size_t)(auth_end - port);
+        if (pl == 0 || pl > 5) {
+            *why = "port out of range (1-65535)";
+            return -1;
+        }
+        unsigned v = 0;
+        for (size_t i = 0; i < pl; i++) {
+            if (!isdigit((unsigned char)port[i])) {
+                *why = "port is not a number";
+                return -1;
+            }
+            v = v * 10 + (unsigned)(port[i] - '0');
+        }
+        if (v == 0 || v > 65535) {
+            *why = "port out of range (1-65535)";
+            return -1;
+        }
+        u->port = v;
+        u->port_given = true;
+    }
+    /* request target: path and query, never the fragment */
+    const char *rest = auth_end;
+    size_t tl = strcspn(rest, "#");
+    for (size_t i = 0; i < tl; i++) {
+        unsigned char c = (unsigned char)rest[i];
+        if (c <= 0x20 || c == 0x7f) {
+            *why = "spaces or control characters in the path (percent-encode them)";
+            return -1;
+        }
+    }
+    bool needs_slash = tl == 0 || rest[0] != '/';
+    u->target = malloc(tl + 2);
+    if (!u->target) {
+        *why = "out of memory";
+        return -1;
+    }
+    snprintf(u->target, tl + 2, "%s%.*s", needs_slash ? "/" : "", (int)tl, rest);
+    return 0;
+}
+
+void http_url_free(struct http_url *u)
+{
+    free(u->target);
+    u->target = NULL;
+}
+
+void http_url_authority(const struct http_url *u, bool always_port, char *buf, unsigned len)
+{
+    bool default_port = u->port == (u->https ? 443u : 80u);
+    const char *l = u->host_is_ipv6 ? "[" : "", *r = u->host_is_ipv6 ? "]" : "";
+    if (always_port || !default_port)
+        snprintf(buf, len, "%s%s%s:%u", l, u->host, r, u->port);
+    else
+        snprintf(buf, len, "%s%s%s", l, u->host, r);
+}

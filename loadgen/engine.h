@@ -1,0 +1,150 @@
+/* The engine's public face: what a tool configures, and the table of functions
+ * a protocol driver plugs in. The engine owns event loops, threads, levels,
+ * sockets, timers and samples; a driver only turns bytes into requests and
+ * responses, and never sees levels or threads. */
+#ifndef LOADGEN_ENGINE_H
+#define LOADGEN_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct lg_client;
+struct lg_tls_config;
+struct lg_level_result;
+
+/* Error classes every driver shares; a driver's own classes follow these. */
+enum lg_error {
+    LG_OK = 0,
+    LG_ERR_CONNECT_REFUSED,
+    LG_ERR_CONNECT_TIMEOUT,
+    LG_ERR_CONNECT, /* any other connect failure (unreachable, no ports) */
+    LG_ERR_PROXY_REFUSED,
+    LG_ERR_TLS_HANDSHAKE,
+    LG_ERR_TLS_VERIFY,
+    LG_ERR_RESET,
+    LG_ERR_EOF,
+    LG_ERR_TIMEOUT,
+    LG_ERR_SEND,
+    LG_ERR_SOCKET, /* socket() itself failed: out of descriptors or memory */
+    LG_ERR__BASE_COUNT,
+};
+
+/* What a driver gives the engine. Callbacks return 0 to go on or -1 after
+ * calling lg_conn_fail() to close the connection with an error class. */
+struct lg_driver {
+    const char *name;
+    size_t client_state_size;       /* per-client driver state, zeroed at level start */
+    const char *const *error_names; /* driver error classes, numbered from LG_ERR__BASE_COUNT */
+    unsigned n_errors;
+    const char *const *counter_names; /* extra exact counts (e.g. rcode.NOERROR) */
+    unsigned n_counters;
+    bool datagram; /* one connected UDP socket per client instead of a stream */
+
+    /* The connection is usable (after connect, tunnel and TLS). */
+    int (*on_ready)(struct lg_client *c);
+    /* Start request `slot` on the ready connection. */
+    int (*submit)(struct lg_client *c, unsigned slot);
+    /* Bytes arrived (len > 0), or the peer closed the stream (len == 0). For a
+     * datagram driver, one call per datagram. */
+    int (*on_read)(struct lg_client *c, const uint8_t *data, size_t len);
+    /* Queued output was written out; a driver with more to send sends it now. */
+    int (*on_writable)(struct lg_client *c);
+    /* Request `slot` passed its timeout. Return 0 if the connection stays
+     * usable (DNS over UDP, an HTTP/2 stream reset), -1 to close it. */
+    int (*on_timeout)(struct lg_client *c, unsigned slot);
+    /* The connection is gone (closed by either side): forget its state. */
+    void (*on_close)(struct lg_client *c);
+    /* A socket error the engine cannot attribute (ICMP on a UDP socket).
+     * Returns the class to charge the oldest request with, or 0 to ignore. */
+    int (*on_socket_error)(struct lg_client *c, int err);
+    /* Level end: free anything the client state owns. Optional. */
+    void (*client_free)(struct lg_client *c);
+};
+
+/* Where and how clients connect. */
+struct lg_target {
+    struct sockaddr_storage addr; /* the server, or the proxy when tunnelling */
+    socklen_t addrlen;
+    const char *tunnel_request; /* CONNECT request bytes, or NULL */
+    size_t tunnel_request_len;
+    struct lg_tls_config *tls; /* NULL for cleartext */
+};
+
+struct lg_config {
+    const char *tool; /* program name for messages */
+    unsigned *levels; /* client count per level */
+    size_t n_levels;
+    uint64_t duration_ns; /* per level */
+    uint64_t timeout_ns;  /* per request, and the drain window after the deadline */
+    unsigned threads;
+    double rate;           /* requests per second across all clients; 0 = closed loop */
+    unsigned slots;        /* requests in flight per client (streams, outstanding) */
+    size_t max_samples;    /* per metric per level */
+    double max_error_rate; /* errors / attempts allowed before exit status 1 */
+    bool quiet, summary;   /* stderr summary: suppressed / forced */
+    bool progress;         /* one-line progress on stderr (default: when a terminal) */
+    const char *meta_path; /* --meta FILE */
+    const char *log_path;  /* --log FILE: one NDJSON record per request */
+    uint64_t seed;
+    const char *target_desc; /* for messages and --meta */
+    int argc;                /* the command line, for --meta */
+    char **argv;
+};
+
+/* Exit statuses. */
+enum {
+    LG_EXIT_OK = 0,
+    LG_EXIT_ERRORS = 1,
+    LG_EXIT_USAGE = 2,
+    LG_EXIT_INVALID = 3,
+    LG_EXIT_FAILED = 4,        /* the run could not be carried out (e.g. out of memory) */
+    LG_EXIT_INTERRUPTED = 130, /* SIGINT or SIGTERM */
+};
+
+/* Runs every level, writes the document to stdout and the summary to stderr.
+ * Returns the exit status. `meta_extra` is a JSON object body (without braces)
+ * the tool adds to --meta, or NULL. */
+int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struct lg_target *tgt,
+           void *driver_ctx, const char *meta_extra);
+
+/* --- The driver's side of a client ------------------------------------- */
+
+/* The driver's per-client state and the context given to lg_run. */
+void *lg_client_state(struct lg_client *c);
+void *lg_client_ctx(struct lg_client *c);
+unsigned lg_client_id(const struct lg_client *c); /* 0..clients-1 within the level */
+unsigned lg_client_slots(const struct lg_client *c);
+/* ALPN protocol the TLS handshake agreed on, or NULL. */
+const char *lg_client_alpn(const struct lg_client *c);
+
+/* Writes to the connection: directly when the socket takes it, otherwise the
+ * rest is queued and sent when writable. Returns 0, or -1 if the connection
+ * failed (already recorded; return -1 from the callback). */
+int lg_conn_write(struct lg_client *c, const void *data, size_t len);
+/* True while queued output waits for the socket. */
+bool lg_conn_write_blocked(const struct lg_client *c);
+/* How many requests this connection carries at once (HTTP/1.1: 1; HTTP/2:
+ * the server's stream limit). Defaults to the slots per client. */
+void lg_conn_set_capacity(struct lg_client *c, unsigned n);
+/* Close the connection once nothing is in flight (Connection: close, GOAWAY);
+ * the next request reconnects and is cold. */
+void lg_conn_close_when_idle(struct lg_client *c);
+/* Records why the connection is failing; every request in flight on it gets
+ * this class. Return -1 from the callback afterwards. */
+void lg_conn_fail(struct lg_client *c, int error_class, const char *detail);
+
+/* The first byte of the response to `slot` arrived (for ttfb_ms). */
+void lg_req_first_byte(struct lg_client *c, unsigned slot);
+/* Request `slot` finished: error 0 for success or a class. The engine
+ * samples, counts and, in a closed loop, starts the next request. */
+void lg_req_done(struct lg_client *c, unsigned slot, int error_class);
+/* Remembers a reason for an error class (shown in the summary once per class). */
+void lg_note_error(struct lg_client *c, int error_class, const char *detail);
+/* Whether `slot` is in flight. */
+bool lg_req_active(const struct lg_client *c, unsigned slot);
+/* Adds to one of the driver's extra counters. */
+void lg_count(struct lg_client *c, unsigned counter, uint64_t n);
+
+#endif

@@ -1,0 +1,189 @@
+/* The engine's data model in one screen: a worker (one thread, one event
+ * loop, one store of samples) owns a cohort of clients; a client owns one
+ * connection and a few request slots. Only engine files include this. */
+#ifndef LOADGEN_INTERNAL_H
+#define LOADGEN_INTERNAL_H
+
+#include <ev.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "loadgen/clock.h"
+#include "loadgen/engine.h"
+#include "loadgen/rng.h"
+#include "loadgen/series.h"
+#include "loadgen/transport.h"
+
+/* Sample series every level has; see DESIGN.md for their definitions. */
+enum lg_series_id {
+    LG_S_LATENCY_COLD,
+    LG_S_LATENCY_WARM,
+    LG_S_CONNECT,
+    LG_S_PROXY_CONNECT,
+    LG_S_TLS_HANDSHAKE,
+    LG_S_TTFB,
+    LG_S__COUNT,
+};
+
+/* Exact counts every level has. */
+enum lg_counter_id {
+    LG_C_ATTEMPTS,
+    LG_C_REQUESTS,
+    LG_C_ERRORS,
+    LG_C_UNFINISHED,
+    LG_C_CONNECTIONS,
+    LG_C_RECONNECTS,
+    LG_C_BYTES_RECEIVED,
+    LG_C__COUNT,
+};
+
+/* One thread's measurements for one level. */
+struct lg_store {
+    struct lg_series series[LG_S__COUNT];
+    uint64_t counters[LG_C__COUNT];
+    uint64_t *errors;    /* per class, n_classes */
+    uint64_t *extra;     /* driver counters */
+    char **error_detail; /* first reason seen per class, or NULL */
+    uint64_t *timeline;  /* completed responses per whole second */
+    size_t timeline_len;
+};
+
+enum lg_req_flags {
+    LG_REQ_ACTIVE = 1,
+    LG_REQ_COLD = 2,
+    LG_REQ_FIRST_BYTE = 4,
+};
+
+/* A request in flight. Timeouts are the same for every request, so the
+ * in-flight list in start order is also in deadline order: one timer per
+ * worker, no heap, no scan. */
+struct lg_req {
+    struct lg_req *prev, *next;
+    struct lg_client *client;
+    uint64_t origin_ns;   /* latency origin: attempt start, send time or scheduled time */
+    uint64_t sent_ns;     /* when the request went out (ttfb origin) */
+    uint64_t deadline_ns; /* timeout */
+    uint64_t first_byte_ns;
+    uint32_t flags;
+    uint32_t slot;
+};
+
+enum lg_conn_state {
+    LG_CONN_CLOSED,
+    LG_CONN_CONNECTING,
+    LG_CONN_TUNNEL, /* waiting for the proxy's reply to CONNECT */
+    LG_CONN_TLS,
+    LG_CONN_READY,
+};
+
+struct lg_worker;
+
+struct lg_client {
+    struct lg_worker *w;
+    int fd;
+    unsigned id;
+    enum lg_conn_state state;
+    ev_io rio, wio;
+    const struct lg_transport *tp;
+    void *tls;         /* SSL * when the target is TLS */
+    void *tls_session; /* kept across reconnects with --tls-resume */
+    const char *alpn;
+    uint64_t conn_start_ns; /* attempt start of the current connection */
+    uint64_t phase_ns;      /* start of the current setup phase */
+    unsigned connections;   /* connections opened in this level */
+    unsigned inflight;
+    unsigned capacity;    /* requests the current connection carries at once */
+    unsigned tunnel_got;  /* bytes of the proxy reply seen */
+    uint8_t tunnel_match; /* how much of "\r\n\r\n" the reply ended with */
+    char tunnel_head[16]; /* start of the reply: "HTTP/1.1 200" */
+    bool close_when_idle;
+    bool want_write; /* queued output or a handshake waits for writability */
+    bool tls_read_wants_write;
+    int fail_class; /* set by lg_conn_fail */
+    /* queued output after a short write */
+    uint8_t *outq;
+    size_t outq_len, outq_off, outq_cap;
+    ev_timer restart; /* deferred kick after a failure, so failures cannot recurse */
+    /* open loop */
+    ev_timer sched;
+    double next_due_ns;     /* scheduled time of the next request not yet due */
+    double backlog_due_ns;  /* scheduled time of the oldest due, unsent request */
+    unsigned backlog;       /* due requests waiting for a slot */
+    uint64_t conn_requests; /* requests started on the current connection */
+    uint64_t attempts;      /* this level, for the validity check */
+    struct lg_req *slots;
+    uint32_t *free_slots; /* stack of free slot indexes */
+    unsigned n_free;
+    void *dstate; /* driver state */
+};
+
+struct lg_worker {
+    unsigned index;
+    struct ev_loop *loop;
+    pthread_t thread;
+    bool spawned;
+    const struct lg_config *cfg;
+    const struct lg_driver *drv;
+    const struct lg_target *tgt;
+    void *driver_ctx;
+    unsigned n_classes;
+    struct lg_client *clients;
+    unsigned n_clients;
+    unsigned first_client_id;
+    unsigned level_clients; /* clients in the whole level */
+    struct lg_store store;
+    struct lg_rng rng;
+    uint8_t *rbuf; /* one read buffer per thread, shared by its clients */
+    size_t rbuf_len;
+    /* timing */
+    uint64_t level_start_ns, deadline_ns, drain_end_ns;
+    uint64_t sec_end_ns; /* end of the current whole second of the timeline */
+    size_t sec_index;
+    uint64_t event_ns; /* clock read for the current event, or 0 */
+    bool draining, stopped;
+    /* in-flight requests in start order */
+    struct lg_req inflight; /* sentinel */
+    unsigned n_inflight;
+    ev_timer timeout_timer;
+    ev_timer deadline_timer;
+    ev_timer tick_timer;
+    ev_async wakeup;
+    double rate_interval_s;             /* per-client interval in open loop */
+    _Atomic uint64_t progress_requests; /* published once per tick for the progress line */
+    _Atomic uint64_t progress_errors;
+    struct lg_reqlog *log;
+};
+
+/* client.c */
+void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void *state_mem,
+                     struct lg_req *slot_mem, uint32_t *free_mem);
+void lg_client_begin(struct lg_client *c); /* level start: connect or arm the schedule */
+void lg_client_teardown(struct lg_client *c);
+void lg_client_kick(struct lg_client *c);
+void lg_client_timeout(struct lg_req *r);
+void lg_client_stop_schedule(struct lg_client *c);
+void lg_client_abandon(struct lg_client *c); /* level end: in flight -> unfinished */
+
+/* worker.c */
+void lg_worker_run_level(struct lg_worker *w);
+void lg_worker_track(struct lg_worker *w, struct lg_req *r);
+void lg_worker_untrack(struct lg_worker *w, struct lg_req *r);
+void lg_worker_maybe_finish(struct lg_worker *w);
+void lg_worker_stop_all(void); /* signal-safe: wakes every running worker */
+void lg_worker_publish(struct lg_worker *ws, unsigned n);
+void lg_worker_init_async(struct lg_worker *w);
+
+/* store.c */
+int lg_store_init(struct lg_store *s, unsigned n_classes, unsigned n_extra, size_t max_samples,
+                  size_t timeline_len);
+void lg_store_free(struct lg_store *s, unsigned n_classes);
+void lg_store_error(struct lg_worker *w, int cls, const char *detail);
+
+/* The event time: one clock read per event, shared by all it completes. */
+static inline uint64_t lg_event_now(struct lg_worker *w)
+{
+    if (!w->event_ns) w->event_ns = lg_now_ns();
+    return w->event_ns;
+}
+
+#endif

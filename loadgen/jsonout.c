@@ -1,0 +1,218 @@
+/* Buffered JSON output. See jsonout.h. */
+#include "loadgen/jsonout.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int lg_jsonout_open(struct lg_jsonout *o, int fd, size_t cap)
+{
+    memset(o, 0, sizeof(*o));
+    o->fd = fd;
+    o->cap = cap < 4096 ? 4096 : cap;
+    o->buf = malloc(o->cap);
+    return o->buf ? 0 : -1;
+}
+
+int lg_jsonout_flush(struct lg_jsonout *o)
+{
+    size_t off = 0;
+    while (off < o->len && !o->failed) {
+        ssize_t n = write(o->fd, o->buf + off, o->len - off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            o->failed = 1;
+            o->err = errno;
+            break;
+        }
+        off += (size_t)n;
+    }
+    o->len = 0;
+    return o->failed ? -1 : 0;
+}
+
+int lg_jsonout_close(struct lg_jsonout *o)
+{
+    int rc = lg_jsonout_flush(o);
+    free(o->buf);
+    o->buf = NULL;
+    return rc;
+}
+
+static inline void ensure(struct lg_jsonout *o, size_t n)
+{
+    if (o->len + n > o->cap) lg_jsonout_flush(o);
+}
+
+void lg_json_raw(struct lg_jsonout *o, const char *s, size_t n)
+{
+    if (n > o->cap) {
+        lg_jsonout_flush(o);
+        while (n) {
+            size_t k = n < o->cap ? n : o->cap;
+            memcpy(o->buf, s, k);
+            o->len = k;
+            lg_jsonout_flush(o);
+            s += k;
+            n -= k;
+        }
+        return;
+    }
+    ensure(o, n);
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+}
+
+void lg_json_lit(struct lg_jsonout *o, const char *s)
+{
+    lg_json_raw(o, s, strlen(s));
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not valid. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+    if (c >= 0xe0 && c <= 0xef) {
+        if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80) return 0;
+        if (c == 0xe0 && s[1] < 0xa0) return 0; /* overlong */
+        if (c == 0xed && s[1] > 0x9f) return 0; /* surrogate */
+        return 3;
+    }
+    if (c >= 0xf0 && c <= 0xf4) {
+        if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80) return 0;
+        if (c == 0xf0 && s[1] < 0x90) return 0;
+        if (c == 0xf4 && s[1] > 0x8f) return 0;
+        return 4;
+    }
+    return 0;
+}
+
+void lg_json_str(struct lg_jsonout *o, const char *str)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
+    lg_json_raw(o, "\"", 1);
+    while (*s) {
+        unsigned c = *s;
+        char esc[8];
+        size_t n;
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+            lg_json_raw(o, esc, 2);
+            s++;
+        } else if (c < 0x20 || c == 0x7f) {
+            const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+            if (named) {
+                lg_json_raw(o, named, 2);
+            } else {
+                memcpy(esc, "\\u00", 4);
+                esc[4] = hex[c >> 4];
+                esc[5] = hex[c & 15];
+                lg_json_raw(o, esc, 6);
+            }
+            s++;
+        } else if ((n = utf8_len(s)) > 0) {
+            lg_json_raw(o, (const char *)s, n);
+            s += n;
+        } else {
+            lg_json_raw(o, "\\ufffd", 6);
+            s++;
+        }
+    }
+    lg_json_raw(o, "\"", 1);
+}
+
+size_t lg_format_u64(char *buf, uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = '\0';
+    return n;
+}
+
+size_t lg_format_double(char *buf, double v)
+{
+    if (!isfinite(v)) {
+        buf[0] = '0';
+        buf[1] = '\0';
+        return 1;
+    }
+    size_t n = 0;
+    double a = v;
+    if (v < 0) {
+        buf[n++] = '-';
+        a = -v;
+    }
+    if (a == 0) {
+        buf[0] = '0';
+        buf[1] = '\0';
+        return 1;
+    }
+    /* Integers below 2^53 print exactly as integers. */
+    if (a < 9007199254740992.0 && a == (double)(uint64_t)a)
+        return n + lg_format_u64(buf + n, (uint64_t)a);
+    /* Samples are nanosecond counts scaled to ms or s: fixed point with nine
+     * decimals reads back to the same double, and costs two integer prints. */
+    if (a < 9e6) {
+        uint64_t scaled = (uint64_t)llround(a * 1e9);
+        if ((double)scaled / 1e9 == a) {
+            uint64_t ip = scaled / 1000000000u, fp = scaled % 1000000000u;
+            n += lg_format_u64(buf + n, ip);
+            if (fp) {
+                char digits[10];
+                for (int i = 8; i >= 0; i--) {
+                    digits[i] = (char)('0' + fp % 10);
+                    fp /= 10;
+                }
+                int last = 8;
+                while (digits[last] == '0')
+                    last--;
+                buf[n++] = '.';
+                memcpy(buf + n, digits, (size_t)last + 1);
+                n += (size_t)last + 1;
+            }
+            buf[n] = '\0';
+            return n;
+        }
+    }
+    /* Anything else: the shortest %.Ng that reads back exactly. */
+    for (int prec = 15; prec <= 17; prec++) {
+        int k = snprintf(buf, 32, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v || prec == 17) return (size_t)k;
+    }
+    return 0;
+}
+
+void lg_json_double(struct lg_jsonout *o, double v)
+{
+    ensure(o, 32);
+    o->len += lg_format_double(o->buf + o->len, v);
+}
+
+void lg_json_u64(struct lg_jsonout *o, uint64_t v)
+{
+    ensure(o, 24);
+    o->len += lg_format_u64(o->buf + o->len, v);
+}
+
+void lg_json_i64(struct lg_jsonout *o, int64_t v)
+{
+    if (v < 0) {
+        lg_json_raw(o, "-", 1);
+        lg_json_u64(o, (uint64_t)0 - (uint64_t)v);
+    } else {
+        lg_json_u64(o, (uint64_t)v);
+    }
+}

@@ -1,0 +1,39 @@
+/* A buffered JSON writer for the collector document and the --log and --meta
+ * files: large writes, string escaping correct for any byte string, and a
+ * number formatter that needs no printf for the samples we produce. */
+#ifndef LOADGEN_JSONOUT_H
+#define LOADGEN_JSONOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lg_jsonout {
+    int fd;
+    char *buf;
+    size_t len, cap;
+    int failed; /* a write failed: errno is kept in err */
+    int err;
+};
+
+int lg_jsonout_open(struct lg_jsonout *o, int fd, size_t cap);
+/* Flushes and frees the buffer; returns -1 if any write failed. */
+int lg_jsonout_close(struct lg_jsonout *o);
+int lg_jsonout_flush(struct lg_jsonout *o);
+
+void lg_json_raw(struct lg_jsonout *o, const char *s, size_t n);
+void lg_json_lit(struct lg_jsonout *o, const char *s);
+/* A quoted, escaped string; bytes that are not valid UTF-8 become \ufffd so
+ * the document stays valid JSON whatever a key contains. */
+void lg_json_str(struct lg_jsonout *o, const char *s);
+void lg_json_u64(struct lg_jsonout *o, uint64_t v);
+void lg_json_i64(struct lg_jsonout *o, int64_t v);
+/* A finite double in the shortest of: an integer, fixed point with up to nine
+ * decimals when that reads back exactly, or %.17g. Non-finite values are the
+ * caller's bug; they are written as 0 to keep the document valid. */
+void lg_json_double(struct lg_jsonout *o, double v);
+
+/* Formats v into buf (at least 32 bytes) as lg_json_double does; returns length. */
+size_t lg_format_double(char *buf, double v);
+size_t lg_format_u64(char *buf, uint64_t v);
+
+#endif

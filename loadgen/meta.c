@@ -1,0 +1,107 @@
+/* The --meta descriptor. See meta.h. */
+#include "loadgen/meta.h"
+#include "loadgen/engine.h"
+#include "loadgen/jsonout.h"
+#include "loadgen/results.h"
+#include "loadgen/transport.h"
+
+#include <ev.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void lg_meta_wallclock(char *buf, size_t len)
+{
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+int lg_meta_write(const struct lg_config *cfg, const struct lg_driver *drv, const char *started_at,
+                  const struct lg_level_result *levels, size_t n_levels, const char *extra)
+{
+    int fd = open(cfg->meta_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    struct lg_jsonout o;
+    if (lg_jsonout_open(&o, fd, 65536) < 0) {
+        close(fd);
+        return -1;
+    }
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    char libev[32];
+    snprintf(libev, sizeof(libev), "%d.%d", ev_version_major(), ev_version_minor());
+
+    lg_json_lit(&o, "{\n  \"tool\": ");
+    lg_json_str(&o, cfg->tool);
+    lg_json_lit(&o, ",\n  \"version\": ");
+    lg_json_str(&o, PACKAGE_VERSION);
+    lg_json_lit(&o, ",\n  \"driver\": ");
+    lg_json_str(&o, drv->name);
+    lg_json_lit(&o, ",\n  \"libraries\": {\"libev\": ");
+    lg_json_str(&o, libev);
+    lg_json_lit(&o, ", \"openssl\": ");
+    lg_json_str(&o, lg_tls_version());
+    lg_json_lit(&o, "},\n  \"argv\": [");
+    for (int i = 0; i < cfg->argc; i++) {
+        if (i) lg_json_lit(&o, ", ");
+        lg_json_str(&o, cfg->argv[i]);
+    }
+    lg_json_lit(&o, "],\n  \"target\": ");
+    lg_json_str(&o, cfg->target_desc ? cfg->target_desc : "");
+    lg_json_lit(&o, ",\n  \"started_at\": ");
+    lg_json_str(&o, started_at);
+    lg_json_lit(&o, ",\n  \"host\": ");
+    lg_json_str(&o, host);
+    lg_json_lit(&o, ",\n  \"cpus\": ");
+    lg_json_i64(&o, sysconf(_SC_NPROCESSORS_ONLN));
+    lg_json_lit(&o, ",\n  \"options\": {\"threads\": ");
+    lg_json_u64(&o, cfg->threads);
+    lg_json_lit(&o, ", \"duration_s\": ");
+    lg_json_double(&o, (double)cfg->duration_ns / 1e9);
+    lg_json_lit(&o, ", \"timeout_s\": ");
+    lg_json_double(&o, (double)cfg->timeout_ns / 1e9);
+    lg_json_lit(&o, ", \"rate\": ");
+    lg_json_double(&o, cfg->rate);
+    lg_json_lit(&o, ", \"slots_per_client\": ");
+    lg_json_u64(&o, cfg->slots);
+    lg_json_lit(&o, ", \"max_samples\": ");
+    lg_json_u64(&o, cfg->max_samples);
+    lg_json_lit(&o, ", \"max_error_rate\": ");
+    lg_json_double(&o, cfg->max_error_rate);
+    lg_json_lit(&o, "},\n  \"levels\": [");
+    for (size_t l = 0; l < n_levels; l++) {
+        const struct lg_level_result *r = &levels[l];
+        lg_json_lit(&o, l ? ",\n    " : "\n    ");
+        lg_json_lit(&o, "{\"clients\": ");
+        lg_json_u64(&o, r->clients);
+        lg_json_lit(&o, ", \"seconds\": ");
+        lg_json_double(&o, r->seconds);
+        lg_json_lit(&o, ", \"interrupted\": ");
+        lg_json_lit(&o, r->interrupted ? "true" : "false");
+        lg_json_lit(&o, ", \"sampled\": [");
+        bool first = true;
+        for (size_t i = 0; i < r->n; i++) {
+            if (r->m[i].seen > r->m[i].n) {
+                lg_json_lit(&o, first ? "" : ", ");
+                lg_json_str(&o, r->m[i].name);
+                first = false;
+            }
+        }
+        lg_json_lit(&o, "]}");
+    }
+    lg_json_lit(&o, "\n  ]");
+    if (extra && *extra) {
+        lg_json_lit(&o, ",\n  ");
+        lg_json_lit(&o, extra);
+    }
+    lg_json_lit(&o, "\n}\n");
+    int rc = lg_jsonout_close(&o);
+    if (close(fd) < 0) rc = -1;
+    return rc;
+}

@@ -1,0 +1,17 @@
+/* --meta FILE: a JSON descriptor of the run (tool and library versions, the
+ * command line, target, wall-clock start, host, CPU count, and per level the
+ * figures a reader needs to interpret the document). */
+#ifndef LOADGEN_META_H
+#define LOADGEN_META_H
+
+#include <stddef.h>
+
+struct lg_config;
+struct lg_driver;
+struct lg_level_result;
+
+void lg_meta_wallclock(char *buf, size_t len);
+int lg_meta_write(const struct lg_config *cfg, const struct lg_driver *drv, const char *started_at,
+                  const struct lg_level_result *levels, size_t n_levels, const char *extra);
+
+#endif

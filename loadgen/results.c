@@ -1,0 +1,94 @@
+/* Level results and the collector document. See results.h. */
+#include "loadgen/results.h"
+#include "loadgen/jsonout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int lg_result_add(struct lg_level_result *r, const char *name, const char *unit, double *v,
+                  size_t n, uint64_t seen)
+{
+    if (n == 0) { /* the contract: never a metric without samples */
+        free(v);
+        return 0;
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 32;
+        struct lg_metric *m = realloc(r->m, cap * sizeof(*m));
+        if (!m) {
+            free(v);
+            return -1;
+        }
+        r->m = m;
+        r->cap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy) {
+        free(v);
+        return -1;
+    }
+    r->m[r->n++] = (struct lg_metric){copy, unit, v, n, seen};
+    return 0;
+}
+
+int lg_result_add_count(struct lg_level_result *r, const char *name, uint64_t count)
+{
+    double *v = malloc(sizeof(*v));
+    if (!v) return -1;
+    v[0] = (double)count;
+    return lg_result_add(r, name, "count", v, 1, 1);
+}
+
+const struct lg_metric *lg_result_find(const struct lg_level_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->m[i].name, name) == 0) return &r->m[i];
+    return NULL;
+}
+
+void lg_result_free(struct lg_level_result *r, unsigned n_classes)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->m[i].name);
+        free(r->m[i].v);
+    }
+    free(r->m);
+    if (r->error_detail) {
+        for (unsigned i = 0; i < n_classes; i++)
+            free(r->error_detail[i]);
+        free(r->error_detail);
+    }
+    memset(r, 0, sizeof(*r));
+}
+
+int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_levels)
+{
+    struct lg_jsonout o;
+    if (lg_jsonout_open(&o, fd, 1 << 20) < 0) return -1;
+    lg_json_lit(&o, "{\"metrics\": {");
+    bool first = true;
+    for (size_t l = 0; l < n_levels; l++) {
+        const struct lg_level_result *r = &levels[l];
+        char prefix[32];
+        snprintf(prefix, sizeof(prefix), "c%u.", r->clients);
+        for (size_t i = 0; i < r->n; i++) {
+            const struct lg_metric *m = &r->m[i];
+            char key[512];
+            snprintf(key, sizeof(key), "%s%s", prefix, m->name);
+            lg_json_lit(&o, first ? "\n  " : ",\n  ");
+            first = false;
+            lg_json_str(&o, key);
+            lg_json_lit(&o, ": {\"unit\": ");
+            lg_json_str(&o, m->unit);
+            lg_json_lit(&o, ", \"samples\": [");
+            for (size_t k = 0; k < m->n; k++) {
+                if (k) lg_json_raw(&o, ",", 1);
+                lg_json_double(&o, m->v[k]);
+            }
+            lg_json_lit(&o, "]}");
+        }
+    }
+    lg_json_lit(&o, "\n}}\n");
+    return lg_jsonout_close(&o);
+}

@@ -1,0 +1,40 @@
+/* A level's results as named metrics (the collector document's vocabulary),
+ * built by merging the workers' stores after the level, and the writer of the
+ * one document on stdout. */
+#ifndef LOADGEN_RESULTS_H
+#define LOADGEN_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct lg_metric {
+    char *name;       /* without the c<N>. prefix */
+    const char *unit; /* milliseconds, seconds, bytes, count, requests_per_second, ratio */
+    double *v;
+    size_t n;
+    uint64_t seen; /* more than n when the reservoir kept a subset */
+};
+
+struct lg_level_result {
+    unsigned clients;
+    struct lg_metric *m;
+    size_t n, cap;
+    uint64_t attempts, requests, errors, unfinished;
+    unsigned idle_clients; /* clients that made no attempt */
+    double seconds;        /* how long the level ran until its deadline */
+    bool interrupted;
+    char **error_detail; /* per class, first reason seen */
+};
+
+/* Appends a metric; takes ownership of v (malloc'd). Returns -1 on no memory. */
+int lg_result_add(struct lg_level_result *r, const char *name, const char *unit, double *v,
+                  size_t n, uint64_t seen);
+int lg_result_add_count(struct lg_level_result *r, const char *name, uint64_t count);
+const struct lg_metric *lg_result_find(const struct lg_level_result *r, const char *name);
+void lg_result_free(struct lg_level_result *r, unsigned n_classes);
+
+/* Writes {"metrics": {...}} for every level to fd. Returns -1 if writing failed. */
+int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_levels);
+
+#endif

@@ -1,0 +1,52 @@
+/* A series of raw samples (8 bytes each) for one metric of one level on one
+ * thread. Beyond `cap_max` samples it keeps a uniform random subset (Algorithm
+ * R) while `seen` stays exact; series from several threads merge into one
+ * uniform subset of their union. */
+#ifndef LOADGEN_SERIES_H
+#define LOADGEN_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "loadgen/rng.h"
+
+struct lg_series {
+    double *v;
+    size_t n;      /* samples held */
+    size_t cap;    /* allocated slots */
+    size_t limit;  /* the most samples ever held (--max-samples) */
+    uint64_t seen; /* samples offered, exact */
+};
+
+void lg_series_init(struct lg_series *s, size_t limit);
+void lg_series_free(struct lg_series *s);
+/* Grows the array; returns -1 when memory is exhausted. */
+int lg_series_grow(struct lg_series *s);
+
+/* Offers one sample. Amortised O(1); allocates only when the array doubles. */
+static inline void lg_series_add(struct lg_series *s, double x, struct lg_rng *rng)
+{
+    s->seen++;
+    if (s->n < s->limit) {
+        if (s->n == s->cap && lg_series_grow(s) < 0)
+            return; /* out of memory: seen stays exact, the sample is dropped */
+        s->v[s->n++] = x;
+        return;
+    }
+    uint64_t j = lg_rng_below(rng, s->seen);
+    if (j < s->limit) s->v[j] = x;
+}
+
+/* Merges `n` series into `out` (initialised by the caller with the same limit):
+ * concatenated when everything fits, else a uniform subset of `limit` samples
+ * drawn from each series in proportion to what it saw. */
+int lg_series_merge(struct lg_series *out, struct lg_series *const *parts, size_t n,
+                    struct lg_rng *rng);
+
+/* True when the series dropped samples to stay within its limit. */
+static inline int lg_series_sampled(const struct lg_series *s)
+{
+    return s->seen > s->n;
+}
+
+#endif

@@ -1,0 +1,41 @@
+/* A thread's store of samples and counts for one level. See internal.h. */
+#include "loadgen/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int lg_store_init(struct lg_store *s, unsigned n_classes, unsigned n_extra, size_t max_samples,
+                  size_t timeline_len)
+{
+    memset(s, 0, sizeof(*s));
+    for (int i = 0; i < LG_S__COUNT; i++)
+        lg_series_init(&s->series[i], max_samples);
+    s->errors = calloc(n_classes, sizeof(*s->errors));
+    s->error_detail = calloc(n_classes, sizeof(*s->error_detail));
+    s->extra = calloc(n_extra ? n_extra : 1, sizeof(*s->extra));
+    s->timeline = calloc(timeline_len ? timeline_len : 1, sizeof(*s->timeline));
+    s->timeline_len = timeline_len;
+    if (!s->errors || !s->error_detail || !s->extra || !s->timeline) return -1;
+    return 0;
+}
+
+void lg_store_free(struct lg_store *s, unsigned n_classes)
+{
+    for (int i = 0; i < LG_S__COUNT; i++)
+        lg_series_free(&s->series[i]);
+    if (s->error_detail)
+        for (unsigned i = 0; i < n_classes; i++)
+            free(s->error_detail[i]);
+    free(s->error_detail);
+    free(s->errors);
+    free(s->extra);
+    free(s->timeline);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Keeps the first reason given for a class: the summary names it. */
+void lg_store_error(struct lg_worker *w, int cls, const char *detail)
+{
+    if (cls <= 0 || (unsigned)cls >= w->n_classes || !detail) return;
+    if (!w->store.error_detail[cls]) w->store.error_detail[cls] = strdup(detail);
+}

@@ -1,0 +1,61 @@
+/* Per-level summary on stderr. See summary.h. */
+#include "loadgen/summary.h"
+#include "loadgen/engine.h"
+#include "loadgen/results.h"
+#include "stats/stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void latency_row(FILE *out, const struct lg_level_result *r, const char *name)
+{
+    const struct lg_metric *m = lg_result_find(r, name);
+    if (!m || m->n == 0) return;
+    double *copy = malloc(m->n * sizeof(double));
+    if (!copy) return;
+    memcpy(copy, m->v, m->n * sizeof(double));
+    struct stats_summary s;
+    if (stats_summarize(copy, m->n, &s) == 0)
+        fprintf(out, "  %-18s %9zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", name, s.n, s.min,
+                s.median, s.p90, s.p99, s.p999, s.max);
+    free(copy);
+}
+
+static double count_of(const struct lg_level_result *r, const char *name)
+{
+    const struct lg_metric *m = lg_result_find(r, name);
+    return m && m->n ? m->v[0] : 0;
+}
+
+void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct lg_driver *drv,
+                      unsigned n_classes, lg_error_namer name, const struct lg_config *cfg)
+{
+    double secs = r->seconds > 0 ? r->seconds : 1e-9;
+    fprintf(out, "%s: level c%u: %llu requests in %.2fs (%.1f/s), %llu errors, %llu unfinished",
+            cfg->tool, r->clients, (unsigned long long)r->requests, r->seconds,
+            (double)r->requests / secs, (unsigned long long)r->errors,
+            (unsigned long long)r->unfinished);
+    if (cfg->rate > 0)
+        fprintf(out, "; rate %.1f/s of %.1f/s requested", (double)r->attempts / secs, cfg->rate);
+    fprintf(out, "\n  connections %.0f, reconnects %.0f, %.0f bytes received%s\n",
+            count_of(r, "connections"), count_of(r, "reconnects"), count_of(r, "bytes_received"),
+            r->interrupted ? " (interrupted)" : "");
+    fprintf(out, "  %-18s %9s %9s %9s %9s %9s %9s %9s\n", "ms", "n", "min", "p50", "p90", "p99",
+            "p99.9", "max");
+    static const char *const rows[] = {"latency_cold_ms",  "latency_warm_ms",  "connect_ms",
+                                       "proxy_connect_ms", "tls_handshake_ms", "ttfb_ms"};
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        latency_row(out, r, rows[i]);
+    for (unsigned cls = 1; cls < n_classes; cls++) {
+        char key[96];
+        snprintf(key, sizeof(key), "errors.%s", name(drv, cls));
+        double n = count_of(r, key);
+        if (n > 0)
+            fprintf(out, "  errors.%-14s %9.0f  %s\n", name(drv, cls), n,
+                    r->error_detail && r->error_detail[cls] ? r->error_detail[cls] : "");
+    }
+    for (unsigned k = 0; k < drv->n_counters; k++) {
+        double n = count_of(r, drv->counter_names[k]);
+        if (n > 0) fprintf(out, "  %-21s %9.0f\n", drv->counter_names[k], n);
+    }
+}

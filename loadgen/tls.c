@@ -1,0 +1,211 @@
+/* The TLS transport (OpenSSL): certificate verification against the system
+ * store plus --cacert, SNI, ALPN, optional session resumption across a
+ * client's reconnects, and handshake failures classified as tls_verify
+ * (the certificate) or tls_handshake (everything else). */
+#include "loadgen/internal.h"
+
+#include <errno.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <stdio.h>
+#include <string.h>
+
+int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecure,
+                       const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    if (!ctx) {
+        snprintf(err, errlen, "cannot create a TLS context");
+        return -1;
+    }
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    /* Idle clients hold no TLS buffers: thousands of connections stay small. */
+    SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
+                              SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    if (!insecure) {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+        SSL_CTX_set_default_verify_paths(ctx);
+    } else {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+    }
+    if (cafile && SSL_CTX_load_verify_locations(ctx, cafile, NULL) != 1) {
+        snprintf(err, errlen, "--cacert %s: not a readable PEM certificate file", cafile);
+        SSL_CTX_free(ctx);
+        return -1;
+    }
+    if (alpn && alpn_len && SSL_CTX_set_alpn_protos(ctx, alpn, (unsigned)alpn_len) != 0) {
+        snprintf(err, errlen, "cannot set the ALPN protocols");
+        SSL_CTX_free(ctx);
+        return -1;
+    }
+    t->ctx = ctx;
+    return 0;
+}
+
+void lg_tls_config_free(struct lg_tls_config *t)
+{
+    SSL_CTX_free(t->ctx);
+    t->ctx = NULL;
+}
+
+const char *lg_tls_version(void)
+{
+    return OpenSSL_version(OPENSSL_VERSION);
+}
+
+void lg_tls_session_free(void *session)
+{
+    SSL_SESSION_free(session);
+}
+
+static int tls_start(struct lg_client *c)
+{
+    const struct lg_tls_config *t = c->w->tgt->tls;
+    SSL *ssl = SSL_new(t->ctx);
+    if (!ssl || SSL_set_fd(ssl, c->fd) != 1) {
+        SSL_free(ssl);
+        lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE, "cannot create a TLS session");
+        return -1;
+    }
+    if (t->sni) SSL_set_tlsext_host_name(ssl, t->sni);
+    if (t->verify_host) {
+        /* An IP literal is checked against the certificate's IP addresses. */
+        X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
+        if (X509_VERIFY_PARAM_set1_ip_asc(param, t->verify_host) != 1)
+            SSL_set1_host(ssl, t->verify_host);
+    }
+    if (t->resume && c->tls_session) SSL_set_session(ssl, c->tls_session);
+    SSL_set_connect_state(ssl);
+    c->tls = ssl;
+    return 0;
+}
+
+static void tls_fail(struct lg_client *c, int cls, const char *what)
+{
+    char detail[256];
+    unsigned long e = ERR_peek_last_error();
+    if (e)
+        snprintf(detail, sizeof(detail), "%s: %s", what, ERR_reason_error_string(e));
+    else
+        snprintf(detail, sizeof(detail), "%s", what);
+    ERR_clear_error();
+    lg_conn_fail(c, cls, detail);
+}
+
+static enum lg_handshake tls_handshake(struct lg_client *c)
+{
+    SSL *ssl = c->tls;
+    ERR_clear_error();
+    int rc = SSL_do_handshake(ssl);
+    if (rc == 1) {
+        const unsigned char *proto = NULL;
+        unsigned len = 0;
+        SSL_get0_alpn_selected(ssl, &proto, &len);
+        if (proto && len == 2 && memcmp(proto, "h2", 2) == 0)
+            c->alpn = "h2";
+        else if (proto && len == 8 && memcmp(proto, "http/1.1", 8) == 0)
+            c->alpn = "http/1.1";
+        else
+            c->alpn = NULL;
+        return LG_HS_DONE;
+    }
+    switch (SSL_get_error(ssl, rc)) {
+    case SSL_ERROR_WANT_READ:
+        return LG_HS_WANT_READ;
+    case SSL_ERROR_WANT_WRITE:
+        return LG_HS_WANT_WRITE;
+    default:
+        break;
+    }
+    long vr = SSL_get_verify_result(ssl);
+    if (vr != X509_V_OK) {
+        char detail[256];
+        snprintf(detail, sizeof(detail), "certificate not trusted: %s",
+                 X509_verify_cert_error_string(vr));
+        ERR_clear_error();
+        lg_conn_fail(c, LG_ERR_TLS_VERIFY, detail);
+    } else if (ERR_peek_last_error() == 0 && (errno == ECONNRESET || rc == 0)) {
+        ERR_clear_error();
+        lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE,
+                     "the server closed the connection during the handshake");
+    } else {
+        tls_fail(c, LG_ERR_TLS_HANDSHAKE, "handshake failed");
+    }
+    return LG_HS_FAILED;
+}
+
+static ssize_t tls_read(struct lg_client *c, uint8_t *buf, size_t len)
+{
+    SSL *ssl = c->tls;
+    if (!ssl) return lg_transport_plain.read(c, buf, len); /* the proxy tunnel stage */
+    ERR_clear_error();
+    int n = SSL_read(ssl, buf, (int)(len > 1u << 30 ? 1u << 30 : len));
+    if (n > 0) return n;
+    switch (SSL_get_error(ssl, n)) {
+    case SSL_ERROR_WANT_READ:
+        return LG_IO_AGAIN;
+    case SSL_ERROR_WANT_WRITE:
+        c->tls_read_wants_write = true;
+        ev_io_start(c->w->loop, &c->wio);
+        return LG_IO_AGAIN;
+    case SSL_ERROR_ZERO_RETURN:
+        return 0;
+    case SSL_ERROR_SYSCALL:
+        if (ERR_peek_last_error() == 0 && n == 0)
+            return 0; /* EOF without close_notify: treated as a plain close */
+        lg_conn_fail(c, LG_ERR_RESET, errno ? strerror(errno) : "TLS read failed");
+        return LG_IO_ERROR;
+    default:
+        tls_fail(c, LG_ERR_RESET, "TLS error");
+        return LG_IO_ERROR;
+    }
+}
+
+static ssize_t tls_write(struct lg_client *c, const uint8_t *buf, size_t len)
+{
+    SSL *ssl = c->tls;
+    if (!ssl) return lg_transport_plain.write(c, buf, len);
+    ERR_clear_error();
+    int n = SSL_write(ssl, buf, (int)(len > 1u << 30 ? 1u << 30 : len));
+    if (n > 0) return n;
+    switch (SSL_get_error(ssl, n)) {
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE:
+        return LG_IO_AGAIN;
+    default:
+        tls_fail(c, LG_ERR_SEND, "TLS write failed");
+        return LG_IO_ERROR;
+    }
+}
+
+static bool tls_pending(const struct lg_client *c)
+{
+    return c->tls && SSL_pending(c->tls) > 0;
+}
+
+static void tls_close(struct lg_client *c)
+{
+    SSL *ssl = c->tls;
+    if (!ssl) return;
+    if (c->w->tgt->tls->resume && SSL_is_init_finished(ssl)) {
+        SSL_SESSION *s = SSL_get1_session(ssl);
+        if (s) {
+            if (c->tls_session) SSL_SESSION_free(c->tls_session);
+            c->tls_session = s;
+        }
+    }
+    SSL_free(ssl);
+    c->tls = NULL;
+}
+
+const struct lg_transport lg_transport_tls = {
+    .name = "tls",
+    .start = tls_start,
+    .handshake = tls_handshake,
+    .read = tls_read,
+    .write = tls_write,
+    .pending = tls_pending,
+    .close = tls_close,
+};

@@ -1,0 +1,170 @@
+/* One worker thread running one level: its event loop, its clients, the
+ * timers that end the level (deadline, drain window), the single timer that
+ * expires requests in start order, and the once-a-second tick. */
+#include "loadgen/internal.h"
+#include "loadgen/progress.h"
+
+#include <signal.h>
+#include <string.h>
+
+void lg_worker_track(struct lg_worker *w, struct lg_req *r)
+{
+    struct lg_req *head = &w->inflight;
+    r->prev = head->prev;
+    r->next = head;
+    head->prev->next = r;
+    head->prev = r;
+    if (w->n_inflight++ == 0 && !ev_is_active(&w->timeout_timer)) {
+        ev_timer_set(&w->timeout_timer, (double)w->cfg->timeout_ns / 1e9, 0.);
+        ev_timer_start(w->loop, &w->timeout_timer);
+    }
+}
+
+void lg_worker_untrack(struct lg_worker *w, struct lg_req *r)
+{
+    r->prev->next = r->next;
+    r->next->prev = r->prev;
+    r->prev = r->next = NULL;
+    w->n_inflight--;
+}
+
+void lg_worker_maybe_finish(struct lg_worker *w)
+{
+    if ((w->draining && w->n_inflight == 0) || w->stopped) ev_break(w->loop, EVBREAK_ONE);
+}
+
+/* Expires every request whose deadline passed, oldest first, then sleeps
+ * until the next deadline. The timer is not re-armed per request: when it
+ * fires early it simply goes back to sleep. */
+static void on_timeouts(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct lg_worker *w = t->data;
+    w->event_ns = 0;
+    uint64_t now = lg_event_now(w);
+    struct lg_req *head = &w->inflight;
+    while (head->next != head && head->next->deadline_ns <= now) {
+        struct lg_req *r = head->next;
+        struct lg_client *c = r->client;
+        lg_client_timeout(r);
+        lg_client_kick(c);
+    }
+    if (head->next != head) {
+        double delay = (double)(head->next->deadline_ns - now) / 1e9;
+        ev_timer_set(t, delay, 0.);
+        ev_timer_start(loop, t);
+    }
+    lg_worker_maybe_finish(w);
+}
+
+static void end_drain(struct lg_worker *w)
+{
+    for (unsigned i = 0; i < w->n_clients; i++)
+        lg_client_abandon(&w->clients[i]);
+    ev_break(w->loop, EVBREAK_ONE);
+}
+
+/* The deadline: no request starts after it; the drain window then gives what
+ * is in flight up to --timeout to finish. */
+static void on_deadline(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct lg_worker *w = t->data;
+    w->event_ns = 0;
+    if (w->draining) {
+        end_drain(w);
+        return;
+    }
+    w->draining = true;
+    for (unsigned i = 0; i < w->n_clients; i++)
+        lg_client_stop_schedule(&w->clients[i]);
+    if (w->n_inflight == 0) {
+        ev_break(loop, EVBREAK_ONE);
+        return;
+    }
+    ev_timer_set(t, (double)w->cfg->timeout_ns / 1e9, 0.);
+    ev_timer_start(loop, t);
+}
+
+static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct lg_worker *w = t->data;
+    atomic_store_explicit(&w->progress_requests, w->store.counters[LG_C_REQUESTS],
+                          memory_order_relaxed);
+    atomic_store_explicit(&w->progress_errors, w->store.counters[LG_C_ERRORS],
+                          memory_order_relaxed);
+    if (w->index == 0) lg_progress_tick();
+}
+
+static void on_wakeup(struct ev_loop *loop, ev_async *a, int revents)
+{
+    struct lg_worker *w = a->data;
+    w->event_ns = 0;
+    w->stopped = true;
+    end_drain(w);
+}
+
+void lg_worker_init_async(struct lg_worker *w)
+{
+    ev_async_init(&w->wakeup, on_wakeup);
+    w->wakeup.data = w;
+    ev_async_start(w->loop, &w->wakeup);
+    /* the wakeup watcher must not keep ev_run alive by itself */
+    ev_unref(w->loop);
+}
+
+/* Workers of the running level, for the signal handler. */
+static struct lg_worker *volatile running_workers;
+static volatile unsigned running_count;
+
+void lg_worker_stop_all(void)
+{
+    struct lg_worker *ws = running_workers;
+    for (unsigned i = 0; ws && i < running_count; i++)
+        ev_async_send(ws[i].loop, &ws[i].wakeup);
+}
+
+void lg_worker_publish(struct lg_worker *ws, unsigned n)
+{
+    running_count = n;
+    running_workers = ws;
+}
+
+void lg_worker_run_level(struct lg_worker *w)
+{
+    struct ev_loop *loop = w->loop;
+    w->inflight.next = w->inflight.prev = &w->inflight;
+    w->n_inflight = 0;
+    w->sec_end_ns = w->level_start_ns + LG_NS_PER_S;
+    w->sec_index = 0;
+
+    ev_init(&w->timeout_timer, on_timeouts);
+    w->timeout_timer.data = w;
+    ev_timer_init(&w->deadline_timer, on_deadline, 0., 0.);
+    w->deadline_timer.data = w;
+    ev_timer_init(&w->tick_timer, on_tick, 1., 1.);
+    w->tick_timer.data = w;
+
+    ev_now_update(loop);
+    w->event_ns = 0;
+    uint64_t now = lg_now_ns();
+    double until_deadline = w->deadline_ns > now ? (double)(w->deadline_ns - now) / 1e9 : 0.;
+    ev_timer_set(&w->deadline_timer, until_deadline, 0.);
+    ev_timer_start(loop, &w->deadline_timer);
+    ev_timer_start(loop, &w->tick_timer);
+
+    if (!w->stopped) {
+        for (unsigned i = 0; i < w->n_clients; i++) {
+            w->event_ns = 0;
+            lg_client_begin(&w->clients[i]);
+        }
+        ev_run(loop, 0);
+    }
+
+    ev_timer_stop(loop, &w->deadline_timer);
+    ev_timer_stop(loop, &w->tick_timer);
+    ev_timer_stop(loop, &w->timeout_timer);
+    w->event_ns = 0;
+    end_drain(w); /* anything still in flight (interrupted) is unfinished */
+    on_tick(loop, &w->tick_timer, 0);
+    for (unsigned i = 0; i < w->n_clients; i++)
+        lg_client_teardown(&w->clients[i]);
+}

@@ -1,0 +1,128 @@
+/* cmd_common.c — what the loadstats subcommands share (see cmd.h). */
+#include "stats/cmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/numfmt.h"
+
+static void vcomplain(const char *command, const char *fmt, va_list args)
+{
+    fprintf(stderr, "loadstats %s: ", command);
+    vfprintf(stderr, fmt, args);
+    fputc('\n', stderr);
+}
+
+void complain(const char *command, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vcomplain(command, fmt, args);
+    va_end(args);
+}
+
+int usage_error(const char *command, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vcomplain(command, fmt, args);
+    va_end(args);
+    return EXIT_USAGE;
+}
+
+const char *input_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+int read_document(const char *command, const char *path, const struct docread_options *options,
+                  struct docread_result *result)
+{
+    enum docread_status status = docread_path(path, options, result);
+    switch (status) {
+    case DOCREAD_OK:
+        return EXIT_FINE;
+    case DOCREAD_INVALID:
+        complain(command, "%s: %s", input_name(path), result->error);
+        return EXIT_FAILS;
+    case DOCREAD_STOPPED:
+        return EXIT_FAILS; /* the callback said why */
+    default:
+        complain(command, "%s: %s", input_name(path), result->error);
+        return EXIT_USAGE;
+    }
+}
+
+int option_error(const char *command, int opt, char **argv)
+{
+    const char *given = argv[optind - 1];
+    if (opt == ':') return usage_error(command, "option %s needs a value", given);
+    if (optopt > 0 && optopt < 128)
+        return usage_error(command, "unknown option -%c (see loadstats %s --help)", optopt,
+                           command);
+    return usage_error(command, "unknown option %s (see loadstats %s --help)", given, command);
+}
+
+bool parse_number_option(const char *command, const char *name, const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (end == text || *end != '\0' || errno != 0 || !isfinite(value) || value < 0) {
+        usage_error(command, "%s needs a non-negative number, not '%s'", name, text);
+        return false;
+    }
+    *out = value;
+    return true;
+}
+
+bool key_level(const char *key, unsigned long *clients, const char **metric)
+{
+    if (key[0] != 'c' || key[1] < '0' || key[1] > '9') return false;
+    unsigned long value = 0;
+    const char *p = key + 1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (value > (ULONG_MAX - 9) / 10) return false;
+        value = value * 10 + (unsigned long)(*p - '0');
+    }
+    if (*p != '.' || p[1] == '\0') return false;
+    *clients = value;
+    *metric = p + 1;
+    return true;
+}
+
+void json_write_string(FILE *out, const char *s)
+{
+    putc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            putc('\\', out);
+            putc(*p, out);
+        } else if (*p < 0x20) {
+            fprintf(out, "\\u%04x", *p);
+        } else {
+            putc(*p, out);
+        }
+    }
+    putc('"', out);
+}
+
+void json_write_number(FILE *out, double x)
+{
+    char buf[STATS_NUMBER_MAX];
+    size_t len = stats_format_double(x, buf);
+    fwrite(buf, 1, len, out);
+}
+
+int finish_output(const char *command, FILE *out, const char *name)
+{
+    int failed = fflush(out) != 0 || ferror(out);
+    if (out != stdout && out != stderr) failed |= fclose(out) != 0;
+    if (failed) return usage_error(command, "cannot write %s: %s", name, strerror(errno));
+    return EXIT_FINE;
+}

@@ -1,0 +1,196 @@
+/* cmd_summary.c — `loadstats summary`: the harness's statistics of every metric,
+ * as an aligned table grouped by level, or as JSON. Each metric is summarized as
+ * soon as the reader finishes it, and its samples freed. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/cmd.h"
+#include "stats/stats.h"
+
+static const char summary_help[] =
+    "usage: loadstats summary [--json] FILE\n"
+    "\n"
+    "Per metric of a collector document (FILE, or - for stdin): n, min, max, mean,\n"
+    "median, p90, p95, p99, p999, stddev (population), cv (stddev/mean) and mad\n"
+    "(median absolute deviation), computed over every sample and rounded to two\n"
+    "decimals exactly as the benchmark harness rounds them.\n"
+    "\n"
+    "  --json     print {\"<metric>\": {\"n\": ..., \"min\": ..., ...}, ...}\n"
+    "  -h, --help this text\n"
+    "\n"
+    "Without --json: a table grouped by level (the c<clients>. key prefix), with units.\n"
+    "Exit status: 0 done, 1 the document is invalid, 2 usage or I/O error.\n";
+
+struct summary_row {
+    char *key;
+    enum stats_unit unit;
+    struct stats_summary summary;
+    size_t position; /* in the document, to keep its order within a level */
+};
+
+struct summary_rows {
+    struct summary_row *rows;
+    size_t count, cap;
+};
+
+static int summarize_metric(void *ctx, struct docread_metric *metric)
+{
+    struct summary_rows *all = ctx;
+    if (all->count == all->cap) {
+        size_t cap = all->cap ? all->cap * 2 : 64;
+        struct summary_row *rows = realloc(all->rows, cap * sizeof *rows);
+        if (rows == NULL) goto out_of_memory;
+        all->rows = rows;
+        all->cap = cap;
+    }
+    struct summary_row *row = &all->rows[all->count];
+    row->key = strdup(metric->key);
+    if (row->key == NULL) goto out_of_memory;
+    row->unit = metric->unit;
+    row->position = all->count;
+    stats_summarize(metric->samples, metric->n, &row->summary);
+    all->count++;
+    return 0;
+out_of_memory:
+    complain("summary", "out of memory at metric \"%s\"", metric->key);
+    return 1;
+}
+
+/* Levels in ascending client count, keys without a level last, document order within. */
+static int by_level(const void *a, const void *b)
+{
+    const struct summary_row *x = a, *y = b;
+    unsigned long cx = 0, cy = 0;
+    const char *rest;
+    bool lx = key_level(x->key, &cx, &rest), ly = key_level(y->key, &cy, &rest);
+    if (lx != ly) return lx ? -1 : 1;
+    if (cx != cy) return cx < cy ? -1 : 1;
+    return (x->position > y->position) - (x->position < y->position);
+}
+
+static void print_json(const struct summary_rows *all)
+{
+    printf("{");
+    for (size_t i = 0; i < all->count; i++) {
+        const struct summary_row *row = &all->rows[i];
+        const struct stats_summary *s = &row->summary;
+        printf(i ? ",\n  " : "\n  ");
+        json_write_string(stdout, row->key);
+        printf(": {\"n\": %zu", s->n);
+        const struct {
+            const char *name;
+            double value;
+        } fields[] = {{"min", s->min},       {"max", s->max},   {"mean", s->mean},
+                      {"median", s->median}, {"p90", s->p90},   {"p95", s->p95},
+                      {"p99", s->p99},       {"p999", s->p999}, {"stddev", s->stddev},
+                      {"cv", s->cv},         {"mad", s->mad}};
+        for (size_t f = 0; f < sizeof fields / sizeof *fields; f++) {
+            printf(", \"%s\": ", fields[f].name);
+            json_write_number(stdout, fields[f].value);
+        }
+        printf("}");
+    }
+    printf("\n}\n");
+}
+
+#define TABLE_COLUMNS 14
+
+static void row_cells(const struct summary_row *row, char cells[TABLE_COLUMNS][48])
+{
+    const struct stats_summary *s = &row->summary;
+    unsigned long clients;
+    const char *metric = row->key;
+    key_level(row->key, &clients, &metric);
+    snprintf(cells[0], 48, "%.47s", metric);
+    snprintf(cells[1], 48, "%s", stats_unit_symbol(row->unit));
+    snprintf(cells[2], 48, "%zu", s->n);
+    const double values[] = {s->min, s->median, s->p90,    s->p95, s->p99, s->p999,
+                             s->max, s->mean,   s->stddev, s->cv,  s->mad};
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++)
+        snprintf(cells[3 + i], 48, "%.2f", values[i]);
+}
+
+static void print_table(struct summary_rows *all)
+{
+    static const char *const headers[TABLE_COLUMNS] = {"metric", "unit",   "n",   "min",  "median",
+                                                       "p90",    "p95",    "p99", "p999", "max",
+                                                       "mean",   "stddev", "cv",  "mad"};
+    qsort(all->rows, all->count, sizeof *all->rows, by_level);
+
+    int width[TABLE_COLUMNS];
+    char cells[TABLE_COLUMNS][48];
+    for (int c = 0; c < TABLE_COLUMNS; c++)
+        width[c] = (int)strlen(headers[c]);
+    for (size_t i = 0; i < all->count; i++) {
+        row_cells(&all->rows[i], cells);
+        for (int c = 0; c < TABLE_COLUMNS; c++)
+            if ((int)strlen(cells[c]) > width[c]) width[c] = (int)strlen(cells[c]);
+    }
+
+    bool first = true, had_level = false;
+    unsigned long level = 0;
+    for (size_t i = 0; i < all->count; i++) {
+        unsigned long clients = 0;
+        const char *metric;
+        bool has_level = key_level(all->rows[i].key, &clients, &metric);
+        if (first || has_level != had_level || clients != level) {
+            if (!first) putchar('\n');
+            if (has_level)
+                printf("c%lu: %lu client%s\n", clients, clients, clients == 1 ? "" : "s");
+            else
+                printf("without a level\n");
+            printf(" ");
+            for (int c = 0; c < TABLE_COLUMNS; c++)
+                printf(c < 2 ? " %-*s" : " %*s", width[c], headers[c]);
+            putchar('\n');
+            first = false;
+            had_level = has_level;
+            level = clients;
+        }
+        row_cells(&all->rows[i], cells);
+        printf(" ");
+        for (int c = 0; c < TABLE_COLUMNS; c++)
+            printf(c < 2 ? " %-*s" : " %*s", width[c], cells[c]);
+        putchar('\n');
+    }
+}
+
+int cmd_summary(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    bool json = false;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (opt) {
+        case 'j':
+            json = true;
+            break;
+        case 'h':
+            fputs(summary_help, stdout);
+            return EXIT_FINE;
+        default:
+            return option_error("summary", opt, argv);
+        }
+    }
+    if (argc - optind != 1)
+        return usage_error("summary", "needs exactly one FILE (or -), got %d", argc - optind);
+
+    struct summary_rows all = {0};
+    struct docread_options read_options = {.on_metric = summarize_metric, .ctx = &all};
+    struct docread_result result;
+    int status = read_document("summary", argv[optind], &read_options, &result);
+    if (status == EXIT_FINE) {
+        if (json)
+            print_json(&all);
+        else
+            print_table(&all);
+        status = finish_output("summary", stdout, "standard output");
+    }
+    docread_result_free(&result);
+    for (size_t i = 0; i < all.count; i++)
+        free(all.rows[i].key);
+    free(all.rows);
+    return status;
+}

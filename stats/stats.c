@@ -1,0 +1,212 @@
+/* stats.c — the summary statistics of a set of samples (see stats.h).
+ * The formulas mirror the harness line for line, including the summation order
+ * (sorted), so a number computed here and one computed there agree to the digit. */
+#include "stats/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+double stats_round_to(double x, int decimals)
+{
+    if (x == 0.0 || !isfinite(x)) return x;
+    double factor = pow(10.0, decimals);
+    /* round() is half away from zero, like Rust's f64::round in the harness. */
+    return round(x * factor) / factor;
+}
+
+double stats_round2(double x)
+{
+    return stats_round_to(x, 2);
+}
+
+double stats_percentile_sorted(const double *sorted, size_t n, double q)
+{
+    if (n == 0) return 0.0;
+    if (n == 1) return sorted[0];
+    double rank = q * (double)(n - 1);
+    size_t lower = (size_t)floor(rank);
+    size_t upper = (size_t)ceil(rank);
+    if (upper >= n) upper = n - 1;
+    if (lower >= n) lower = n - 1;
+    if (lower == upper) return sorted[lower];
+    double weight = rank - (double)lower;
+    return sorted[lower] + (sorted[upper] - sorted[lower]) * weight;
+}
+
+/* The deviations |x − median| of a sorted array are two sorted runs meeting at
+ * the median: walking outwards from it and always taking the smaller deviation
+ * yields them in ascending order, so the k-th smallest needs no copy and no sort.
+ * (m − x and x − m are exactly the |x − m| the harness computes.) */
+static double kth_deviation(const double *sorted, size_t n, double median, size_t k, size_t *left,
+                            size_t *right, size_t *taken, double *last)
+{
+    /* *left is one past the next candidate on the low side (0 = exhausted);
+     * *right is the next candidate on the high side (n = exhausted). */
+    while (*taken <= k) {
+        double low = *left > 0 ? median - sorted[*left - 1] : INFINITY;
+        double high = *right < n ? sorted[*right] - median : INFINITY;
+        if (low <= high) {
+            *last = low;
+            (*left)--;
+        } else {
+            *last = high;
+            (*right)++;
+        }
+        (*taken)++;
+    }
+    return *last;
+}
+
+double stats_mad_sorted(const double *sorted, size_t n, double median)
+{
+    if (n == 0) return 0.0;
+    if (n == 1) return fabs(sorted[0] - median);
+    /* Split point: everything before `split` is < median, the rest >= median. */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid] < median)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t left = lo, right = lo, taken = 0;
+    double last = 0.0;
+    double rank = 0.5 * (double)(n - 1);
+    size_t lower = (size_t)floor(rank), upper = (size_t)ceil(rank);
+    double at_lower = kth_deviation(sorted, n, median, lower, &left, &right, &taken, &last);
+    if (lower == upper) return at_lower;
+    double at_upper = kth_deviation(sorted, n, median, upper, &left, &right, &taken, &last);
+    return at_lower + (at_upper - at_lower) * (rank - (double)lower);
+}
+
+/* An in-place introsort: glibc's qsort merge-sorts through a buffer as large
+ * as the input, which would double the memory a 10-million-sample metric needs. */
+static void insertion_sort(double *a, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        double v = a[i];
+        size_t j = i;
+        while (j > 0 && a[j - 1] > v) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = v;
+    }
+}
+
+static void sift_down(double *a, size_t root, size_t n)
+{
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && a[child + 1] > a[child]) child++;
+        if (a[root] >= a[child]) return;
+        double t = a[root];
+        a[root] = a[child];
+        a[child] = t;
+        root = child;
+    }
+}
+
+static void heap_sort(double *a, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(a, i, n);
+    for (size_t end = n; end-- > 1;) {
+        double t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        sift_down(a, 0, end);
+    }
+}
+
+static void swap(double *a, double *b)
+{
+    double t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void intro_sort(double *a, size_t n, int depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) {
+            heap_sort(a, n);
+            return;
+        }
+        /* median of three as the pivot, left in a[0] */
+        size_t mid = n / 2;
+        if (a[mid] < a[0]) swap(&a[mid], &a[0]);
+        if (a[n - 1] < a[0]) swap(&a[n - 1], &a[0]);
+        if (a[n - 1] < a[mid]) swap(&a[n - 1], &a[mid]);
+        swap(&a[0], &a[mid]);
+        double pivot = a[0];
+        /* Hoare partition: runs of equal values split evenly, so ties stay fast. */
+        size_t i = 0, j = n;
+        for (;;) {
+            do
+                i++;
+            while (i < n && a[i] < pivot);
+            do
+                j--;
+            while (a[j] > pivot);
+            if (i >= j) break;
+            swap(&a[i], &a[j]);
+        }
+        swap(&a[0], &a[j]);
+        /* recurse into the smaller side, loop on the larger */
+        if (j < n - j - 1) {
+            intro_sort(a, j, depth);
+            a += j + 1;
+            n -= j + 1;
+        } else {
+            intro_sort(a + j + 1, n - j - 1, depth);
+            n = j;
+        }
+    }
+    insertion_sort(a, n);
+}
+
+void stats_sort(double *samples, size_t n)
+{
+    int depth = 0;
+    for (size_t m = n; m > 1; m >>= 1)
+        depth += 2;
+    intro_sort(samples, n, depth);
+}
+
+int stats_summarize(double *samples, size_t n, struct stats_summary *out)
+{
+    if (n == 0 || samples == NULL || out == NULL) return -1;
+    stats_sort(samples, n);
+
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += samples[i];
+    double mean = sum / (double)n;
+    double median = stats_percentile_sorted(samples, n, 0.5);
+
+    /* Population variance: the samples are every observation, not a draw. */
+    double squares = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double d = samples[i] - mean;
+        squares += d * d;
+    }
+    double stddev = sqrt(squares / (double)n);
+
+    out->n = n;
+    out->min = stats_round2(samples[0]);
+    out->max = stats_round2(samples[n - 1]);
+    out->mean = stats_round2(mean);
+    out->median = stats_round2(median);
+    out->p90 = stats_round2(stats_percentile_sorted(samples, n, 0.90));
+    out->p95 = stats_round2(stats_percentile_sorted(samples, n, 0.95));
+    out->p99 = stats_round2(stats_percentile_sorted(samples, n, 0.99));
+    out->p999 = stats_round2(stats_percentile_sorted(samples, n, 0.999));
+    out->stddev = stats_round2(stddev);
+    /* A zero mean makes the ratio meaningless rather than infinite. */
+    out->cv = stats_round2(mean == 0.0 ? 0.0 : stddev / mean);
+    out->mad = stats_round2(stats_mad_sorted(samples, n, median));
+    return 0;
+}

@@ -1,0 +1,36 @@
+/* stats.h — every derived number loadgen reports, computed in one place.
+ * The collectors print raw samples; this library turns them into the summary the
+ * benchmark harness records, with the harness's exact definitions and rounding. */
+#ifndef LOADGEN_STATS_STATS_H
+#define LOADGEN_STATS_STATS_H
+
+#include <stddef.h>
+
+struct stats_summary {
+    size_t n;
+    double min, max, mean, median, p90, p95, p99, p999, stddev, cv, mad;
+};
+
+/* Computes the summary of n samples, each field rounded as the harness rounds.
+ * Sorts `samples` in place. n == 0 returns -1. Needs no memory beyond `samples`. */
+int stats_summarize(double *samples, size_t n, struct stats_summary *out);
+
+/* Percentile q (0..1) of n sorted samples: rank q·(n−1), linear interpolation
+ * between the neighbouring order statistics; one sample is that sample. */
+double stats_percentile_sorted(const double *sorted, size_t n, double q);
+
+/* Median absolute deviation (unscaled) of n sorted samples around `median`,
+ * with the same interpolation as the percentiles; allocates nothing. */
+double stats_mad_sorted(const double *sorted, size_t n, double median);
+
+/* Rounds to 2 decimals, half away from zero, exactly as the harness does
+ * (round(x·100)/100); 0 and non-finite values pass unchanged. */
+double stats_round2(double x);
+
+/* Same rounding to `decimals` places (0..15). */
+double stats_round_to(double x, int decimals);
+
+/* Sorts n doubles ascending (no NaN expected: documents never carry one). */
+void stats_sort(double *samples, size_t n);
+
+#endif

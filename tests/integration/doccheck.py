@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Checks a collector document against the contract of shared/DESIGN.md and
+evaluates assertions over it, for the integration tests.
+
+usage: doccheck.py FILE [--invariants] [EXPR ...]
+
+The document must be exactly one JSON object with the single key "metrics", a
+non-empty map of metrics, each with a known unit and a non-empty list of finite
+numbers. --invariants checks, for every level, the accounting identities:
+attempts = requests + errors + unfinished, errors = sum of errors.<class>,
+requests = cold + warm latency samples (when nothing was sampled away).
+Each EXPR is a Python expression over helpers: v(key) the single value of a
+count (0 when absent), n(key) the number of samples (0 when absent),
+s(key) the samples, has(key), levels() the client counts. Exit 0 when every
+check holds; otherwise one line per failure on stderr and exit 1.
+"""
+import json
+import math
+import sys
+
+UNITS = {"milliseconds", "seconds", "bytes", "count", "requests_per_second", "ratio"}
+
+
+def fail(msg):
+    print("doccheck: " + msg, file=sys.stderr)
+    return 1
+
+
+def load(path):
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8")
+    dec = json.JSONDecoder()
+    doc, end = dec.raw_decode(text.lstrip())
+    rest = text.lstrip()[end:]
+    if rest.strip():
+        raise ValueError("text after the document: %r" % rest[:40])
+    return doc
+
+
+def validate(doc):
+    errs = []
+    if not isinstance(doc, dict) or set(doc) != {"metrics"}:
+        return ["top level must be exactly {\"metrics\": ...}, got keys %s" % list(doc)]
+    m = doc["metrics"]
+    if not isinstance(m, dict) or not m:
+        return ["metrics must be a non-empty object"]
+    for k, v in m.items():
+        if not isinstance(v, dict) or set(v) != {"unit", "samples"}:
+            errs.append("%s: must have exactly unit and samples" % k)
+            continue
+        if v["unit"] not in UNITS:
+            errs.append("%s: unknown unit %r" % (k, v["unit"]))
+        s = v["samples"]
+        if not isinstance(s, list) or not s:
+            errs.append("%s: samples must be a non-empty list" % k)
+            continue
+        for x in s:
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+                errs.append("%s: sample %r is not a finite number" % (k, x))
+                break
+        if not k.startswith("c") or "." not in k or not k[1:k.index(".")].isdigit():
+            errs.append("%s: key does not start with c<clients>." % k)
+    return errs
+
+
+def main(argv):
+    if len(argv) < 2:
+        return fail("usage: doccheck.py FILE [--invariants] [EXPR ...]")
+    try:
+        doc = load(argv[1])
+    except Exception as e:  # noqa: BLE001 - any parse failure is a test failure
+        return fail("%s: not a valid document: %s" % (argv[1], e))
+    errs = validate(doc)
+    m = doc.get("metrics", {}) if isinstance(doc, dict) else {}
+
+    def s(k):
+        return m[k]["samples"] if k in m else []
+
+    def n(k):
+        return len(s(k))
+
+    def v(k):
+        x = s(k)
+        return x[0] if len(x) == 1 else (0 if not x else sum(x))
+
+    def has(k):
+        return k in m
+
+    def levels():
+        return sorted({int(k[1:k.index(".")]) for k in m})
+
+    env = {"s": s, "n": n, "v": v, "has": has, "levels": levels, "m": m}
+    for arg in argv[2:]:
+        if arg == "--invariants":
+            for c in levels():
+                p = "c%d." % c
+                att, req, err, unf = v(p + "attempts"), v(p + "requests"), v(p + "errors"), v(p + "unfinished")
+                if att != req + err + unf:
+                    errs.append("%s attempts %s != requests %s + errors %s + unfinished %s" % (p, att, req, err, unf))
+                classes = sum(v(k) for k in m if k.startswith(p + "errors."))
+                if classes != err:
+                    errs.append("%s errors %s != sum of errors.<class> %s" % (p, err, classes))
+                lat = n(p + "latency_cold_ms") + n(p + "latency_warm_ms")
+                if req <= 1000000 and lat != req:
+                    errs.append("%s requests %s != cold + warm samples %s" % (p, req, lat))
+                if att < c:
+                    errs.append("%s attempts %s < clients %s" % (p, att, c))
+            continue
+        try:
+            ok = eval(arg, env)  # noqa: S307 - test expressions written by us
+        except Exception as e:  # noqa: BLE001
+            errs.append("%s: %s" % (arg, e))
+            continue
+        if not ok:
+            errs.append("failed: %s" % arg)
+    for e in errs:
+        fail(e)
+    return 1 if errs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,61 @@
+# Shared helpers for integration tests: each test file defines functions named
+# t_<behaviour> and ends with `run_tests`; every function is one test.
+# Environment: BUILD (the build directory holding the binaries), TMPROOT (a
+# scratch directory the runner owns), and the ports exported by scripts/servers.
+set -u
+: "${BUILD:?BUILD must point at the build directory}"
+HTTPLOAD=${HTTPLOAD:-$BUILD/httpload/httpload}
+DNSLOAD=${DNSLOAD:-$BUILD/dnsload/dnsload}
+LOADSTATS=${LOADSTATS:-$BUILD/stats/loadstats}
+TESTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TMPROOT=${TMPROOT:-$(mktemp -d)}
+
+_fail_msgs=()
+# fail MESSAGE: record a failed assertion (the runner collects these lines from
+# the test's log); the test keeps going so one run shows every broken expectation.
+fail() { echo "ASSERTION: $*" >&2; }
+assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
+assert_ne() { [ "$1" != "$2" ] || fail "${3:-values equal}: both '$1'"; }
+assert_ge() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a>=b)}' || fail "${3:-too small}: $1 < $2"; }
+assert_le() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a<=b)}' || fail "${3:-too large}: $1 > $2"; }
+assert_contains() { grep -q -- "$2" "$1" || fail "${3:-missing text}: '$2' not in $1"; }
+assert_empty_file() { [ ! -s "$1" ] || fail "${2:-file not empty}: $1 has $(wc -c <"$1") bytes"; }
+
+# run_tool OUT ERR CMD...: run with a hard wall-clock bound; sets RC.
+run_tool() {
+    local out=$1 err=$2; shift 2
+    RC=0
+    timeout -k 5 "${RUN_BOUND:-120}" "$@" >"$out" 2>"$err" || RC=$?
+}
+
+# doc FILE EXPR...: evaluate expressions over a collector document with the
+# checker in doccheck.py (it also validates the document against the contract).
+doc() { python3 "$TESTDIR/doccheck.py" "$@" || fail "document check failed: $*"; }
+
+run_tests() {
+    local passed=0 failed=0 name
+    for name in $(declare -F | awk '{print $3}' | grep '^t_'); do
+        [ -n "${ONLY:-}" ] && [[ $name != *"$ONLY"* ]] && continue
+        _fail_msgs=()
+        local start=$SECONDS
+        if ! ( set -u; "$name" ) >"$TMPROOT/$name.log" 2>&1; then
+            _fail_msgs+=("test function exited non-zero")
+        fi
+        # assertions made inside the subshell are reported through the log
+        if grep -q '^ASSERTION: ' "$TMPROOT/$name.log"; then
+            mapfile -t extra < <(sed -n 's/^ASSERTION: //p' "$TMPROOT/$name.log")
+            _fail_msgs+=("${extra[@]}")
+        fi
+        if ((${#_fail_msgs[@]})); then
+            failed=$((failed + 1))
+            echo "FAIL $(basename "$0") $name ($((SECONDS - start))s)"
+            printf '    %s\n' "${_fail_msgs[@]}"
+            sed 's/^/    | /' "$TMPROOT/$name.log" | tail -n 20
+        else
+            passed=$((passed + 1))
+            echo "ok   $(basename "$0") $name ($((SECONDS - start))s)"
+        fi
+    done
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}

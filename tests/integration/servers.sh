@@ -1,0 +1,239 @@
+# Real servers for the integration tests and the demo, on loopback only.
+# Source this file; call need_<server> before using one: it starts the server
+# once (configuration, certificates and logs under $SRV) and exports its ports.
+# stop_servers stops everything started from this $SRV.
+: "${SRV:=${TMPDIR:-/tmp}/loadgen-srv.$$}"
+mkdir -p "$SRV"
+export SRV
+
+# Loopback ports: LG_PORT_BASE plus a fixed offset each, so two runs on one
+# machine can use different bases.
+: "${LG_PORT_BASE:=18000}"
+export LG_PORT_BASE
+export NGINX_HTTP_PORT=$((LG_PORT_BASE + 80))
+export NGINX_HTTPS_PORT=$((LG_PORT_BASE + 443))
+export NGINX_H2C_PORT=$((LG_PORT_BASE + 82))
+export NGINX_UNIX=$SRV/nginx.sock
+export NGHTTPD_H2C_PORT=$((LG_PORT_BASE + 90))
+export NGHTTPD_TLS_PORT=$((LG_PORT_BASE + 91))
+export UNTRUSTED_TLS_PORT=$((LG_PORT_BASE + 444))
+export TINYPROXY_PORT=$((LG_PORT_BASE + 888))
+export MITM_PORT=$((LG_PORT_BASE + 889))
+export SQUID_PORT=$((LG_PORT_BASE + 887))
+export HTTPFAULT_PORT=$((LG_PORT_BASE + 99))
+
+_wait_port() { # host port seconds
+    local i
+    for ((i = 0; i < ${3:-10} * 10; i++)); do
+        (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "servers.sh: nothing listens on $1:$2 after ${3:-10}s" >&2
+    return 1
+}
+
+# need_certs: a test CA, a server certificate for localhost/127.0.0.1/::1
+# signed by it, and a second, untrusted CA with its own server certificate.
+need_certs() {
+    [ -f "$SRV/certs/server.pem" ] && return 0
+    mkdir -p "$SRV/certs"
+    (
+        cd "$SRV/certs" || exit 1
+        for ca in ca rogue; do
+            openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=loadgen test $ca" \
+                -keyout $ca.key -out $ca.pem -addext basicConstraints=critical,CA:TRUE \
+                -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null || exit 1
+        done
+        printf 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >ext.cnf
+        for who in server:ca untrusted:rogue; do
+            name=${who%%:*}; ca=${who##*:}
+            openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout $name.key \
+                -out $name.csr 2>/dev/null || exit 1
+            openssl x509 -req -in $name.csr -CA $ca.pem -CAkey $ca.key -CAcreateserial \
+                -days 30 -extfile ext.cnf -out $name.pem 2>/dev/null || exit 1
+        done
+    ) || { echo "servers.sh: making test certificates failed" >&2; return 1; }
+    export CA_PEM=$SRV/certs/ca.pem
+}
+export CA_PEM=$SRV/certs/ca.pem
+
+# need_nginx: HTTP/1.1 on NGINX_HTTP_PORT and a Unix socket, HTTPS (h2 and
+# http/1.1 by ALPN) on NGINX_HTTPS_PORT, h2c prior knowledge on NGINX_H2C_PORT,
+# and an HTTPS listener with an untrusted certificate on UNTRUSTED_TLS_PORT.
+# Locations: / (small page), /close (Connection: close), /missing (404),
+# /big.bin (1 MiB), /chunked (chunked body), /echo (POST body echoed back).
+need_nginx() {
+    [ -f "$SRV/nginx/nginx.pid" ] && kill -0 "$(cat "$SRV/nginx/nginx.pid")" 2>/dev/null && return 0
+    need_certs || return 1
+    local d=$SRV/nginx
+    mkdir -p "$d/www" "$d/tmp"
+    echo "hello from nginx" >"$d/www/index.html"
+    head -c 1048576 /dev/zero | tr '\0' 'x' >"$d/www/big.bin"
+    cat >"$d/nginx.conf" <<CONF
+worker_processes 2;
+pid $d/nginx.pid;
+error_log $d/error.log warn;
+events { worker_connections 16384; }
+http {
+    access_log off;
+    client_body_temp_path $d/tmp/cb; proxy_temp_path $d/tmp/p; fastcgi_temp_path $d/tmp/f;
+    uwsgi_temp_path $d/tmp/u; scgi_temp_path $d/tmp/s;
+    keepalive_requests 100000000;
+    keepalive_timeout 120s;
+    default_type text/plain;
+    server {
+        listen 127.0.0.1:$NGINX_HTTP_PORT;
+        listen unix:$NGINX_UNIX;
+        listen 127.0.0.1:$NGINX_HTTPS_PORT ssl http2;
+        listen 127.0.0.1:$NGINX_H2C_PORT http2;
+        ssl_certificate $SRV/certs/server.pem;
+        ssl_certificate_key $SRV/certs/server.key;
+        root $d/www;
+        location = /close { keepalive_timeout 0; return 200 "bye\n"; }
+        location = /missing { return 404; }
+        location = /chunked { chunked_transfer_encoding on; gzip on; gzip_min_length 1; gzip_types text/plain; return 200 "a chunked reply\n"; }
+        location = /echo { client_max_body_size 10m; client_body_buffer_size 10m; echo_read_request_body_off_placeholder off; }
+    }
+    server {
+        listen 127.0.0.1:$UNTRUSTED_TLS_PORT ssl;
+        ssl_certificate $SRV/certs/untrusted.pem;
+        ssl_certificate_key $SRV/certs/untrusted.key;
+        location / { return 200 "untrusted\n"; }
+    }
+}
+CONF
+    # nginx has no echo module in Debian's light build: /echo answers the POST with a static page
+    sed -i 's/echo_read_request_body_off_placeholder off;/return 200 "posted\\n";/' "$d/nginx.conf"
+    nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log" || { cat "$d/error.log" >&2; return 1; }
+    _wait_port 127.0.0.1 "$NGINX_HTTP_PORT" && _wait_port 127.0.0.1 "$NGINX_HTTPS_PORT"
+}
+
+# need_nghttpd: h2c (prior knowledge) on NGHTTPD_H2C_PORT and h2 over TLS on
+# NGHTTPD_TLS_PORT, serving $SRV/nghttpd/www.
+need_nghttpd() {
+    [ -f "$SRV/nghttpd/h2c.pid" ] && kill -0 "$(cat "$SRV/nghttpd/h2c.pid")" 2>/dev/null && return 0
+    need_certs || return 1
+    local d=$SRV/nghttpd
+    mkdir -p "$d/www"
+    echo "hello from nghttpd" >"$d/www/index.html"
+    nghttpd --no-tls -d "$d/www" --address=127.0.0.1 "$NGHTTPD_H2C_PORT" >"$d/h2c.log" 2>&1 &
+    echo $! >"$d/h2c.pid"
+    nghttpd -d "$d/www" --address=127.0.0.1 "$NGHTTPD_TLS_PORT" "$SRV/certs/server.key" \
+        "$SRV/certs/server.pem" >"$d/tls.log" 2>&1 &
+    echo $! >"$d/tls.pid"
+    _wait_port 127.0.0.1 "$NGHTTPD_H2C_PORT" && _wait_port 127.0.0.1 "$NGHTTPD_TLS_PORT"
+}
+
+# need_tinyproxy: a forward proxy doing CONNECT and absolute-form requests.
+need_tinyproxy() {
+    [ -f "$SRV/tinyproxy/tinyproxy.pid" ] && kill -0 "$(cat "$SRV/tinyproxy/tinyproxy.pid")" 2>/dev/null && return 0
+    local d=$SRV/tinyproxy
+    mkdir -p "$d"
+    cat >"$d/tinyproxy.conf" <<CONF
+Port $TINYPROXY_PORT
+Listen 127.0.0.1
+Timeout 60
+MaxClients 1024
+Allow 127.0.0.1
+ConnectPort $NGINX_HTTPS_PORT
+ConnectPort $NGINX_HTTP_PORT
+ConnectPort $NGHTTPD_TLS_PORT
+PidFile "$d/tinyproxy.pid"
+LogFile "$d/tinyproxy.log"
+LogLevel Warning
+DisableViaHeader Yes
+CONF
+    tinyproxy -d -c "$d/tinyproxy.conf" >"$d/stdout.log" 2>&1 &
+    echo $! >"$d/tinyproxy.pid"
+    _wait_port 127.0.0.1 "$TINYPROXY_PORT"
+}
+
+# need_squid: a caching-off forward proxy with keep-alive to clients and
+# servers, for absolute-form requests and CONNECT.
+need_squid() {
+    [ -f "$SRV/squid/squid.pid" ] && kill -0 "$(cat "$SRV/squid/squid.pid")" 2>/dev/null && return 0
+    local d=$SRV/squid
+    mkdir -p "$d"
+    cat >"$d/squid.conf" <<CONF
+http_port 127.0.0.1:$SQUID_PORT
+pid_filename $d/squid.pid
+cache deny all
+cache_mem 8 MB
+cache_dir null /tmp
+access_log none
+cache_store_log none
+cache_log $d/cache.log
+coredump_dir $d
+acl localhost src 127.0.0.1/32
+acl loopback_dst dst 127.0.0.0/8
+acl SSL_ports port $NGINX_HTTPS_PORT $NGHTTPD_TLS_PORT
+acl CONNECT method CONNECT
+http_access deny CONNECT !SSL_ports
+http_access allow localhost loopback_dst
+http_access deny all
+client_persistent_connections on
+server_persistent_connections on
+shutdown_lifetime 0 seconds
+workers 1
+CONF
+    chown -R proxy:proxy "$d" 2>/dev/null
+    squid -f "$d/squid.conf" -N >"$d/stdout.log" 2>&1 &
+    echo $! >"$d/squid.main.pid"
+    _wait_port 127.0.0.1 "$SQUID_PORT" 20
+}
+
+# need_mitmproxy: an HTTPS man-in-the-middle proxy with its own CA
+# ($SRV/mitmproxy/mitmproxy-ca-cert.pem), trusting the test CA upstream.
+need_mitmproxy() {
+    [ -f "$SRV/mitmproxy/mitm.pid" ] && kill -0 "$(cat "$SRV/mitmproxy/mitm.pid")" 2>/dev/null && return 0
+    need_certs || return 1
+    local d=$SRV/mitmproxy
+    mkdir -p "$d"
+    mitmdump --listen-host 127.0.0.1 -p "$MITM_PORT" --set confdir="$d" \
+        --set ssl_verify_upstream_trusted_ca="$SRV/certs/ca.pem" -q >"$d/mitm.log" 2>&1 &
+    echo $! >"$d/mitm.pid"
+    _wait_port 127.0.0.1 "$MITM_PORT" 30 || return 1
+    local i
+    for ((i = 0; i < 100; i++)); do [ -f "$d/mitmproxy-ca-cert.pem" ] && break; sleep 0.1; done
+    export MITM_CA=$d/mitmproxy-ca-cert.pem
+}
+export MITM_CA=$SRV/mitmproxy/mitmproxy-ca-cert.pem
+
+stop_servers() {
+    local f pids=()
+    if [ -f "$SRV/nginx/nginx.pid" ]; then
+        pids+=("$(cat "$SRV/nginx/nginx.pid")")
+        nginx -c "$SRV/nginx/nginx.conf" -p "$SRV/nginx" -e "$SRV/nginx/error.log" -s stop 2>/dev/null
+    fi
+    for f in "$SRV"/*/*.pid; do
+        [ -f "$f" ] || continue
+        case $f in */nginx/nginx.pid) continue ;; esac
+        pids+=("$(cat "$f")")
+        kill "$(cat "$f")" 2>/dev/null
+        rm -f "$f"
+    done
+    for f in "$SRV"/*/*.stop; do [ -x "$f" ] && "$f"; done
+    # wait until they are gone, so a later need_* cannot mistake a dying
+    # server for a running one
+    local i p
+    for ((i = 0; i < 50; i++)); do
+        local alive=0
+        for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+        ((alive)) || break
+        sleep 0.1
+    done
+    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+    rm -f "$SRV/nginx/nginx.pid"
+    return 0
+}
+
+# need_httpfault: the misbehaving HTTP fixture (tests/fixtures/httpfault.py).
+need_httpfault() {
+    [ -f "$SRV/httpfault/httpfault.pid" ] && kill -0 "$(cat "$SRV/httpfault/httpfault.pid")" 2>/dev/null && return 0
+    mkdir -p "$SRV/httpfault"
+    local here
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)
+    python3 "$here/httpfault.py" "$HTTPFAULT_PORT" >"$SRV/httpfault/log" 2>&1 &
+    echo $! >"$SRV/httpfault/httpfault.pid"
+    _wait_port 127.0.0.1 "$HTTPFAULT_PORT"
+}

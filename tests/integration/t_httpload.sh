@@ -1,0 +1,313 @@
+#!/usr/bin/env bash
+# httpload against real servers (nginx, tinyproxy, mitmproxy) and the fault
+# fixture: HTTP/1.1 keep-alive, TLS, proxies, Unix sockets, error classes,
+# levels, threads, open loop, the document and the exit status.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/servers.sh"
+need_nginx || exit 1
+
+H=$HTTPLOAD
+BASE=http://127.0.0.1:$NGINX_HTTP_PORT
+O=$TMPROOT/out.json
+E=$TMPROOT/err.txt
+
+t_keepalive_reuses_one_connection_per_client() {
+    run_tool $O $E $H -c 4 -d 500ms "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c4.connections')==4" "v('c4.reconnects')==0" \
+        "n('c4.latency_cold_ms')==4" "n('c4.latency_warm_ms')>100" "v('c4.errors')==0" \
+        "n('c4.connect_ms')==4" "n('c4.ttfb_ms')==v('c4.requests')" \
+        "v('c4.bytes_received')>0" "n('c4.generator_cpu_s')>=0"
+}
+
+t_levels_run_in_turn_with_fresh_cohorts() {
+    run_tool $O $E $H --levels 1,3,8 -d 300ms "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "levels()==[1,3,8]" "v('c1.connections')==1" "v('c3.connections')==3" \
+        "v('c8.connections')==8" "n('c8.latency_cold_ms')==8"
+}
+
+t_duration_two_seconds_gives_two_rps_samples() {
+    run_tool $O $E $H -c 2 -d 2s "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O "n('c2.requests_per_second')==2" "min(s('c2.requests_per_second'))>0" \
+        "n('c2.generator_cpu_s')==2"
+}
+
+t_connection_close_reconnects_without_errors() {
+    run_tool $O $E $H -c 3 -d 500ms "$BASE/close"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c3.errors')==0" "v('c3.reconnects')>10" \
+        "v('c3.connections')==v('c3.requests')" "n('c3.latency_cold_ms')==v('c3.requests')" \
+        "v('c3.reconnects')==v('c3.connections')-3"
+}
+
+t_status_404_is_a_status_error_and_exit_1() {
+    run_tool $O $E $H -c 2 -d 300ms "$BASE/missing"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.errors')>0" "v('c2.errors.status')==v('c2.errors')" \
+        "v('c2.requests')==0"
+    assert_contains $E "unexpected status 404"
+}
+
+t_expect_status_makes_404_a_success() {
+    run_tool $O $E $H -c 2 -d 300ms --expect-status 404 "$BASE/missing"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.errors')==0" "v('c2.requests')>0"
+}
+
+t_max_error_rate_allows_errors() {
+    run_tool $O $E $H -c 2 -d 300ms --max-error-rate 1 "$BASE/missing"
+    assert_eq "$RC" 0 "exit status"
+}
+
+t_one_mebibyte_body_is_counted() {
+    run_tool $O $E $H -c 2 -d 500ms "$BASE/big.bin"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.requests')>2" "v('c2.bytes_received')>=1048576*v('c2.requests')"
+}
+
+t_head_request_has_no_body() {
+    run_tool $O $E $H -c 1 -d 300ms -X HEAD "$BASE/big.bin"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c1.requests')>10" "v('c1.bytes_received')<1000*v('c1.requests')"
+}
+
+t_post_data_sends_a_body() {
+    echo "payload from a file" >$TMPROOT/body.txt
+    run_tool $O $E $H -c 1 -d 300ms --data @$TMPROOT/body.txt "$BASE/echo"
+    assert_eq "$RC" 0 "exit status"
+    doc $O "v('c1.requests')>10"
+}
+
+t_chunked_response_from_nginx() {
+    run_tool $O $E $H -c 1 -d 300ms -H 'Accept-Encoding: gzip' "$BASE/chunked"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c1.requests')>10" "v('c1.errors')==0"
+}
+
+t_tls_http11_verified_against_cacert() {
+    run_tool $O $E $H -c 2 -d 500ms --http 1.1 --cacert "$CA_PEM" "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "n('c2.tls_handshake_ms')==2" "v('c2.connections')==2" "v('c2.requests')>10"
+}
+
+t_tls_localhost_name_and_sni() {
+    run_tool $O $E $H -c 1 -d 300ms --http 1.1 --cacert "$CA_PEM" "https://localhost:$NGINX_HTTPS_PORT/"
+    assert_eq "$RC" 0 "exit status"
+}
+
+t_tls_untrusted_certificate_is_tls_verify() {
+    run_tool $O $E $H -c 2 -d 300ms "https://127.0.0.1:$UNTRUSTED_TLS_PORT/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.errors.tls_verify')>0" "v('c2.requests')==0"
+    assert_contains $E "certificate"
+}
+
+t_tls_insecure_skips_verification() {
+    run_tool $O $E $H -c 1 -d 300ms -k "https://127.0.0.1:$UNTRUSTED_TLS_PORT/"
+    assert_eq "$RC" 0 "exit status"
+}
+
+t_tls_resume_reuses_sessions_on_reconnect() {
+    run_tool $O $E $H -c 1 -d 500ms --http 1.1 --tls-resume --cacert "$CA_PEM" "https://127.0.0.1:$NGINX_HTTPS_PORT/close"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c1.reconnects')>5" "v('c1.errors')==0"
+}
+
+t_tls_handshake_against_plain_http_port_fails() {
+    run_tool $O $E $H -c 1 -d 300ms "https://127.0.0.1:$NGINX_HTTP_PORT/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O "v('c1.errors.tls_handshake')>0"
+}
+
+t_unix_socket() {
+    run_tool $O $E $H -c 2 -d 300ms --unix-socket "$NGINX_UNIX" "http://localhost/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.connections')==2" "v('c2.requests')>10"
+}
+
+t_closed_port_is_connect_refused() {
+    run_tool $O $E $H -c 2 -d 300ms "http://127.0.0.1:1/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.errors.connect_refused')==v('c2.errors')" "v('c2.connections')==0"
+}
+
+t_proxy_absolute_form_through_squid_keeps_alive() {
+    need_squid || { fail "squid did not start"; return; }
+    run_tool $O $E $H -c 2 -d 500ms -x "http://127.0.0.1:$SQUID_PORT" "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.requests')>5" "v('c2.errors')==0" "v('c2.connections')==2"
+}
+
+t_proxy_connect_through_squid() {
+    need_squid || { fail "squid did not start"; return; }
+    run_tool $O $E $H -c 2 -d 500ms --http 1.1 --cacert "$CA_PEM" -x "http://127.0.0.1:$SQUID_PORT" \
+        "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "n('c2.proxy_connect_ms')==2" "v('c2.requests')>5"
+}
+
+t_proxy_connect_tunnel_to_https_through_tinyproxy() {
+    need_tinyproxy || { fail "tinyproxy did not start"; return; }
+    run_tool $O $E $H -c 2 -d 500ms --http 1.1 --cacert "$CA_PEM" -x "http://127.0.0.1:$TINYPROXY_PORT" \
+        "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "n('c2.proxy_connect_ms')==2" "n('c2.tls_handshake_ms')==2" "v('c2.requests')>5"
+}
+
+t_proxy_tunnel_for_http_target() {
+    need_tinyproxy || { fail "tinyproxy did not start"; return; }
+    run_tool $O $E $H -c 1 -d 300ms --proxy-tunnel -x "http://127.0.0.1:$TINYPROXY_PORT" "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "n('c1.proxy_connect_ms')==1" "v('c1.requests')>5"
+}
+
+t_proxy_refusing_connect_is_proxy_refused() {
+    need_tinyproxy || { fail "tinyproxy did not start"; return; }
+    # tinyproxy only allows CONNECT to the ports listed in its configuration
+    run_tool $O $E $H -c 1 -d 300ms -x "http://127.0.0.1:$TINYPROXY_PORT" "https://127.0.0.1:4443/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O "v('c1.errors.proxy_refused')>0"
+    assert_contains $E "proxy answered CONNECT with 403"
+}
+
+t_mitm_proxy_with_its_ca() {
+    need_mitmproxy || { fail "mitmproxy did not start"; return; }
+    run_tool $O $E $H -c 2 -d 1s --http 1.1 --cacert "$MITM_CA" -x "http://127.0.0.1:$MITM_PORT" \
+        "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.requests')>2" "n('c2.proxy_connect_ms')==2" "v('c2.errors')==0"
+}
+
+t_mitm_proxy_untrusted_ca_is_tls_verify() {
+    need_mitmproxy || { fail "mitmproxy did not start"; return; }
+    run_tool $O $E $H -c 1 -d 500ms --http 1.1 --cacert "$CA_PEM" -x "http://127.0.0.1:$MITM_PORT" \
+        "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O "v('c1.errors.tls_verify')>0"
+}
+
+t_threads_split_clients() {
+    run_tool $O $E $H -c 8 -t 2 -d 500ms "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c8.connections')==8" "v('c8.requests')>100"
+}
+
+t_open_loop_rate_is_achieved() {
+    run_tool $O $E $H -c 4 -R 200 -d 1s "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "180<=v('c4.attempts')<=205" "v('c4.connections')==4"
+    assert_contains $E "rate"
+}
+
+t_open_loop_too_slow_for_clients_is_invalid() {
+    run_tool $O $E $H -c 8 -R 2 -d 1s "$BASE/"
+    assert_eq "$RC" 3 "exit status"
+    assert_contains $E "level c8 is invalid"
+}
+
+t_meta_and_log_files() {
+    run_tool $O $E $H -c 2 -d 300ms --meta $TMPROOT/meta.json --log $TMPROOT/log.ndjson "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    python3 - "$TMPROOT/meta.json" "$TMPROOT/log.ndjson" "$O" <<'PY' || fail "meta/log content"
+import json, sys
+meta = json.load(open(sys.argv[1]))
+assert meta["tool"] == "httpload" and meta["levels"][0]["clients"] == 2, meta
+lines = [json.loads(l) for l in open(sys.argv[2])]
+doc = json.load(open(sys.argv[3]))["metrics"]
+assert len(lines) == doc["c2.attempts"]["samples"][0], (len(lines), doc["c2.attempts"])
+assert sum(1 for l in lines if l["cold"]) == 2
+assert all(l["outcome"] == "ok" for l in lines)
+PY
+}
+
+t_quiet_prints_nothing_on_stderr() {
+    run_tool $O $E $H -q -c 1 -d 200ms "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    assert_empty_file $E "stderr with --quiet"
+}
+
+t_sigint_prints_what_was_measured() {
+    timeout --preserve-status -s INT 1 $H -c 2 -d 30s "$BASE/" >$O 2>$E
+    RC=$?
+    assert_eq "$RC" 130 "exit status"
+    doc $O --invariants "v('c2.requests')>0"
+}
+
+t_fault_garbage_status_line_is_protocol() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/garbage"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c1.errors.protocol')>0"
+    assert_contains $E "malformed status line"
+}
+
+t_fault_truncated_body_is_eof() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/truncate"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c1.errors.eof')>0"
+}
+
+t_fault_reset_mid_headers_and_mid_body() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    for p in reset resetbody; do
+        run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/$p"
+        assert_eq "$RC" 1 "exit status for $p"
+        doc $O --invariants "v('c1.errors.reset')>0"
+    done
+}
+
+t_fault_stall_is_timeout_and_level_is_bounded() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    local start=$SECONDS
+    run_tool $O $E $H -c 2 -d 300ms --timeout 500ms "http://127.0.0.1:$HTTPFAULT_PORT/stall"
+    assert_eq "$RC" 1 "exit status"
+    assert_le $((SECONDS - start)) 3 "run length in seconds"
+    doc $O --invariants "v('c2.errors.timeout')>=2"
+}
+
+t_fault_slow_drip_completes() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    run_tool $O $E $H -c 1 -d 300ms --timeout 5s "http://127.0.0.1:$HTTPFAULT_PORT/drip"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c1.requests')==1" "min(s('c1.latency_cold_ms'))>1000"
+}
+
+t_fault_bad_chunk_size_is_protocol() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/badchunk"
+    assert_eq "$RC" 1 "exit status"
+    doc $O "v('c1.errors.protocol')>0"
+}
+
+t_fault_chunk_extensions_and_trailers_are_fine() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/chunkext"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c1.requests')>5"
+}
+
+t_fault_oversized_headers_are_protocol() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/bighead"
+    assert_eq "$RC" 1 "exit status"
+    assert_contains $E "header block too large"
+}
+
+t_fault_100_continue_before_response() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/continue"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c1.requests')>5"
+}
+
+t_fault_stray_bytes_after_response_are_protocol() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/extra"
+    assert_eq "$RC" 1 "exit status"
+    doc $O "v('c1.errors.protocol')>0"
+}
+
+run_tests

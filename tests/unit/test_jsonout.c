@@ -1,0 +1,137 @@
+/* The collector writer: number formatting that reads back exactly, string
+ * escaping for any bytes, and a whole document written through a pipe. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "loadgen/jsonout.h"
+#include "loadgen/results.h"
+
+static void integers_and_fixed_point(void **state)
+{
+    char b[40];
+    lg_format_double(b, 0);
+    assert_string_equal(b, "0");
+    lg_format_double(b, 42);
+    assert_string_equal(b, "42");
+    lg_format_double(b, -3);
+    assert_string_equal(b, "-3");
+    lg_format_double(b, 0.5);
+    assert_string_equal(b, "0.5");
+    lg_format_double(b, 412345.0 / 1e6);
+    assert_string_equal(b, "0.412345");
+    lg_format_double(b, 1.0 / 1e9);
+    assert_string_equal(b, "0.000000001");
+    lg_format_double(b, 1e15);
+    assert_string_equal(b, "1000000000000000");
+    lg_format_u64(b, UINT64_MAX);
+    assert_string_equal(b, "18446744073709551615");
+}
+
+static void every_sample_of_nanosecond_origin_reads_back(void **state)
+{
+    char b[40];
+    for (uint64_t ns = 1; ns < 5000000000ull; ns = ns * 3 + 7) {
+        double ms = (double)ns / 1e6;
+        lg_format_double(b, ms);
+        assert_true(strtod(b, NULL) == ms);
+        double s = (double)ns / 1e9;
+        lg_format_double(b, s);
+        assert_true(strtod(b, NULL) == s);
+    }
+    const double odd[] = {1.0 / 3, 2.0 / 3, 1e-12, 123456789.123456789, 1e300, -1e-300, 0.1, 1e21};
+    for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+        lg_format_double(b, odd[i]);
+        assert_true(strtod(b, NULL) == odd[i]);
+    }
+}
+
+static char *capture(void (*write_fn)(struct lg_jsonout *, const void *), const void *arg)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    struct lg_jsonout o;
+    assert_int_equal(lg_jsonout_open(&o, fds[1], 4096), 0);
+    write_fn(&o, arg);
+    assert_int_equal(lg_jsonout_close(&o), 0);
+    close(fds[1]);
+    char *buf = calloc(1, 65536);
+    size_t n = 0;
+    ssize_t k;
+    while ((k = read(fds[0], buf + n, 65535 - n)) > 0)
+        n += (size_t)k;
+    close(fds[0]);
+    return buf;
+}
+
+static void write_str(struct lg_jsonout *o, const void *s)
+{
+    lg_json_str(o, s);
+}
+
+static void strings_are_escaped(void **state)
+{
+    char *out = capture(write_str, "a\"b\\c\nd\te\x01\x7f");
+    assert_string_equal(out, "\"a\\\"b\\\\c\\nd\\te\\u0001\\u007f\"");
+    free(out);
+    out = capture(write_str, "caf\xc3\xa9 \xe2\x82\xac");
+    assert_string_equal(out, "\"caf\xc3\xa9 \xe2\x82\xac\"");
+    free(out);
+    /* invalid UTF-8 (a lone continuation, a truncated sequence, an overlong) */
+    out = capture(write_str, "x\x80y\xc3z\xc0\xaf");
+    assert_string_equal(out, "\"x\\ufffdy\\ufffdz\\ufffd\\ufffd\"");
+    free(out);
+}
+
+static void write_doc(struct lg_jsonout *o, const void *arg)
+{
+    (void)o;
+    (void)arg;
+}
+
+static void document_has_one_key_and_prefixed_metrics(void **state)
+{
+    (void)write_doc;
+    struct lg_level_result r = {0};
+    r.clients = 64;
+    double *lat = malloc(3 * sizeof(double));
+    lat[0] = 0.412;
+    lat[1] = 0.398;
+    lat[2] = 1.5;
+    assert_int_equal(lg_result_add(&r, "latency_warm_ms", "milliseconds", lat, 3, 3), 0);
+    assert_int_equal(lg_result_add_count(&r, "errors", 0), 0);
+    /* a metric without samples is never written */
+    assert_int_equal(lg_result_add(&r, "ttfb_ms", "milliseconds", malloc(8), 0, 0), 0);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(lg_results_write(fds[1], &r, 1), 0);
+    close(fds[1]);
+    char buf[4096] = {0};
+    ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+    close(fds[0]);
+    assert_true(n > 0);
+    assert_string_equal(
+        buf,
+        "{\"metrics\": {\n"
+        "  \"c64.latency_warm_ms\": {\"unit\": \"milliseconds\", \"samples\": [0.412,0.398,1.5]},\n"
+        "  \"c64.errors\": {\"unit\": \"count\", \"samples\": [0]}\n"
+        "}}\n");
+    lg_result_free(&r, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(integers_and_fixed_point),
+        cmocka_unit_test(every_sample_of_nanosecond_origin_reads_back),
+        cmocka_unit_test(strings_are_escaped),
+        cmocka_unit_test(document_has_one_key_and_prefixed_metrics),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,92 @@
+/* Option value parsers: durations, level lists, numbers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "loadgen/options.h"
+
+static void durations_with_units(void **state)
+{
+    uint64_t ns = 0;
+    assert_int_equal(lg_parse_duration("500ms", &ns), 0);
+    assert_int_equal(ns, 500000000ull);
+    assert_int_equal(lg_parse_duration("10s", &ns), 0);
+    assert_int_equal(ns, 10000000000ull);
+    assert_int_equal(lg_parse_duration("2m", &ns), 0);
+    assert_int_equal(ns, 120000000000ull);
+    assert_int_equal(lg_parse_duration("1h", &ns), 0);
+    assert_int_equal(ns, 3600000000000ull);
+    assert_int_equal(lg_parse_duration("250us", &ns), 0);
+    assert_int_equal(ns, 250000ull);
+    assert_int_equal(lg_parse_duration("1.5s", &ns), 0);
+    assert_int_equal(ns, 1500000000ull);
+    assert_int_equal(lg_parse_duration("3", &ns), 0); /* bare number: seconds, as wrk */
+    assert_int_equal(ns, 3000000000ull);
+}
+
+static void bad_durations_are_refused(void **state)
+{
+    uint64_t ns = 42;
+    const char *bad[] = {"",     "s",     "10x", "-1s", "0",   "0ms", "10 s",
+                         " 10s", "1e30s", "nan", "inf", "+5s", "5ss"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(lg_parse_duration(bad[i], &ns), -1);
+        assert_int_equal(ns, 42);
+    }
+}
+
+static void level_lists(void **state)
+{
+    unsigned *v = NULL;
+    size_t n = 0;
+    assert_int_equal(lg_parse_levels("1,16,64", &v, &n), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(v[0], 1);
+    assert_int_equal(v[1], 16);
+    assert_int_equal(v[2], 64);
+    free(v);
+    assert_int_equal(lg_parse_levels("7", &v, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(v[0], 7);
+    free(v);
+}
+
+static void bad_level_lists_are_refused(void **state)
+{
+    unsigned *v = NULL;
+    size_t n = 0;
+    const char *bad[] = {"",  ",",   "1,",  ",1", "1,,2", "0",          "1,0",
+                         "a", "1;2", "1,1", "-1", "1.5",  "99999999999"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_int_equal(lg_parse_levels(bad[i], &v, &n), -1);
+}
+
+static void numbers_and_ranges(void **state)
+{
+    unsigned long long u;
+    double d;
+    assert_int_equal(lg_parse_unsigned("8", 1, 10, &u), 0);
+    assert_int_equal(u, 8);
+    assert_int_equal(lg_parse_unsigned("0", 1, 10, &u), -1);
+    assert_int_equal(lg_parse_unsigned("11", 1, 10, &u), -1);
+    assert_int_equal(lg_parse_unsigned("-1", 0, 10, &u), -1);
+    assert_int_equal(lg_parse_unsigned("3x", 0, 10, &u), -1);
+    assert_int_equal(lg_parse_double("0.5", 0, 1, &d), 0);
+    assert_true(d == 0.5);
+    assert_int_equal(lg_parse_double("1.5", 0, 1, &d), -1);
+    assert_int_equal(lg_parse_double("nan", 0, 1, &d), -1);
+    assert_int_equal(lg_parse_double("", 0, 1, &d), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(durations_with_units), cmocka_unit_test(bad_durations_are_refused),
+        cmocka_unit_test(level_lists),          cmocka_unit_test(bad_level_lists_are_refused),
+        cmocka_unit_test(numbers_and_ranges),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,110 @@
+/* Sample series: exact counts, the reservoir's limit and uniformity, merging. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "loadgen/series.h"
+
+static void keeps_everything_below_the_limit(void **state)
+{
+    struct lg_series s;
+    struct lg_rng rng;
+    lg_rng_seed(&rng, 1);
+    lg_series_init(&s, 10000);
+    for (int i = 0; i < 5000; i++)
+        lg_series_add(&s, i, &rng);
+    assert_int_equal(s.n, 5000);
+    assert_int_equal(s.seen, 5000);
+    assert_false(lg_series_sampled(&s));
+    for (int i = 0; i < 5000; i++)
+        assert_true(s.v[i] == i);
+    lg_series_free(&s);
+}
+
+static void reservoir_is_bounded_and_uniform(void **state)
+{
+    struct lg_series s;
+    struct lg_rng rng;
+    lg_rng_seed(&rng, 7);
+    lg_series_init(&s, 1000);
+    for (int i = 0; i < 100000; i++)
+        lg_series_add(&s, i, &rng);
+    assert_int_equal(s.n, 1000);
+    assert_int_equal(s.seen, 100000);
+    assert_true(lg_series_sampled(&s));
+    /* a uniform subset: the mean of the kept values is near the mean of all */
+    double sum = 0;
+    int low = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        sum += s.v[i];
+        low += s.v[i] < 50000;
+    }
+    double mean = sum / (double)s.n;
+    assert_true(mean > 45000 && mean < 55000);
+    assert_true(low > 430 && low < 570);
+    lg_series_free(&s);
+}
+
+static void merge_concatenates_when_it_fits(void **state)
+{
+    struct lg_series a, b, out;
+    struct lg_rng rng;
+    lg_rng_seed(&rng, 3);
+    lg_series_init(&a, 100);
+    lg_series_init(&b, 100);
+    lg_series_init(&out, 100);
+    for (int i = 0; i < 10; i++)
+        lg_series_add(&a, 1, &rng);
+    for (int i = 0; i < 20; i++)
+        lg_series_add(&b, 2, &rng);
+    struct lg_series *parts[] = {&a, &b};
+    assert_int_equal(lg_series_merge(&out, parts, 2, &rng), 0);
+    assert_int_equal(out.n, 30);
+    assert_int_equal(out.seen, 30);
+    double sum = 0;
+    for (size_t i = 0; i < out.n; i++)
+        sum += out.v[i];
+    assert_true(sum == 50);
+    lg_series_free(&a);
+    lg_series_free(&b);
+    lg_series_free(&out);
+}
+
+static void merge_samples_in_proportion_to_what_each_saw(void **state)
+{
+    struct lg_series a, b, out;
+    struct lg_rng rng;
+    lg_rng_seed(&rng, 5);
+    lg_series_init(&a, 1000);
+    lg_series_init(&b, 1000);
+    lg_series_init(&out, 1000);
+    for (int i = 0; i < 30000; i++)
+        lg_series_add(&a, 1, &rng);
+    for (int i = 0; i < 10000; i++)
+        lg_series_add(&b, 2, &rng);
+    struct lg_series *parts[] = {&a, &b};
+    assert_int_equal(lg_series_merge(&out, parts, 2, &rng), 0);
+    assert_int_equal(out.n, 1000);
+    assert_int_equal(out.seen, 40000);
+    int twos = 0;
+    for (size_t i = 0; i < out.n; i++)
+        twos += out.v[i] == 2;
+    assert_int_equal(twos, 250);
+    lg_series_free(&a);
+    lg_series_free(&b);
+    lg_series_free(&out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(keeps_everything_below_the_limit),
+        cmocka_unit_test(reservoir_is_bounded_and_uniform),
+        cmocka_unit_test(merge_concatenates_when_it_fits),
+        cmocka_unit_test(merge_samples_in_proportion_to_what_each_saw),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

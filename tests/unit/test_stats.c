@@ -1,0 +1,315 @@
+/* test_stats.c — every statistic of stats.h against hand-computed values
+ * (n = 1, 2, 3, ties, zeros, all equal, heavy tails), the harness's rounding
+ * at its x.xx5 edges, and the round-trip number formatter. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "stats/numfmt.h"
+#include "stats/stats.h"
+
+/* Doubles compared exactly: the point is agreeing with the harness to the digit. */
+#define assert_double_exact(a, b) assert_true((a) == (b))
+
+static struct stats_summary summarize(double *samples, size_t n)
+{
+    struct stats_summary s;
+    assert_int_equal(stats_summarize(samples, n, &s), 0);
+    return s;
+}
+
+static void test_empty_input_is_refused(void **state)
+{
+    struct stats_summary s;
+    double one = 1.0;
+    assert_int_equal(stats_summarize(&one, 0, &s), -1);
+    assert_int_equal(stats_summarize(NULL, 3, &s), -1);
+}
+
+static void test_one_sample_is_every_statistic(void **state)
+{
+    double samples[] = {4.2};
+    struct stats_summary s = summarize(samples, 1);
+    assert_int_equal(s.n, 1);
+    double expected[] = {s.min, s.max, s.mean, s.median, s.p90, s.p95, s.p99, s.p999};
+    for (size_t i = 0; i < sizeof expected / sizeof *expected; i++)
+        assert_double_exact(expected[i], 4.2);
+    assert_double_exact(s.stddev, 0.0);
+    assert_double_exact(s.cv, 0.0);
+    assert_double_exact(s.mad, 0.0);
+}
+
+static void test_two_samples_interpolate(void **state)
+{
+    double samples[] = {3.0, 1.0};
+    struct stats_summary s = summarize(samples, 2);
+    assert_double_exact(s.min, 1.0);
+    assert_double_exact(s.max, 3.0);
+    assert_double_exact(s.mean, 2.0);
+    assert_double_exact(s.median, 2.0); /* rank 0.5 */
+    assert_double_exact(s.p90, 2.8);    /* 1 + 2·0.9 */
+    assert_double_exact(s.p95, 2.9);
+    assert_double_exact(s.p99, 2.98);
+    assert_double_exact(s.p999, 3.0);   /* 2.998 rounds up */
+    assert_double_exact(s.stddev, 1.0); /* population, not sample */
+    assert_double_exact(s.cv, 0.5);
+    assert_double_exact(s.mad, 1.0); /* deviations 1, 1 */
+}
+
+static void test_three_samples(void **state)
+{
+    double samples[] = {10.0, 1.0, 2.0};
+    struct stats_summary s = summarize(samples, 3);
+    assert_double_exact(s.mean, 4.33);  /* 13/3 */
+    assert_double_exact(s.median, 2.0); /* rank 1 exactly */
+    assert_double_exact(s.p90, 8.4);    /* rank 1.8: 2 + 8·0.8 */
+    assert_double_exact(s.p95, 9.2);
+    assert_double_exact(s.p99, 9.84);
+    assert_double_exact(s.p999, 9.98);   /* 9.984 */
+    assert_double_exact(s.stddev, 4.03); /* sqrt(146/9) = 4.0277 */
+    assert_double_exact(s.cv, 0.93);     /* 4.0277 / 4.3333 from unrounded values */
+    assert_double_exact(s.mad, 1.0);     /* deviations 1, 0, 8 */
+    /* sorted in place, as the API promises */
+    assert_double_exact(samples[0], 1.0);
+    assert_double_exact(samples[2], 10.0);
+}
+
+static void test_ties(void **state)
+{
+    double samples[] = {5.0, 1.0, 5.0, 5.0};
+    struct stats_summary s = summarize(samples, 4);
+    assert_double_exact(s.median, 5.0); /* rank 1.5 between two fives */
+    assert_double_exact(s.mean, 4.0);
+    assert_double_exact(s.stddev, 1.73); /* sqrt(3) */
+    assert_double_exact(s.cv, 0.43);
+    assert_double_exact(s.mad, 0.0); /* deviations 0, 0, 0, 4 */
+    assert_double_exact(s.p90, 5.0);
+}
+
+static void test_even_count_mad_between_samples(void **state)
+{
+    double samples[] = {4.0, 1.0, 3.0, 2.0};
+    struct stats_summary s = summarize(samples, 4);
+    assert_double_exact(s.median, 2.5);
+    assert_double_exact(s.mad, 1.0); /* deviations .5 .5 1.5 1.5, rank 1.5 */
+}
+
+static void test_zeros_have_zero_cv(void **state)
+{
+    double samples[] = {0.0, 0.0, 0.0};
+    struct stats_summary s = summarize(samples, 3);
+    assert_double_exact(s.mean, 0.0);
+    assert_double_exact(s.stddev, 0.0);
+    assert_double_exact(s.cv, 0.0);
+    assert_double_exact(s.mad, 0.0);
+}
+
+static void test_zero_mean_has_zero_cv(void **state)
+{
+    double samples[] = {-1.0, 1.0};
+    struct stats_summary s = summarize(samples, 2);
+    assert_double_exact(s.mean, 0.0);
+    assert_double_exact(s.stddev, 1.0);
+    assert_double_exact(s.cv, 0.0);
+}
+
+static void test_all_equal(void **state)
+{
+    double samples[] = {2.5, 2.5, 2.5, 2.5, 2.5};
+    struct stats_summary s = summarize(samples, 5);
+    assert_double_exact(s.min, 2.5);
+    assert_double_exact(s.p999, 2.5);
+    assert_double_exact(s.stddev, 0.0);
+    assert_double_exact(s.cv, 0.0);
+    assert_double_exact(s.mad, 0.0);
+}
+
+static void test_heavy_tail(void **state)
+{
+    double samples[100];
+    for (int i = 0; i < 100; i++)
+        samples[i] = 1.0;
+    samples[37] = 1000.0; /* one outlier in a hundred */
+    struct stats_summary s = summarize(samples, 100);
+    assert_double_exact(s.median, 1.0);
+    assert_double_exact(s.p90, 1.0);
+    assert_double_exact(s.p95, 1.0);
+    assert_double_exact(s.p99, 10.99);  /* rank 98.01: 1 + 999·0.01 */
+    assert_double_exact(s.p999, 901.1); /* rank 98.901: 901.099 */
+    assert_double_exact(s.max, 1000.0);
+    assert_double_exact(s.mean, 10.99);
+    assert_double_exact(s.stddev, 99.4); /* 99.399 */
+    assert_double_exact(s.cv, 9.04);
+    assert_double_exact(s.mad, 0.0); /* the outlier cannot drag the median deviation */
+}
+
+static void test_percentile_ends(void **state)
+{
+    const double sorted[] = {1.0, 2.0, 4.0, 8.0};
+    assert_double_exact(stats_percentile_sorted(sorted, 4, 0.0), 1.0);
+    assert_double_exact(stats_percentile_sorted(sorted, 4, 1.0), 8.0);
+    assert_double_exact(stats_percentile_sorted(sorted, 4, 0.5), 3.0);
+    assert_double_exact(stats_percentile_sorted(sorted, 1, 0.99), 1.0);
+}
+
+static double brute_force_mad(const double *sorted, size_t n)
+{
+    double median = stats_percentile_sorted(sorted, n, 0.5);
+    double *deviations = malloc(n * sizeof *deviations);
+    for (size_t i = 0; i < n; i++)
+        deviations[i] = fabs(sorted[i] - median);
+    stats_sort(deviations, n);
+    double mad = stats_percentile_sorted(deviations, n, 0.5);
+    free(deviations);
+    return mad;
+}
+
+/* The copy-free MAD walk must equal "sort the deviations" bit for bit. */
+static void test_mad_walk_matches_sorting_deviations(void **state)
+{
+    srand(7);
+    for (int trial = 0; trial < 300; trial++) {
+        size_t n = 1 + (size_t)(rand() % 60);
+        double *samples = malloc(n * sizeof *samples);
+        for (size_t i = 0; i < n; i++)
+            samples[i] = trial % 3 == 0 ? (double)(rand() % 5) : rand() / (double)RAND_MAX * 100;
+        stats_sort(samples, n);
+        double median = stats_percentile_sorted(samples, n, 0.5);
+        assert_double_exact(stats_mad_sorted(samples, n, median), brute_force_mad(samples, n));
+        free(samples);
+    }
+}
+
+static int ascending(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_sort_matches_qsort(void **state)
+{
+    srand(11);
+    for (int trial = 0; trial < 50; trial++) {
+        size_t n = (size_t)(rand() % 5000);
+        double *mine = malloc((n + 1) * sizeof *mine), *theirs = malloc((n + 1) * sizeof *theirs);
+        for (size_t i = 0; i < n; i++)
+            mine[i] = theirs[i] = trial % 2 ? (double)(rand() % 7) : rand() / 3.0 - 1e6;
+        if (trial == 3)
+            for (size_t i = 0; i < n; i++)
+                mine[i] = theirs[i] = (double)(n - i); /* descending */
+        stats_sort(mine, n);
+        qsort(theirs, n, sizeof *theirs, ascending);
+        for (size_t i = 0; i < n; i++)
+            assert_double_exact(mine[i], theirs[i]);
+        free(mine);
+        free(theirs);
+    }
+}
+
+/* round(x·100)/100, half away from zero, on the binary value the harness sees. */
+static void test_round2_edges(void **state)
+{
+    assert_double_exact(stats_round2(0.125), 0.13);   /* exactly representable half */
+    assert_double_exact(stats_round2(-0.125), -0.13); /* away from zero */
+    assert_double_exact(stats_round2(1.005), 1.0);    /* 100.49999999999999 */
+    assert_double_exact(stats_round2(0.285), 0.28);   /* 28.499999999999996 */
+    assert_double_exact(stats_round2(1.255), 1.25);
+    assert_double_exact(stats_round2(0.145), 0.14);
+    assert_double_exact(stats_round2(2.675), 2.68); /* the product rounds to 267.5 */
+    assert_double_exact(stats_round2(1.115), 1.12);
+    assert_double_exact(stats_round2(10.005), 10.01);
+    assert_double_exact(stats_round2(0.005), 0.01);
+    assert_double_exact(stats_round2(-0.005), -0.01);
+    assert_double_exact(stats_round2(0.0025), 0.0);
+    assert_double_exact(stats_round2(123.456), 123.46);
+}
+
+static void test_round2_passes_zero_and_non_finite(void **state)
+{
+    assert_double_exact(stats_round2(0.0), 0.0);
+    assert_true(signbit(stats_round2(-0.0)));
+    assert_true(isinf(stats_round2(INFINITY)));
+    assert_true(isinf(stats_round2(-INFINITY)) && stats_round2(-INFINITY) < 0);
+    assert_true(isnan(stats_round2(NAN)));
+}
+
+static void test_round_to_other_places(void **state)
+{
+    assert_double_exact(stats_round_to(1.23456, 4), 1.2346);
+    assert_double_exact(stats_round_to(2.5, 0), 3.0);
+    assert_double_exact(stats_round_to(-2.5, 0), -3.0);
+}
+
+static void assert_formats(double x, const char *expected)
+{
+    char buf[STATS_NUMBER_MAX];
+    size_t len = stats_format_double(x, buf);
+    assert_string_equal(buf, expected);
+    assert_int_equal(len, strlen(expected));
+}
+
+static void test_format_is_short(void **state)
+{
+    assert_formats(0.1, "0.1");
+    assert_formats(0.412, "0.412");
+    assert_formats(1536, "1536");
+    assert_formats(-2.5, "-2.5");
+    assert_formats(0.0, "0");
+    assert_formats(-0.0, "-0");
+    assert_formats(1e-7, "0.0000001");
+    assert_formats(1e-20, "1e-20");
+    assert_formats(0.30000000000000004, "0.30000000000000004");
+    assert_formats(1e300, "1e+300");
+    assert_formats(INFINITY, "null");
+}
+
+static void test_format_round_trips(void **state)
+{
+    srand(3);
+    char buf[STATS_NUMBER_MAX];
+    for (int i = 0; i < 100000; i++) {
+        uint64_t bits = ((uint64_t)rand() << 42) ^ ((uint64_t)rand() << 21) ^ (uint64_t)rand();
+        double x;
+        memcpy(&x, &bits, sizeof x);
+        if (i % 2) x = rand() / 1000.0; /* the common shape: a few decimals */
+        if (!isfinite(x)) continue;
+        stats_format_double(x, buf);
+        assert_true(strtod(buf, NULL) == x);
+    }
+    stats_format_double(5e-324, buf);
+    assert_true(strtod(buf, NULL) == 5e-324);
+    stats_format_double(9007199254740993.0, buf);
+    assert_true(strtod(buf, NULL) == 9007199254740993.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_empty_input_is_refused),
+        cmocka_unit_test(test_one_sample_is_every_statistic),
+        cmocka_unit_test(test_two_samples_interpolate),
+        cmocka_unit_test(test_three_samples),
+        cmocka_unit_test(test_ties),
+        cmocka_unit_test(test_even_count_mad_between_samples),
+        cmocka_unit_test(test_zeros_have_zero_cv),
+        cmocka_unit_test(test_zero_mean_has_zero_cv),
+        cmocka_unit_test(test_all_equal),
+        cmocka_unit_test(test_heavy_tail),
+        cmocka_unit_test(test_percentile_ends),
+        cmocka_unit_test(test_mad_walk_matches_sorting_deviations),
+        cmocka_unit_test(test_sort_matches_qsort),
+        cmocka_unit_test(test_round2_edges),
+        cmocka_unit_test(test_round2_passes_zero_and_non_finite),
+        cmocka_unit_test(test_round_to_other_places),
+        cmocka_unit_test(test_format_is_short),
+        cmocka_unit_test(test_format_round_trips),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
