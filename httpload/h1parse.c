@@ -86,7 +86,9 @@ static int status_line(struct h1_parser *p, const char *l, size_t n)
     return H1_MORE;
 }
 
-static int header_line(struct h1_parser *p, const char *l, size_t n)
+/* Checks the syntax of a header (or trailer) line; only headers (apply)
+ * change the framing. */
+static int header_line(struct h1_parser *p, const char *l, size_t n, bool apply)
 {
     if (is_ows(l[0])) return fail(p, "obsolete header line folding");
     const char *colon = memchr(l, ':', n);
@@ -102,6 +104,7 @@ static int header_line(struct h1_parser *p, const char *l, size_t n)
     }
     while (vn && is_ows(v[vn - 1]))
         vn--;
+    if (!apply) return H1_MORE;
     /* Only three headers matter for framing; the first letter rules out the rest. */
     char first = (char)(l[0] | 0x20);
     if (first == 'c' && nl == 14 && strncasecmp(l, "content-length", 14) == 0) {
@@ -169,18 +172,21 @@ static int headers_done(struct h1_parser *p)
 static int on_line(struct h1_parser *p, const char *l, size_t n)
 {
     if (n && l[n - 1] == '\r') n--;
+    /* RFC 9112 2.2: a bare CR is never a line end; accepting it would frame
+     * the message differently from other parsers */
+    if (memchr(l, '\r', n)) return fail(p, "bare CR in a header line");
     switch (p->state) {
     case H1_STATUS_LINE:
         if (n == 0 && p->interim == 0 && p->header_bytes <= 2) return fail(p, "empty status line");
         return status_line(p, l, n);
     case H1_HEADERS:
-        return n == 0 ? headers_done(p) : header_line(p, l, n);
+        return n == 0 ? headers_done(p) : header_line(p, l, n, true);
     case H1_TRAILERS:
         if (n == 0) {
             p->state = H1_DONE;
             return H1_COMPLETE;
         }
-        return H1_MORE; /* trailers are counted, not used */
+        return header_line(p, l, n, false); /* trailers are checked, not used */
     default:
         return fail(p, "internal parser state");
     }
@@ -268,30 +274,53 @@ int h1_parse(struct h1_parser *p, const uint8_t *d, size_t len, size_t *consumed
                 pos++;
             } else if (p->chunk_digits == 0) {
                 rc = fail(p, "invalid chunk size");
-            } else if (d[pos] == ';' || is_ows((char)d[pos])) {
+            } else if (d[pos] == ';') {
                 p->state = H1_CHUNK_EXT;
+                pos++;
+            } else if (is_ows((char)d[pos])) {
+                p->state = H1_CHUNK_SIZE_OWS;
                 pos++;
             } else if (d[pos] == '\r') {
                 p->state = H1_CHUNK_SIZE_LF;
                 pos++;
-            } else if (d[pos] == '\n') {
-                p->state = H1_CHUNK_SIZE_LF;
             } else {
                 rc = fail(p, "invalid chunk size");
             }
             break;
         }
+        case H1_CHUNK_SIZE_OWS:
+            /* BWS after the size: only more whitespace, an extension or the line end */
+            if (is_ows((char)d[pos])) {
+                pos++;
+            } else if (d[pos] == ';') {
+                p->state = H1_CHUNK_EXT;
+                pos++;
+            } else if (d[pos] == '\r') {
+                p->state = H1_CHUNK_SIZE_LF;
+                pos++;
+            } else {
+                rc = fail(p, "invalid chunk size line");
+            }
+            break;
         case H1_CHUNK_EXT: {
-            /* extensions are skipped up to the end of the line, within the header limit */
-            const uint8_t *nl = memchr(d + pos, '\n', len - pos);
-            size_t take = nl ? (size_t)(nl - (d + pos)) : len - pos;
+            /* extensions are skipped to the CRLF that ends the line, within
+             * the header limit */
+            const uint8_t *cr = memchr(d + pos, '\r', len - pos);
+            size_t take = cr ? (size_t)(cr - (d + pos)) : len - pos;
+            if (memchr(d + pos, '\n', take)) {
+                rc = fail(p, "chunk size line not ended by CRLF");
+                break;
+            }
             p->header_bytes += (uint32_t)take;
             if (p->header_bytes > H1_HEADER_LIMIT) {
                 rc = fail(p, "chunk extension too large");
                 break;
             }
             pos += take;
-            if (nl) p->state = H1_CHUNK_SIZE_LF;
+            if (cr) {
+                p->state = H1_CHUNK_SIZE_LF;
+                pos++;
+            }
             break;
         }
         case H1_CHUNK_SIZE_LF:
@@ -317,14 +346,12 @@ int h1_parse(struct h1_parser *p, const uint8_t *d, size_t len, size_t *consumed
             break;
         }
         case H1_CHUNK_DATA_CR:
-            if (d[pos] == '\r') {
-                p->state = H1_CHUNK_DATA_LF;
-                pos++;
-            } else if (d[pos] == '\n') {
-                p->state = H1_CHUNK_DATA_LF;
-            } else {
+            if (d[pos] != '\r') {
                 rc = fail(p, "chunk data longer than its size");
+                break;
             }
+            p->state = H1_CHUNK_DATA_LF;
+            pos++;
             break;
         case H1_CHUNK_DATA_LF:
             if (d[pos] != '\n') {

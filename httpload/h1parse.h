@@ -19,6 +19,7 @@ enum h1_state {
     H1_HEADERS,
     H1_BODY_LENGTH,
     H1_CHUNK_SIZE,
+    H1_CHUNK_SIZE_OWS,
     H1_CHUNK_EXT,
     H1_CHUNK_SIZE_LF,
     H1_CHUNK_DATA,

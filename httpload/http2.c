@@ -1,18 +1,131 @@
-/* Placeholder until the HTTP/2 session lands: a connection that negotiates h2
- * fails with a protocol error that says so. */
+/* The HTTP/2 session of httpload: the engine's h2 session (loadgen/h2session)
+ * carries the requests; this file only supplies the request, remembers each
+ * stream's status and turns a finished stream into a counted response. */
 #include "httpload/http.h"
+#include "loadgen/h2session.h"
+
+#include <stdlib.h>
+
+/* What a client keeps for HTTP/2, allocated once per client on its first
+ * HTTP/2 connection (hc->h2 points here) and freed at level end; nothing is
+ * allocated per request. */
+struct h2_client {
+    struct lg_h2 *session;    /* the current connection's session, or NULL */
+    struct lg_h2_request req; /* the request every stream sends */
+    struct lg_h2_header *headers;
+    unsigned *status; /* final status per slot */
+};
+
+static struct h2_client *h2_state(struct lg_client *c)
+{
+    struct http_client *hc = lg_client_state(c);
+    return hc->h2;
+}
+
+static void on_status(struct lg_client *c, unsigned slot, unsigned status)
+{
+    h2_state(c)->status[slot] = status;
+}
+
+static void on_stream_close(struct lg_client *c, unsigned slot, int error_class)
+{
+    const struct http_ctx *ctx = lg_client_ctx(c);
+    unsigned status = h2_state(c)->status[slot];
+    lg_req_done(c, slot, error_class ? error_class : http_status_class(c, ctx, status));
+}
+
+static const struct lg_h2_callbacks h2_callbacks = {
+    .on_status = on_status,
+    .on_data = NULL, /* bodies are only counted */
+    .on_stream_close = on_stream_close,
+    .protocol_class = HTTP_ERR_PROTOCOL,
+    .stream_reset_class = HTTP_ERR_STREAM_RESET,
+};
+
+static struct h2_client *h2_client_new(struct lg_client *c)
+{
+    const struct http_ctx *ctx = lg_client_ctx(c);
+    struct h2_client *s = calloc(1, sizeof(*s));
+    if (!s) return NULL;
+    s->status = calloc(lg_client_slots(c), sizeof(*s->status));
+    s->headers = calloc(ctx->n_headers ? ctx->n_headers : 1, sizeof(*s->headers));
+    if (!s->status || !s->headers) {
+        free(s->status);
+        free(s->headers);
+        free(s);
+        return NULL;
+    }
+    for (size_t i = 0; i < ctx->n_headers; i++) {
+        s->headers[i].name = ctx->headers[i].name;
+        s->headers[i].value = ctx->headers[i].value;
+    }
+    s->req = (struct lg_h2_request){
+        .method = ctx->method,
+        .scheme = ctx->scheme,
+        .authority = ctx->authority,
+        .path = ctx->path,
+        .headers = s->headers,
+        .n_headers = ctx->n_headers,
+        .body = ctx->body,
+        .body_len = ctx->body_len,
+    };
+    return s;
+}
 
 static int h2_on_ready(struct lg_client *c, struct http_client *hc)
 {
-    lg_conn_fail(c, HTTP_ERR_PROTOCOL, "HTTP/2 is not implemented yet");
-    return -1;
+    if (!hc->h2 && !(hc->h2 = h2_client_new(c))) {
+        lg_conn_fail(c, HTTP_ERR_PROTOCOL, "out of memory for the HTTP/2 session");
+        return -1;
+    }
+    struct h2_client *s = hc->h2;
+    s->session = lg_h2_open(c, &h2_callbacks);
+    return s->session ? 0 : -1;
 }
-static int h2_submit(struct lg_client *c, struct http_client *hc, unsigned slot) { return -1; }
-static int h2_on_read(struct lg_client *c, struct http_client *hc, const uint8_t *d, size_t n) { return -1; }
-static int h2_on_writable(struct lg_client *c, struct http_client *hc) { return 0; }
-static int h2_on_timeout(struct lg_client *c, struct http_client *hc, unsigned slot) { return -1; }
-static void h2_on_close(struct lg_client *c, struct http_client *hc) {}
-static void h2_free(struct lg_client *c, struct http_client *hc) {}
+
+static int h2_submit(struct lg_client *c, struct http_client *hc, unsigned slot)
+{
+    struct h2_client *s = hc->h2;
+    s->status[slot] = 0;
+    return lg_h2_submit(s->session, slot, &s->req);
+}
+
+static int h2_on_read(struct lg_client *c, struct http_client *hc, const uint8_t *d, size_t n)
+{
+    struct h2_client *s = hc->h2;
+    return lg_h2_on_read(s->session, d, n);
+}
+
+static int h2_on_writable(struct lg_client *c, struct http_client *hc)
+{
+    struct h2_client *s = hc->h2;
+    return lg_h2_on_writable(s->session);
+}
+
+static int h2_on_timeout(struct lg_client *c, struct http_client *hc, unsigned slot)
+{
+    struct h2_client *s = hc->h2;
+    return lg_h2_cancel(s->session, slot); /* the stream is reset, the connection stays */
+}
+
+static void h2_on_close(struct lg_client *c, struct http_client *hc)
+{
+    struct h2_client *s = hc->h2;
+    if (!s) return;
+    lg_h2_free(s->session);
+    s->session = NULL;
+}
+
+static void h2_free(struct lg_client *c, struct http_client *hc)
+{
+    struct h2_client *s = hc->h2;
+    if (!s) return;
+    lg_h2_free(s->session);
+    free(s->status);
+    free(s->headers);
+    free(s);
+    hc->h2 = NULL;
+}
 
 const struct http_session_ops http2_session_ops = {
     .name = "h2",

@@ -122,9 +122,7 @@ static void connection_semantics(void **state)
 static void protocol_errors(void **state)
 {
     const char *bad[] = {
-        "SSH-2.0-OpenSSH\r\n\r\n",
-        "HTTP/1.1 2x0 OK\r\n\r\n",
-        "HTTP/2.0 200 OK\r\n\r\n",
+        "SSH-2.0-OpenSSH\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/2.0 200 OK\r\n\r\n",
         "HTTP/1.1 200 OK\r\nNo colon here\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
@@ -132,9 +130,23 @@ static void protocol_errors(void **state)
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
-        "HTTP/1.1 101 Switching Protocols\r\n\r\n",
-        "HTTP/1.1 200 OK\r\n folded: x\r\n\r\n",
+        "HTTP/1.1 101 Switching Protocols\r\n\r\n", "HTTP/1.1 200 OK\r\n folded: x\r\n\r\n",
         "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
+        /* found by the differential fuzz test against http_parser: */
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0;x\r}\n\r\n", /* bare CR in an
+                                                                                extension */
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0;x\r\n\r\x0b0\r\n\r\n", /* bare CR in
+                                                                                          a trailer
+                                                                                        */
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0 junk\r\n\r\n", /* text after the
+                                                                                  size */
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nno colon\r\n\r\n", /* malformed
+                                                                                         trailer */
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\nx\r\n0\r\n\r\n",     /* size line
+                                                                                         without CR */
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\n0\r\n\r\n", /* data without
+                                                                                     CRLF */
+        "HTTP/1.1 200 OK\rX: y\r\nContent-Length: 0\r\n\r\n", /* bare CR in a header */
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct h1_parser p;

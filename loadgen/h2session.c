@@ -1,0 +1,601 @@
+/* The engine's HTTP/2 client session (nghttp2) shared by httpload and dnsload's
+ * DoH: one nghttp2 session per connection, one stream per request slot, output
+ * coalesced into few writes, request bodies written from the caller's buffer. */
+#include "loadgen/h2session.h"
+
+#include <nghttp2/nghttp2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Flow control: a stream window large enough that a multi-megabyte body never
+ * waits for a WINDOW_UPDATE, and a connection window that many such streams
+ * share (h2load's default is 2^30 - 1 for both). nghttp2 sends WINDOW_UPDATE
+ * by itself once half a window is consumed, so these are rarely renewed. */
+#define H2_STREAM_WINDOW (16u << 20)
+#define H2_CONNECTION_WINDOW ((1u << 30) - 1)
+/* Streams the server may open towards us. Push is disabled, so this never
+ * applies; 100 is RFC 9113's recommended minimum, which strict peers expect. */
+#define H2_LOCAL_MAX_STREAMS 100u
+/* Stream ids are 31 bits and never reused: well before they run out the
+ * connection is closed when idle and the next request reconnects. */
+#define H2_LAST_STREAM_ID 0x7fff0000
+
+/* Output of one send pass is gathered here and written with one call (one
+ * system call, one TLS record) instead of one per frame. One per thread is
+ * enough: it is always empty again when a send pass returns. */
+#define H2_OUT_CAP 16384
+/* DATA payloads up to this size are copied into the gathering buffer (a copy
+ * is cheaper than a second write); larger ones are written from the caller's
+ * buffer directly. */
+#define H2_COPY_MAX 4096
+
+struct h2_out {
+    size_t len;
+    uint8_t buf[H2_OUT_CAP];
+};
+static _Thread_local struct h2_out out_buf;
+
+/* nghttp2 allocates several small blocks per request (the header list copy,
+ * the stream, queue items, decoded header values) and frees them when the
+ * stream closes. A pool per session recycles them by size class instead of
+ * going through malloc and free each time; the pool goes with the session. */
+#define POOL_GRAIN 32   /* size classes are multiples of this */
+#define POOL_CLASSES 16 /* pooled blocks up to 512 bytes; larger use malloc */
+#define POOL_CHUNK 4096 /* carved into blocks; small, as there is one pool per connection */
+#define POOL_LARGE UINT32_MAX
+#define POOL_HDR 16 /* keeps the blocks 16-byte aligned */
+
+struct pool_chunk {
+    struct pool_chunk *next;
+};
+
+struct h2_pool {
+    void *free[POOL_CLASSES]; /* singly linked through the blocks themselves */
+    struct pool_chunk *chunks;
+    uint8_t *cur;
+    size_t left;
+};
+
+enum h2_stream_flags {
+    H2_PEER_RESET = 1, /* the server sent RST_STREAM */
+    H2_ENDED = 2,      /* the server sent END_STREAM: the response is complete */
+};
+
+/* The stream a request slot has open, and the request body it sends. */
+struct h2_stream {
+    int32_t stream_id; /* 0: none; a callback for another id is stale and ignored */
+    uint8_t flags;
+    const uint8_t *body;
+    size_t body_len, body_sent;
+};
+
+struct lg_h2 {
+    nghttp2_session *session;
+    struct lg_client *c;
+    const struct lg_h2_callbacks *cb;
+    unsigned n_slots;
+    unsigned n_open; /* streams the driver still waits for */
+    bool goaway;     /* the server sent GOAWAY */
+    uint32_t goaway_error;
+    int32_t goaway_last_id;
+    bool failed;       /* the connection failed inside nghttp2 (already recorded) */
+    bool write_failed; /* lg_conn_write failed: nothing more can be written */
+    struct h2_pool pool;
+    struct h2_stream streams[]; /* one per slot */
+};
+
+/* --- memory ---------------------------------------------------------------- */
+
+static void *pool_malloc(size_t size, void *mem_user_data)
+{
+    struct h2_pool *p = mem_user_data;
+    size_t cls = size ? (size - 1) / POOL_GRAIN : 0;
+    uint8_t *b;
+    if (cls >= POOL_CLASSES) {
+        b = malloc(POOL_HDR + size);
+        if (!b) return NULL;
+        *(uint32_t *)b = POOL_LARGE;
+        return b + POOL_HDR;
+    }
+    if (p->free[cls]) {
+        b = p->free[cls];
+        p->free[cls] = *(void **)b;
+        return b;
+    }
+    size_t need = POOL_HDR + (cls + 1) * POOL_GRAIN;
+    if (p->left < need) {
+        struct pool_chunk *ch = malloc(POOL_CHUNK);
+        if (!ch) return NULL;
+        ch->next = p->chunks;
+        p->chunks = ch;
+        p->cur = (uint8_t *)ch + POOL_HDR;
+        p->left = POOL_CHUNK - POOL_HDR;
+    }
+    b = p->cur;
+    p->cur += need;
+    p->left -= need;
+    *(uint32_t *)b = (uint32_t)cls;
+    return b + POOL_HDR;
+}
+
+static void pool_free(void *ptr, void *mem_user_data)
+{
+    struct h2_pool *p = mem_user_data;
+    if (!ptr) return;
+    uint32_t cls = *(uint32_t *)((uint8_t *)ptr - POOL_HDR);
+    if (cls == POOL_LARGE) {
+        free((uint8_t *)ptr - POOL_HDR);
+        return;
+    }
+    *(void **)ptr = p->free[cls];
+    p->free[cls] = ptr;
+}
+
+static void *pool_calloc(size_t n, size_t size, void *mem_user_data)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    void *b = pool_malloc(n * size, mem_user_data);
+    if (b) memset(b, 0, n * size);
+    return b;
+}
+
+static void *pool_realloc(void *ptr, size_t size, void *mem_user_data)
+{
+    if (!ptr) return pool_malloc(size, mem_user_data);
+    uint8_t *hdr = (uint8_t *)ptr - POOL_HDR;
+    uint32_t cls = *(uint32_t *)hdr;
+    if (cls == POOL_LARGE) {
+        uint8_t *b = realloc(hdr, POOL_HDR + size);
+        return b ? b + POOL_HDR : NULL;
+    }
+    size_t cap = (cls + 1) * (size_t)POOL_GRAIN;
+    if (size <= cap) return ptr;
+    void *b = pool_malloc(size, mem_user_data);
+    if (b) {
+        memcpy(b, ptr, cap);
+        pool_free(ptr, mem_user_data);
+    }
+    return b;
+}
+
+static void pool_destroy(struct h2_pool *p)
+{
+    while (p->chunks) {
+        struct pool_chunk *next = p->chunks->next;
+        free(p->chunks);
+        p->chunks = next;
+    }
+}
+
+/* --- output -------------------------------------------------------------- */
+
+static int conn_write(struct lg_h2 *h, const void *p, size_t n)
+{
+    if (h->write_failed || lg_conn_write(h->c, p, n) < 0) {
+        h->write_failed = h->failed = true;
+        return -1;
+    }
+    return 0;
+}
+
+static int out_drain(struct lg_h2 *h)
+{
+    size_t n = out_buf.len;
+    out_buf.len = 0; /* emptied even on failure: the buffer is the thread's */
+    return n ? conn_write(h, out_buf.buf, n) : 0;
+}
+
+/* Makes room for n bytes in the gathering buffer (n <= H2_OUT_CAP). */
+static int out_reserve(struct lg_h2 *h, size_t n)
+{
+    return out_buf.len + n > H2_OUT_CAP ? out_drain(h) : 0;
+}
+
+static void out_put(const void *p, size_t n)
+{
+    memcpy(out_buf.buf + out_buf.len, p, n);
+    out_buf.len += n;
+}
+
+static ssize_t send_cb(nghttp2_session *session, const uint8_t *data, size_t length, int flags,
+                       void *user_data)
+{
+    struct lg_h2 *h = user_data;
+    /* Stop producing while the engine still queues earlier output: nghttp2
+     * keeps the frame and offers it again from lg_h2_on_writable. */
+    if (lg_conn_write_blocked(h->c)) return NGHTTP2_ERR_WOULDBLOCK;
+    if (length > H2_OUT_CAP) {
+        /* a huge header block: no point in copying it */
+        if (out_drain(h) < 0 || conn_write(h, data, length) < 0)
+            return NGHTTP2_ERR_CALLBACK_FAILURE;
+        return (ssize_t)length;
+    }
+    if (out_reserve(h, length) < 0) return NGHTTP2_ERR_CALLBACK_FAILURE;
+    out_put(data, length);
+    return (ssize_t)length;
+}
+
+/* A DATA frame of a request body (NGHTTP2_DATA_FLAG_NO_COPY): the frame
+ * header from nghttp2, the payload straight from the caller's buffer. */
+static int send_data_cb(nghttp2_session *session, nghttp2_frame *frame, const uint8_t *framehd,
+                        size_t length, nghttp2_data_source *source, void *user_data)
+{
+    static const uint8_t zeros[256];
+    struct lg_h2 *h = user_data;
+    struct h2_stream *st = source->ptr;
+    if (st->stream_id != frame->hd.stream_id)
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* the slot moved on: reset the stream */
+    if (lg_conn_write_blocked(h->c)) return NGHTTP2_ERR_WOULDBLOCK;
+    const uint8_t *payload = st->body + st->body_sent;
+    size_t padlen = frame->data.padlen; /* 0 unless a padding callback is set */
+    if (out_reserve(h, 10) < 0) return NGHTTP2_ERR_CALLBACK_FAILURE;
+    out_put(framehd, 9);
+    if (padlen) {
+        uint8_t pad = (uint8_t)(padlen - 1);
+        out_put(&pad, 1);
+    }
+    if (length <= H2_COPY_MAX) {
+        if (out_reserve(h, length) < 0) return NGHTTP2_ERR_CALLBACK_FAILURE;
+        out_put(payload, length);
+    } else if (out_drain(h) < 0 || conn_write(h, payload, length) < 0) {
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+    if (padlen > 1) {
+        if (out_reserve(h, padlen - 1) < 0) return NGHTTP2_ERR_CALLBACK_FAILURE;
+        out_put(zeros, padlen - 1);
+    }
+    st->body_sent += length;
+    return 0;
+}
+
+/* Says how much of the body goes into the next DATA frame; send_data_cb
+ * writes it. Nothing is copied here. */
+static ssize_t body_read_cb(nghttp2_session *session, int32_t stream_id, uint8_t *buf,
+                            size_t length, uint32_t *data_flags, nghttp2_data_source *source,
+                            void *user_data)
+{
+    struct h2_stream *st = source->ptr;
+    if (st->stream_id != stream_id) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    size_t left = st->body_len - st->body_sent;
+    size_t n = left < length ? left : length;
+    *data_flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+    if (n == left) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)n;
+}
+
+/* One send pass: everything nghttp2 has queued, gathered and written. */
+static int h2_flush(struct lg_h2 *h)
+{
+    int rv = nghttp2_session_send(h->session);
+    /* drained even after a failure: a GOAWAY nghttp2 wrote should still go out */
+    if (out_drain(h) < 0 || h->failed)
+        return -1; /* already recorded by lg_conn_write or lg_conn_fail */
+    if (rv < 0) {
+        lg_conn_fail(h->c, h->cb->protocol_class, nghttp2_strerror(rv));
+        return -1;
+    }
+    return 0;
+}
+
+/* --- input ---------------------------------------------------------------- */
+
+/* The slot of a stream, or NULL when the stream is not (or no longer) the one
+ * that slot waits for: cancelled streams keep arriving for a while. */
+static struct h2_stream *stream_of(struct lg_h2 *h, int32_t stream_id, unsigned *slot)
+{
+    uintptr_t tag = (uintptr_t)nghttp2_session_get_stream_user_data(h->session, stream_id);
+    if (tag == 0 || tag > h->n_slots) return NULL;
+    struct h2_stream *st = &h->streams[tag - 1];
+    if (st->stream_id != stream_id) return NULL;
+    *slot = (unsigned)(tag - 1);
+    return st;
+}
+
+static int on_begin_headers_cb(nghttp2_session *session, const nghttp2_frame *frame,
+                               void *user_data)
+{
+    struct lg_h2 *h = user_data;
+    unsigned slot;
+    if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_RESPONSE &&
+        stream_of(h, frame->hd.stream_id, &slot))
+        lg_req_first_byte(h->c, slot);
+    return 0;
+}
+
+static int on_header_cb(nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *name,
+                        size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags,
+                        void *user_data)
+{
+    struct lg_h2 *h = user_data;
+    /* Only :status matters; nghttp2 has already checked it is three digits. */
+    if (namelen != 7 || memcmp(name, ":status", 7) != 0 || valuelen != 3) return 0;
+    unsigned status = (unsigned)(value[0] - '0') * 100 + (unsigned)(value[1] - '0') * 10 +
+                      (unsigned)(value[2] - '0');
+    unsigned slot;
+    if (status >= 200 && h->cb->on_status && stream_of(h, frame->hd.stream_id, &slot))
+        h->cb->on_status(h->c, slot, status);
+    return 0;
+}
+
+static int on_data_chunk_cb(nghttp2_session *session, uint8_t flags, int32_t stream_id,
+                            const uint8_t *data, size_t len, void *user_data)
+{
+    struct lg_h2 *h = user_data;
+    unsigned slot;
+    if (h->cb->on_data && stream_of(h, stream_id, &slot)) h->cb->on_data(h->c, slot, data, len);
+    return 0;
+}
+
+static int on_frame_recv_cb(nghttp2_session *session, const nghttp2_frame *frame, void *user_data)
+{
+    struct lg_h2 *h = user_data;
+    unsigned slot;
+    switch (frame->hd.type) {
+    case NGHTTP2_HEADERS:
+    case NGHTTP2_DATA:
+        /* nghttp2 has checked the response (content-length, :status) by now;
+         * nghttp2_session_get_stream_remote_close cannot tell this apart
+         * from a reset, which shuts both sides too */
+        if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) {
+            struct h2_stream *st = stream_of(h, frame->hd.stream_id, &slot);
+            if (st) st->flags |= H2_ENDED;
+        }
+        break;
+    case NGHTTP2_RST_STREAM: {
+        struct h2_stream *st = stream_of(h, frame->hd.stream_id, &slot);
+        if (st) st->flags |= H2_PEER_RESET;
+        break;
+    }
+    case NGHTTP2_SETTINGS:
+        if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) {
+            uint32_t max = nghttp2_session_get_remote_settings(
+                session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+            lg_conn_set_capacity(h->c, max < h->n_slots ? max : h->n_slots);
+        }
+        break;
+    case NGHTTP2_GOAWAY:
+        /* Streams above last_stream_id were never processed: nghttp2 closes
+         * them next (REFUSED_STREAM). The rest may finish; then the engine
+         * reconnects. */
+        h->goaway = true;
+        h->goaway_error = frame->goaway.error_code;
+        h->goaway_last_id = frame->goaway.last_stream_id;
+        lg_conn_close_when_idle(h->c);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static int on_stream_close_cb(nghttp2_session *session, int32_t stream_id, uint32_t error_code,
+                              void *user_data)
+{
+    struct lg_h2 *h = user_data;
+    unsigned slot;
+    struct h2_stream *st = stream_of(h, stream_id, &slot);
+    if (!st) return 0; /* cancelled after a timeout: the engine has counted it already */
+    bool peer_reset = st->flags & H2_PEER_RESET;
+    bool ended = st->flags & H2_ENDED;
+    st->stream_id = 0;
+    st->flags = 0;
+    h->n_open--;
+    const struct lg_h2_callbacks *cb = h->cb;
+    char detail[128];
+    int cls;
+    if (ended && (error_code == NGHTTP2_NO_ERROR || peer_reset)) {
+        /* The whole response arrived. A reset after it only stops the rest of
+         * our request body (RFC 9113 8.1), which the server did not need. */
+        cls = LG_OK;
+    } else if (h->goaway && stream_id > h->goaway_last_id) {
+        snprintf(detail, sizeof(detail), "refused by GOAWAY (%s): the server never processed it",
+                 nghttp2_http2_strerror(h->goaway_error));
+        lg_note_error(h->c, cb->stream_reset_class, detail);
+        cls = cb->stream_reset_class;
+    } else if (peer_reset && error_code != NGHTTP2_NO_ERROR) {
+        snprintf(detail, sizeof(detail), "RST_STREAM from the server: %s",
+                 nghttp2_http2_strerror(error_code));
+        lg_note_error(h->c, cb->stream_reset_class, detail);
+        cls = cb->stream_reset_class;
+    } else if (error_code == NGHTTP2_NO_ERROR) {
+        /* RST_STREAM(NO_ERROR) before the response ended: the response is
+         * cut short, and the connection cannot be trusted either. */
+        lg_conn_fail(h->c, cb->protocol_class,
+                     "a stream was closed without END_STREAM before its response ended");
+        h->failed = true;
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    } else {
+        /* nghttp2 reset the stream itself: the response broke HTTP/2's rules
+         * (bad header, content-length mismatch); the connection stays. */
+        snprintf(detail, sizeof(detail), "invalid response, stream reset with %s",
+                 nghttp2_http2_strerror(error_code));
+        lg_note_error(h->c, cb->protocol_class, detail);
+        cls = cb->protocol_class;
+    }
+    cb->on_stream_close(h->c, slot, cls);
+    return 0;
+}
+
+/* nghttp2 sends GOAWAY only when it found a connection error in the input. */
+static int on_frame_send_cb(nghttp2_session *session, const nghttp2_frame *frame, void *user_data)
+{
+    struct lg_h2 *h = user_data;
+    if (frame->hd.type != NGHTTP2_GOAWAY || h->failed) return 0;
+    char detail[200];
+    const nghttp2_goaway *g = &frame->goaway;
+    int dlen = g->opaque_data_len > 120 ? 120 : (int)g->opaque_data_len;
+    snprintf(detail, sizeof(detail), "connection error %s%s%.*s",
+             nghttp2_http2_strerror(g->error_code), dlen ? ": " : "", dlen,
+             (const char *)g->opaque_data);
+    lg_conn_fail(h->c, h->cb->protocol_class, detail);
+    h->failed = true;
+    return 0;
+}
+
+/* --- the API ------------------------------------------------------------- */
+
+struct lg_h2 *lg_h2_open(struct lg_client *c, const struct lg_h2_callbacks *cb)
+{
+    unsigned n_slots = lg_client_slots(c);
+    struct lg_h2 *h = calloc(1, sizeof(*h) + n_slots * sizeof(h->streams[0]));
+    nghttp2_session_callbacks *cbs = NULL;
+    nghttp2_option *opt = NULL;
+    const char *why = "out of memory";
+    if (!h || nghttp2_session_callbacks_new(&cbs) != 0 || nghttp2_option_new(&opt) != 0) goto fail;
+    h->c = c;
+    h->cb = cb;
+    h->n_slots = n_slots;
+    nghttp2_session_callbacks_set_send_callback(cbs, send_cb);
+    nghttp2_session_callbacks_set_send_data_callback(cbs, send_data_cb);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(cbs, on_begin_headers_cb);
+    nghttp2_session_callbacks_set_on_header_callback(cbs, on_header_cb);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, on_data_chunk_cb);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, on_frame_recv_cb);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cbs, on_frame_send_cb);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cbs, on_stream_close_cb);
+    /* no retained closed streams and no RFC 7540 priority tree: a load
+     * generator never reprioritises, and both cost time per stream */
+    nghttp2_option_set_no_closed_streams(opt, 1);
+    nghttp2_mem mem = {&h->pool, pool_malloc, pool_free, pool_calloc, pool_realloc};
+    int rv = nghttp2_session_client_new3(&h->session, cbs, h, opt, &mem);
+    nghttp2_session_callbacks_del(cbs);
+    nghttp2_option_del(opt);
+    cbs = NULL;
+    opt = NULL;
+    if (rv != 0) {
+        why = nghttp2_strerror(rv);
+        goto fail;
+    }
+    const nghttp2_settings_entry settings[] = {
+        {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_LOCAL_MAX_STREAMS},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_STREAM_WINDOW},
+        {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
+    };
+    rv = nghttp2_submit_settings(h->session, NGHTTP2_FLAG_NONE, settings,
+                                 sizeof(settings) / sizeof(settings[0]));
+    if (rv == 0)
+        rv = nghttp2_session_set_local_window_size(h->session, NGHTTP2_FLAG_NONE, 0,
+                                                   H2_CONNECTION_WINDOW);
+    if (rv != 0) {
+        why = nghttp2_strerror(rv);
+        goto fail;
+    }
+    lg_conn_set_capacity(c, n_slots);
+    if (h2_flush(h) < 0) {
+        lg_h2_free(h);
+        return NULL;
+    }
+    return h;
+fail:
+    nghttp2_session_callbacks_del(cbs);
+    nghttp2_option_del(opt);
+    lg_h2_free(h);
+    lg_conn_fail(c, cb->protocol_class, why);
+    return NULL;
+}
+
+int lg_h2_submit(struct lg_h2 *h, unsigned slot, const struct lg_h2_request *req)
+{
+    /* The header list lives on the stack: nghttp2 copies it into its own
+     * request (one allocation it makes anyway); longer lists than this
+     * would not fit in a sensible header block either. */
+    enum { MAX_NV = 64 };
+    nghttp2_nv nva[MAX_NV];
+    if (req->n_headers > MAX_NV - 4) {
+        lg_conn_fail(h->c, h->cb->protocol_class, "too many request headers for HTTP/2");
+        return -1;
+    }
+#define NV(n, v, nl, vl)                                                                           \
+    (nghttp2_nv){(uint8_t *)(n), (uint8_t *)(v), (nl), (vl), NGHTTP2_NV_FLAG_NONE}
+    size_t n = 0;
+    nva[n++] = NV(":method", req->method, 7, strlen(req->method));
+    nva[n++] = NV(":scheme", req->scheme, 7, strlen(req->scheme));
+    nva[n++] = NV(":authority", req->authority, 10, strlen(req->authority));
+    nva[n++] = NV(":path", req->path, 5, strlen(req->path));
+    for (size_t i = 0; i < req->n_headers; i++) {
+        const struct lg_h2_header *hd = &req->headers[i];
+        nva[n++] = NV(hd->name, hd->value, strlen(hd->name), strlen(hd->value));
+    }
+#undef NV
+    struct h2_stream *st = &h->streams[slot];
+    nghttp2_data_provider body = {.source.ptr = st, .read_callback = body_read_cb};
+    bool has_body = req->body && req->body_len > 0;
+    int32_t id = nghttp2_submit_request(h->session, NULL, nva, n, has_body ? &body : NULL,
+                                        (void *)(uintptr_t)(slot + 1));
+    if (id < 0) {
+        lg_conn_fail(h->c, h->cb->protocol_class, nghttp2_strerror(id));
+        return -1;
+    }
+    st->stream_id = id;
+    st->flags = 0;
+    st->body = req->body;
+    st->body_len = has_body ? req->body_len : 0;
+    st->body_sent = 0;
+    h->n_open++;
+    if (id >= H2_LAST_STREAM_ID) lg_conn_close_when_idle(h->c);
+    return h2_flush(h);
+}
+
+int lg_h2_on_read(struct lg_h2 *h, const uint8_t *d, size_t n)
+{
+    if (n == 0) {
+        if (!h->n_open) return 0; /* an idle connection closed: the next request reconnects */
+        char detail[128];
+        snprintf(detail, sizeof(detail), "the server closed the connection%s%s with %u %s open",
+                 h->goaway ? " after GOAWAY " : "",
+                 h->goaway ? nghttp2_http2_strerror(h->goaway_error) : "", h->n_open,
+                 h->n_open == 1 ? "stream" : "streams");
+        lg_conn_fail(h->c, LG_ERR_EOF, detail);
+        return -1;
+    }
+    ssize_t rv = nghttp2_session_mem_recv(h->session, d, n);
+    if (h->failed) return -1;
+    if (rv < 0) {
+        lg_conn_fail(h->c, h->cb->protocol_class, nghttp2_strerror((int)rv));
+        return -1;
+    }
+    /* SETTINGS and PING acknowledgements, WINDOW_UPDATE, or a GOAWAY that
+     * reports an error in the input (on_frame_send_cb fails the connection) */
+    if (nghttp2_session_want_write(h->session)) return h2_flush(h);
+    return 0;
+}
+
+int lg_h2_on_writable(struct lg_h2 *h)
+{
+    return h2_flush(h);
+}
+
+int lg_h2_cancel(struct lg_h2 *h, unsigned slot)
+{
+    struct h2_stream *st = &h->streams[slot];
+    int32_t id = st->stream_id;
+    if (!id) return 0;
+    /* Forget the stream first so no later callback reaches the driver for a
+     * slot the engine has already counted and may reuse. */
+    st->stream_id = 0;
+    st->flags = 0;
+    h->n_open--;
+    nghttp2_session_set_stream_user_data(h->session, id, NULL);
+    int rv = nghttp2_submit_rst_stream(h->session, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+    if (rv != 0 && rv != NGHTTP2_ERR_INVALID_ARGUMENT) {
+        lg_conn_fail(h->c, h->cb->protocol_class, nghttp2_strerror(rv));
+        return -1;
+    }
+    return h2_flush(h);
+}
+
+void lg_h2_free(struct lg_h2 *h)
+{
+    if (!h) return;
+    nghttp2_session_del(h->session); /* calls no callbacks */
+    pool_destroy(&h->pool);
+    free(h);
+}
+
+const char *lg_h2_version(void)
+{
+    return nghttp2_version(0)->version_str;
+}

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# httpload over HTTP/2 (the engine's h2 session): nginx and nghttpd over TLS
+# with ALPN and as h2c with prior knowledge, concurrent streams, large bodies,
+# status errors, and a scripted h2 server for GOAWAY, RST_STREAM and timeouts.
+# Run: BUILD=/path/to/build bash tests/integration/t_http2.sh
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/servers.sh"
+need_nginx || exit 1
+need_nghttpd || exit 1
+
+H=$HTTPLOAD
+TLS=https://127.0.0.1:$NGINX_HTTPS_PORT
+H2C=http://127.0.0.1:$NGINX_H2C_PORT
+O=$TMPROOT/h2out.json
+E=$TMPROOT/h2err.txt
+FIXTURE_PORT=${H2_FIXTURE_PORT:-18095}
+
+# A scripted HTTP/2 server (raw frames, no h2 library needed) for what real
+# servers will not do on demand. Modes, applied to every request:
+#   goaway N  answer; after every N answers send GOAWAY(last = that stream)
+#             and answer nothing more on the connection
+#   reset     RST_STREAM(INTERNAL_ERROR)
+#   cut       HEADERS without END_STREAM, then RST_STREAM(NO_ERROR)
+#   silent    never answer
+# Every RST_STREAM the client sends is logged as "rst <stream> <code>".
+cat >"$TMPROOT/h2fixture.py" <<'PY'
+import socket, struct, sys, threading
+mode, port, log = sys.argv[1], int(sys.argv[2]), open(sys.argv[3], "a", buffering=1)
+every = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+
+def frame(t, f, sid, payload=b""):
+    return struct.pack(">I", len(payload))[1:] + bytes([t, f]) + struct.pack(">I", sid) + payload
+
+def serve(c):
+    buf = bytearray()
+    def need(n):
+        while len(buf) < n:
+            d = c.recv(65536)
+            if not d:
+                raise EOFError
+            buf.extend(d)
+        out = bytes(buf[:n]); del buf[:n]
+        return out
+    try:
+        need(24)
+        c.sendall(frame(4, 0, 0))
+        answered, gone = 0, False
+        while True:
+            hd = need(9)
+            ln, t, f = int.from_bytes(hd[:3], "big"), hd[3], hd[4]
+            sid = int.from_bytes(hd[5:9], "big") & 0x7FFFFFFF
+            payload = need(ln)
+            if t == 4 and not f & 1:
+                c.sendall(frame(4, 1, 0))
+            elif t == 6 and not f & 1:
+                c.sendall(frame(6, 1, 0, payload))
+            elif t == 3:
+                log.write("rst %d %d\n" % (sid, int.from_bytes(payload, "big")))
+            elif t == 1 and not gone:
+                if mode == "reset":
+                    c.sendall(frame(3, 0, sid, struct.pack(">I", 2)))
+                elif mode == "cut":
+                    c.sendall(frame(1, 4, sid, b"\x88") + frame(3, 0, sid, struct.pack(">I", 0)))
+                elif mode == "goaway":
+                    answered += 1
+                    out = frame(1, 5, sid, b"\x88")  # :status 200, END_HEADERS|END_STREAM
+                    if answered % every == 0:
+                        out += frame(7, 0, 0, struct.pack(">II", sid, 0))
+                        gone = True
+                    c.sendall(out)
+    except (EOFError, OSError):
+        pass
+    c.close()
+
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", port))
+s.listen(128)
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+
+# start_fixture MODE [N]: runs the scripted server on FIXTURE_PORT; sets FIXTURE_PID.
+start_fixture() {
+    : >"$TMPROOT/h2fixture.log"
+    python3 "$TMPROOT/h2fixture.py" "$1" "$FIXTURE_PORT" "$TMPROOT/h2fixture.log" "${2:-0}" &
+    FIXTURE_PID=$!
+    _wait_port 127.0.0.1 "$FIXTURE_PORT"
+}
+stop_fixture() { kill "$FIXTURE_PID" 2>/dev/null; wait "$FIXTURE_PID" 2>/dev/null; }
+
+# nginx's h2 response to / is 143 bytes (HPACK, no indexing); over HTTP/1.1 it
+# is 253. Bytes per attempt therefore tell which protocol was spoken.
+H2_MAX_BYTES=200
+
+t_nginx_h2_over_tls_forced() {
+    run_tool $O $E $H --http 2 -c 4 -d 500ms --cacert "$CA_PEM" "$TLS/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c4.connections')==4" "v('c4.reconnects')==0" \
+        "v('c4.errors')==0" "v('c4.requests')>100" "n('c4.tls_handshake_ms')==4" \
+        "n('c4.ttfb_ms')==v('c4.requests')" \
+        "v('c4.bytes_received')<$H2_MAX_BYTES*v('c4.attempts')"
+}
+
+t_nginx_auto_picks_h2_by_alpn() {
+    run_tool $O $E $H --http auto -c 2 -d 500ms --cacert "$CA_PEM" "$TLS/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.errors')==0" "v('c2.requests')>100" \
+        "v('c2.bytes_received')<$H2_MAX_BYTES*v('c2.attempts')"
+    # the same URL with HTTP/1.1 forced, as the control of the byte count
+    run_tool $O $E $H --http 1.1 -c 2 -d 300ms --cacert "$CA_PEM" "$TLS/"
+    assert_eq "$RC" 0 "exit status (1.1)"
+    doc $O "v('c2.bytes_received')>$H2_MAX_BYTES*v('c2.attempts')"
+}
+
+t_nginx_h2c_prior_knowledge() {
+    run_tool $O $E $H --http 2 -c 3 -d 500ms "$H2C/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c3.connections')==3" "v('c3.errors')==0" "v('c3.requests')>100" \
+        "not has('c3.tls_handshake_ms')"
+}
+
+t_nghttpd_h2c() {
+    run_tool $O $E $H --http 2 -c 2 -d 500ms "http://127.0.0.1:$NGHTTPD_H2C_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.connections')==2" "v('c2.errors')==0" "v('c2.requests')>100"
+}
+
+t_nghttpd_h2_over_tls() {
+    run_tool $O $E $H --http 2 -c 2 -d 500ms --cacert "$CA_PEM" \
+        "https://127.0.0.1:$NGHTTPD_TLS_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.connections')==2" "v('c2.errors')==0" "v('c2.requests')>100" \
+        "n('c2.tls_handshake_ms')==2"
+}
+
+t_streams_8_share_one_connection_per_client() {
+    run_tool $O $E $H --http 2 --streams 8 -c 4 -d 500ms --cacert "$CA_PEM" "$TLS/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c4.requests')>100" "v('c4.connections')==4" \
+        "n('c4.latency_cold_ms')==v('c4.connections')" \
+        "n('c4.latency_cold_ms')+n('c4.latency_warm_ms')==v('c4.requests')" \
+        "v('c4.attempts')==v('c4.requests')+v('c4.errors')+v('c4.unfinished')"
+}
+
+t_streams_8_over_h2c() {
+    run_tool $O $E $H --http 2 -m 8 -c 2 -d 500ms "$H2C/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.connections')==2" "v('c2.errors')==0" \
+        "n('c2.latency_cold_ms')==2"
+}
+
+t_one_mebibyte_body_over_h2() {
+    run_tool $O $E $H --http 2 -m 4 -c 2 -d 500ms --cacert "$CA_PEM" "$TLS/big.bin"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.requests')>4" "v('c2.errors')==0" \
+        "v('c2.bytes_received')>=1048576*v('c2.requests')"
+}
+
+t_status_404_over_h2_is_a_status_error() {
+    run_tool $O $E $H --http 2 -c 2 -d 300ms --cacert "$CA_PEM" "$TLS/missing"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.errors')>0" "v('c2.errors.status')==v('c2.errors')" \
+        "v('c2.requests')==0" "v('c2.reconnects')==0"
+    assert_contains $E "unexpected status 404"
+}
+
+t_post_body_over_h2() {
+    head -c 300000 /dev/zero >"$TMPROOT/h2body.bin"
+    run_tool $O $E $H --http 2 -m 2 -c 2 -d 500ms --data @"$TMPROOT/h2body.bin" \
+        "http://127.0.0.1:$NGHTTPD_H2C_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.requests')>10" "v('c2.errors')==0"
+}
+
+t_goaway_reconnects_without_errors_on_one_stream() {
+    start_fixture goaway 5
+    run_tool $O $E $H --http 2 -c 2 -d 500ms "http://127.0.0.1:$FIXTURE_PORT/"
+    stop_fixture
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.errors')==0" "v('c2.requests')>20" \
+        "v('c2.reconnects')>=v('c2.requests')//5-2" \
+        "n('c2.latency_cold_ms')==v('c2.connections')"
+}
+
+t_goaway_refuses_streams_above_last_id() {
+    start_fixture goaway 5
+    run_tool $O $E $H --http 2 -m 4 -c 1 -d 500ms "http://127.0.0.1:$FIXTURE_PORT/"
+    stop_fixture
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c1.errors.stream_reset')>0" "v('c1.errors')==v('c1.errors.stream_reset')" \
+        "v('c1.reconnects')>0" "v('c1.requests')>=5"
+    assert_contains $E "refused by GOAWAY"
+}
+
+t_rst_stream_is_a_stream_reset_and_keeps_the_connection() {
+    start_fixture reset
+    run_tool $O $E $H --http 2 -m 2 -c 2 -d 300ms "http://127.0.0.1:$FIXTURE_PORT/"
+    stop_fixture
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.errors')>10" "v('c2.errors.stream_reset')==v('c2.errors')" \
+        "v('c2.reconnects')==0"
+    assert_contains $E "RST_STREAM from the server: INTERNAL_ERROR"
+}
+
+t_stream_cut_before_end_is_a_protocol_error() {
+    start_fixture cut
+    run_tool $O $E $H --http 2 -c 1 -d 300ms "http://127.0.0.1:$FIXTURE_PORT/"
+    stop_fixture
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c1.errors')>1" "v('c1.errors.protocol')==v('c1.errors')" \
+        "v('c1.reconnects')>0"
+    assert_contains $E "without END_STREAM"
+}
+
+t_timeout_resets_the_stream_and_keeps_the_connection() {
+    start_fixture silent
+    run_tool $O $E $H --http 2 -m 2 -c 1 -d 500ms --timeout 200ms "http://127.0.0.1:$FIXTURE_PORT/"
+    sleep 0.2
+    stop_fixture
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c1.errors')>=4" "v('c1.errors.timeout')==v('c1.errors')" \
+        "v('c1.reconnects')==0" "v('c1.connections')==1"
+    # every timed-out stream was cancelled on the wire (RST_STREAM code 8)
+    assert_ge "$(grep -c ' 8$' "$TMPROOT/h2fixture.log")" 4 "RST_STREAM(CANCEL) frames seen"
+}
+
+run_tests
