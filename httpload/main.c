@@ -191,7 +191,7 @@ int main(int argc, char **argv)
     };
     opterr = 0;
     int opt;
-    while ((opt = getopt_long(argc, argv, "+" LG_COMMON_SHORTOPTS "X:H:m:kx:hV", longopts, NULL)) !=
+    while ((opt = getopt_long(argc, argv, ":" LG_COMMON_SHORTOPTS "X:H:m:kx:hV", longopts, NULL)) !=
            -1) {
         if (lg_config_option(&cfg, opt, optarg, argv[optind - 1])) continue;
         switch (opt) {

@@ -22,11 +22,10 @@ void lg_meta_wallclock(char *buf, size_t len)
     snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
 }
 
-int lg_meta_write(const struct lg_config *cfg, const struct lg_driver *drv, const char *started_at,
-                  const struct lg_level_result *levels, size_t n_levels, const char *extra)
+int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *drv,
+                  const char *started_at, const struct lg_level_result *levels, size_t n_levels,
+                  const char *extra)
 {
-    int fd = open(cfg->meta_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return -1;
     struct lg_jsonout o;
     if (lg_jsonout_open(&o, fd, 65536) < 0) {
         close(fd);

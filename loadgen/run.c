@@ -283,6 +283,15 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         return LG_EXIT_USAGE;
     }
 
+    int meta_fd = -1;
+    if (cfg->meta_path &&
+        (meta_fd = open(cfg->meta_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+        fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
+        if (log)
+            lg_reqlog_close(log);
+        return LG_EXIT_USAGE;
+    }
+
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
@@ -358,8 +367,12 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         status = LG_EXIT_FAILED;
         goto out;
     }
-    if (cfg->meta_path && lg_meta_write(cfg, drv, started_at, results, done, meta_extra) < 0)
-        fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
+    if (meta_fd >= 0) {
+        int rc = lg_meta_write(meta_fd, cfg, drv, started_at, results, done, meta_extra);
+        meta_fd = -1;
+        if (rc < 0)
+            fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
+    }
 
     status = LG_EXIT_OK;
     for (size_t l = 0; l < done; l++) {
@@ -397,6 +410,8 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         status = LG_EXIT_INTERRUPTED;
     }
 out:
+    if (meta_fd >= 0)
+        close(meta_fd);
     if (ws) {
         for (unsigned i = 0; i < nw; i++)
             if (ws[i].loop) ev_loop_destroy(ws[i].loop);

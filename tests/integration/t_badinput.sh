@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Every invalid option or value of the three tools: exit status 2, exactly one
+# line on stderr naming the option or file and what is wrong, nothing on
+# stdout. One table row per case: expected text in the message | arguments.
+source "$(dirname "$0")/lib.sh"
+
+U=http://127.0.0.1:9/
+echo "not a certificate" >"$TMPROOT/bad.pem"
+printf 'www.example.test A\nbroken-line-without-type\n' >"$TMPROOT/bad.queries"
+printf 'www.example.test NOSUCHTYPE\n' >"$TMPROOT/badtype.queries"
+
+# expected substring | tool | arguments...
+read -r -d '' HTTP_CASES <<'ROWS'
+unknown option --bogus|httpload --bogus URL
+--clients needs a value|httpload URL --clients
+-c needs a value|httpload URL -c
+--clients: '0'|httpload -c 0 URL
+--clients: '-3'|httpload -c -3 URL
+--clients: 'many'|httpload -c many URL
+--threads: '0'|httpload -t 0 URL
+--threads: '-1'|httpload -t -1 URL
+--rate: '0'|httpload -R 0 URL
+--rate: '-5'|httpload -R -5 URL
+--timeout: '0s'|httpload --timeout 0s URL
+--timeout: '-1s'|httpload --timeout -1s URL
+--duration: '10parsecs'|httpload -d 10parsecs URL
+--duration: '0'|httpload -d 0 URL
+--levels: '1,,4'|httpload --levels 1,,4 URL
+--levels: '1,a'|httpload --levels 1,a URL
+--levels: '4,4'|httpload --levels 4,4 URL
+--levels: ''|httpload --levels '' URL
+--max-samples: '0'|httpload --max-samples 0 URL
+--max-error-rate: '1.5'|httpload --max-error-rate 1.5 URL
+--max-error-rate: '-0.1'|httpload --max-error-rate -0.1 URL
+--seed: 'x'|httpload --seed x URL
+--streams: '0'|httpload -m 0 URL
+--http: '3'|httpload --http 3 URL
+--header: 'NoColon'|httpload -H NoColon URL
+--header: ': empty'|httpload -H ': empty' URL
+--proxy-header: 'bad'|httpload --proxy-header bad -x http://127.0.0.1:9 URL
+--expect-status: '2xx'|httpload --expect-status 2xx URL
+--expect-status: '300-200'|httpload --expect-status 300-200 URL
+--method: 'GET POST'|httpload -X 'GET POST' URL
+--data: cannot read|httpload --data @/nonexistent/body URL
+--cacert|httpload --cacert /nonexistent/ca.pem https://127.0.0.1:9/
+--cacert|httpload --cacert BADPEM https://127.0.0.1:9/
+missing URL|httpload -c 1
+unexpected argument 'more'|httpload URL more
+unsupported scheme|httpload ftp://127.0.0.1/
+missing scheme|httpload 127.0.0.1:8080/
+port out of range|httpload http://127.0.0.1:70000/
+port out of range|httpload http://127.0.0.1:0/
+cannot resolve|httpload http://no-such-host.invalid/
+--proxy|httpload -x ftp://127.0.0.1:9 URL
+--proxy|httpload -x https://127.0.0.1:9 URL
+--proxy-tunnel needs --proxy|httpload --proxy-tunnel URL
+--unix-socket: path|httpload --unix-socket /tmp/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa URL
+cannot be combined|httpload --unix-socket /tmp/x -x http://127.0.0.1:9 URL
+--streams|httpload --http 1.1 -m 4 URL
+--meta|httpload -c 1 -d 100ms --meta /nonexistent/dir/meta.json URL_LIVE
+--log|httpload -c 1 -d 100ms --log /nonexistent/dir/log.ndjson URL
+ROWS
+
+check_row() { # expected tool args...
+    local want=$1 tool=$2
+    shift 2
+    local bin
+    case $tool in
+    httpload) bin=$HTTPLOAD ;;
+    dnsload) bin=$DNSLOAD ;;
+    loadstats) bin=$LOADSTATS ;;
+    esac
+    local args=() a
+    for a in "$@"; do
+        case $a in
+        URL) args+=("$U") ;;
+        URL_LIVE) args+=("$U") ;;
+        BADPEM) args+=("$TMPROOT/bad.pem") ;;
+        BADQ) args+=("$TMPROOT/bad.queries") ;;
+        BADTYPEQ) args+=("$TMPROOT/badtype.queries") ;;
+        *) args+=("$a") ;;
+        esac
+    done
+    run_tool "$TMPROOT/o" "$TMPROOT/e" "$bin" "${args[@]}"
+    local lines
+    lines=$(grep -c '' "$TMPROOT/e")
+    if [ "$RC" != 2 ] || [ -s "$TMPROOT/o" ] || [ "$lines" != 1 ] || ! grep -qF -- "$want" "$TMPROOT/e"; then
+        fail "$tool ${args[*]}: exit $RC, $(wc -c <"$TMPROOT/o") bytes on stdout, $lines stderr lines: $(head -c 300 "$TMPROOT/e") (wanted '$want')"
+    fi
+}
+
+run_table() {
+    local row want rest
+    while IFS= read -r row; do
+        [ -n "$row" ] || continue
+        want=${row%%|*}
+        rest=${row#*|}
+        eval "check_row \"\$want\" $rest"
+    done <<<"$1"
+}
+
+t_httpload_bad_input_table() {
+    run_table "$HTTP_CASES"
+}
+
+t_dnsload_bad_input_table() {
+    [ -x "$DNSLOAD" ] || { fail "dnsload not built"; return; }
+    [ -n "${DNS_CASES:-}" ] || return 0
+    run_table "$DNS_CASES"
+}
+
+t_loadstats_bad_input_table() {
+    local cases
+    read -r -d '' cases <<'ROWS'
+unknown|loadstats frobnicate /dev/null
+/nonexistent/doc.json|loadstats summary /nonexistent/doc.json
+/nonexistent/doc.json|loadstats check /nonexistent/doc.json
+/nonexistent|loadstats compare /nonexistent/a.json /nonexistent/b.json
+ROWS
+    run_table "$cases"
+}
+
+t_help_and_version_succeed() {
+    run_tool "$TMPROOT/o" "$TMPROOT/e" "$HTTPLOAD" --help
+    assert_eq "$RC" 0 "httpload --help"
+    assert_contains "$TMPROOT/o" "--expect-status"
+    run_tool "$TMPROOT/o" "$TMPROOT/e" "$HTTPLOAD" --version
+    assert_eq "$RC" 0 "httpload --version"
+}
+
+[ -f "$(dirname "$0")/badinput_dns.rows" ] && DNS_CASES=$(cat "$(dirname "$0")/badinput_dns.rows")
+run_tests

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One run per tool under valgrind --leak-check=full: no definitely lost bytes,
+# no invalid reads or writes. Runs on the normal build only (valgrind and
+# AddressSanitizer cannot share a process; the sanitizer pass covers that build).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/servers.sh"
+[ -f "$(dirname "$0")/servers_dns.sh" ] && source "$(dirname "$0")/servers_dns.sh"
+
+if nm "$HTTPLOAD" 2>/dev/null | grep -q __asan_init; then
+    echo "sanitizer build: valgrind runs belong to the normal build"
+    exit 0
+fi
+need_nginx || exit 1
+
+VG=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+    --show-leak-kinds=definite)
+
+vg_run() { # label command...
+    local label=$1
+    shift
+    timeout -k 5 300 "${VG[@]}" "$@" >"$TMPROOT/$label.out" 2>"$TMPROOT/$label.err"
+    local rc=$?
+    if [ "$rc" = 99 ] || grep -q 'definitely lost\|Invalid read\|Invalid write' "$TMPROOT/$label.err"; then
+        fail "$label: valgrind found errors: $(grep -m3 -E 'lost|Invalid' "$TMPROOT/$label.err")"
+    fi
+    echo "$rc"
+}
+
+t_httpload_http1_tls_h2_under_valgrind() {
+    local rc
+    rc=$(vg_run h1 "$HTTPLOAD" --levels 1,4 -d 500ms --log "$TMPROOT/log" --meta "$TMPROOT/meta" \
+        "http://127.0.0.1:$NGINX_HTTP_PORT/close")
+    assert_eq "$rc" 0 "http/1.1 exit status"
+    rc=$(vg_run h2 "$HTTPLOAD" -c 4 -m 4 -d 500ms --cacert "$CA_PEM" "https://127.0.0.1:$NGINX_HTTPS_PORT/")
+    assert_eq "$rc" 0 "h2 exit status"
+    rc=$(vg_run refused "$HTTPLOAD" -c 2 -d 200ms "http://127.0.0.1:9/")
+    assert_eq "$rc" 1 "refused exit status"
+}
+
+t_dnsload_under_valgrind() {
+    [ -x "$DNSLOAD" ] || { fail "dnsload not built"; return; }
+    declare -F need_knot >/dev/null || { fail "servers_dns.sh has no need_knot"; return; }
+    need_knot || { fail "knot did not start"; return; }
+    local rc
+    rc=$(vg_run dns "$DNSLOAD" -c 4 -d 500ms --server 127.0.0.1 --port "$KNOT_PORT" --query "www.example.test A")
+    assert_eq "$rc" 0 "dnsload exit status"
+}
+
+t_loadstats_under_valgrind() {
+    "$HTTPLOAD" -q -c 2 -d 300ms "http://127.0.0.1:$NGINX_HTTP_PORT/" >"$TMPROOT/doc.json"
+    local rc
+    rc=$(vg_run summary "$LOADSTATS" summary "$TMPROOT/doc.json")
+    assert_eq "$rc" 0 "loadstats summary"
+    rc=$(vg_run compare "$LOADSTATS" compare "$TMPROOT/doc.json" "$TMPROOT/doc.json")
+    assert_eq "$rc" 0 "loadstats compare"
+    rc=$(vg_run plot "$LOADSTATS" plot "$TMPROOT/doc.json" -o "$TMPROOT/p.svg")
+    assert_eq "$rc" 0 "loadstats plot"
+}
+
+run_tests
