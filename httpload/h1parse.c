@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 void h1_init(struct h1_parser *p)
 {
@@ -39,11 +42,18 @@ static bool is_ows(char c)
     return c == ' ' || c == '\t';
 }
 
-static bool token_char(unsigned char c)
-{
-    /* RFC 9110 tchar */
-    return c > 0x20 && c < 0x7f && !strchr("\"(),/:;<=>?@[\\]{}", c);
-}
+/* RFC 9110 tchar, as a table: header names are checked a byte at a time on
+ * every response, so this is one load per byte rather than a search. */
+static const uint8_t tchar[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 1, 0, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
 
 /* Does the comma-separated list contain `token` (case-insensitive)? Also
  * reports whether it is the last element. */
@@ -69,6 +79,41 @@ static bool list_has(const char *v, size_t n, const char *token, bool *last)
     return found;
 }
 
+/* Compares n (8 <= n <= 16) bytes of s, ASCII letters in any case, with a
+ * lower-case name made of letters and '-': two overlapping 8-byte loads,
+ * since setting bit 5 lowers letters and leaves '-' as it is. */
+static inline bool name_is(const char *s, const char *lower, size_t n)
+{
+    uint64_t a, b, x, y;
+    const uint64_t lowbits = 0x2020202020202020ull;
+    memcpy(&a, s, 8);
+    memcpy(&b, s + n - 8, 8);
+    memcpy(&x, lower, 8);
+    memcpy(&y, lower + n - 8, 8);
+    return ((a | lowbits) == x) & ((b | lowbits) == y);
+}
+
+/* Connection: one pass over the token list for "close" and "keep-alive". */
+static void connection_tokens(struct h1_parser *p, const char *v, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (is_ows(v[i]) || v[i] == ','))
+            i++;
+        size_t start = i;
+        while (i < n && v[i] != ',')
+            i++;
+        size_t end = i;
+        while (end > start && is_ows(v[end - 1]))
+            end--;
+        size_t tl = end - start;
+        if (tl == 5 && strncasecmp(v + start, "close", 5) == 0)
+            p->conn_close = true;
+        else if (tl == 10 && strncasecmp(v + start, "keep-alive", 10) == 0)
+            p->keep_alive = true;
+    }
+}
+
 static int status_line(struct h1_parser *p, const char *l, size_t n)
 {
     /* HTTP/1.x SP 3DIGIT [SP reason] */
@@ -88,15 +133,20 @@ static int status_line(struct h1_parser *p, const char *l, size_t n)
 
 /* Checks the syntax of a header (or trailer) line; only headers (apply)
  * change the framing. */
-static int header_line(struct h1_parser *p, const char *l, size_t n, bool apply)
+static int header_line(struct h1_parser *p, const char *l, size_t n, const char *colon, bool apply)
 {
     if (is_ows(l[0])) return fail(p, "obsolete header line folding");
-    const char *colon = memchr(l, ':', n);
+    /* Framing depends on recognising three names exactly, so what must be
+     * refused is a name another parser could read as one of them: a missing
+     * name, or whitespace before the colon. Other odd bytes in a name cannot
+     * change the framing; checking every byte would cost more than the rest
+     * of the parse. */
+    if (!colon) colon = memchr(l, ':', n);
     if (!colon || colon == l) return fail(p, "header line without a name and colon");
     size_t nl = (size_t)(colon - l);
-    for (size_t i = 0; i < nl; i++)
-        if (!token_char((unsigned char)l[i])) return fail(p, "invalid character in a header name");
-    const char *v = colon + 1;
+    if (is_ows(colon[-1]) || !tchar[(unsigned char)l[0]])
+        return fail(p, "invalid character in a header name");
+    const char *v = l + nl + 1;
     size_t vn = n - nl - 1;
     while (vn && is_ows(*v)) {
         v++;
@@ -107,7 +157,7 @@ static int header_line(struct h1_parser *p, const char *l, size_t n, bool apply)
     if (!apply) return H1_MORE;
     /* Only three headers matter for framing; the first letter rules out the rest. */
     char first = (char)(l[0] | 0x20);
-    if (first == 'c' && nl == 14 && strncasecmp(l, "content-length", 14) == 0) {
+    if (first == 'c' && nl == 14 && name_is(l, "content-length", 14)) {
         if (vn == 0 || vn > 19) return fail(p, "invalid Content-Length");
         uint64_t x = 0;
         for (size_t i = 0; i < vn; i++) {
@@ -118,15 +168,15 @@ static int header_line(struct h1_parser *p, const char *l, size_t n, bool apply)
             return fail(p, "conflicting Content-Length headers");
         p->has_length = true;
         p->content_length = x;
-    } else if (first == 't' && nl == 17 && strncasecmp(l, "transfer-encoding", 17) == 0) {
+    } else if (first == 't' && nl == 17 && name_is(l, "transfer-encoding", 16) &&
+               (l[16] | 0x20) == 'g') {
         bool last = false;
         bool has = list_has(v, vn, "chunked", &last);
         if (has && !last) return fail(p, "chunked is not the final transfer coding");
         p->chunked = has;
         if (!has) p->conn_close = true; /* unknown coding: the body runs to the close */
-    } else if (first == 'c' && nl == 10 && strncasecmp(l, "connection", 10) == 0) {
-        if (list_has(v, vn, "close", NULL)) p->conn_close = true;
-        if (list_has(v, vn, "keep-alive", NULL)) p->keep_alive = true;
+    } else if (first == 'c' && nl == 10 && name_is(l, "connection", 10)) {
+        connection_tokens(p, v, vn);
     }
     return H1_MORE;
 }
@@ -169,27 +219,199 @@ static int headers_done(struct h1_parser *p)
     return H1_MORE;
 }
 
-static int on_line(struct h1_parser *p, const char *l, size_t n)
+static int carry_append(struct h1_parser *p, const uint8_t *d, size_t n);
+
+/* One complete line (without its LF) whose bare CRs the caller has ruled
+ * out; `colon` is its first colon when the caller knows it, else NULL. */
+static int on_line(struct h1_parser *p, const char *l, size_t n, const char *colon)
 {
     if (n && l[n - 1] == '\r') n--;
-    /* RFC 9112 2.2: a bare CR is never a line end; accepting it would frame
-     * the message differently from other parsers */
-    if (memchr(l, '\r', n)) return fail(p, "bare CR in a header line");
     switch (p->state) {
     case H1_STATUS_LINE:
-        if (n == 0 && p->interim == 0 && p->header_bytes <= 2) return fail(p, "empty status line");
+        if (n == 0) return fail(p, "empty status line");
         return status_line(p, l, n);
     case H1_HEADERS:
-        return n == 0 ? headers_done(p) : header_line(p, l, n, true);
+        return n == 0 ? headers_done(p) : header_line(p, l, n, colon, true);
     case H1_TRAILERS:
         if (n == 0) {
             p->state = H1_DONE;
             return H1_COMPLETE;
         }
-        return header_line(p, l, n, false); /* trailers are checked, not used */
+        return header_line(p, l, n, colon, false); /* trailers are checked, not used */
     default:
         return fail(p, "internal parser state");
     }
+}
+
+/* A line found by memchr (a carried or very long line): the slow path. */
+static int on_line_slow(struct h1_parser *p, const char *l, size_t n)
+{
+    size_t body = n && l[n - 1] == '\r' ? n - 1 : n;
+    /* RFC 9112 2.2: a bare CR is never a line end; accepting it would frame
+     * the message differently from other parsers */
+    if (memchr(l, '\r', body)) return fail(p, "bare CR in a header line");
+    return on_line(p, l, n, NULL);
+}
+
+/* Where the LFs and CRs are in a window of up to 256 bytes, as bit masks:
+ * one vector pass over the header block instead of library searches per
+ * line. */
+enum { WINDOW = 256, WORDS = WINDOW / 64 };
+struct line_masks {
+    uint64_t nl[WORDS + 1], cr[WORDS], colon[WORDS]; /* nl has a zero word past the end */
+};
+
+static void masks_compute(const uint8_t *d, size_t n, struct line_masks *m)
+{
+    size_t i = 0;
+    memset(m, 0, sizeof(*m));
+#if defined(__SSE2__)
+    const __m128i vnl = _mm_set1_epi8('\n'), vcr = _mm_set1_epi8('\r'), vco = _mm_set1_epi8(':');
+    for (; i + 64 <= n; i += 64) {
+        uint64_t nl = 0, cr = 0, co = 0;
+        for (unsigned k = 0; k < 4; k++) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(d + i + 16 * k));
+            nl |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vnl)) << (16 * k);
+            cr |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vcr)) << (16 * k);
+            co |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vco)) << (16 * k);
+        }
+        m->nl[i / 64] = nl;
+        m->cr[i / 64] = cr;
+        m->colon[i / 64] = co;
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(d + i));
+        m->nl[i / 64] |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vnl)) << (i % 64);
+        m->cr[i / 64] |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vcr)) << (i % 64);
+        m->colon[i / 64] |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vco))
+                            << (i % 64);
+    }
+    if (i < n && n >= 16) {
+        /* the last 16 bytes, overlapping what is done: setting a bit twice is harmless */
+        size_t at = n - 16;
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(d + at));
+        uint64_t b[3] = {(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vnl)),
+                         (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vcr)),
+                         (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vco))};
+        uint64_t *dst[3] = {m->nl, m->cr, m->colon};
+        unsigned sh = (unsigned)(at % 64);
+        for (unsigned k = 0; k < 3; k++) {
+            dst[k][at / 64] |= b[k] << sh;
+            if (sh > 48) dst[k][at / 64 + 1] |= b[k] >> (64 - sh);
+        }
+        i = n;
+    }
+#endif
+    for (; i < n; i++) {
+        m->nl[i / 64] |= (uint64_t)(d[i] == '\n') << (i % 64);
+        m->cr[i / 64] |= (uint64_t)(d[i] == '\r') << (i % 64);
+        m->colon[i / 64] |= (uint64_t)(d[i] == ':') << (i % 64);
+    }
+}
+
+/* A CR in [0, end) that is not followed by LF (RFC 9112 2.2: a bare CR is
+ * never a line end; accepting it would frame the message differently from
+ * other parsers). */
+static bool bare_cr_before(const struct line_masks *m, size_t end)
+{
+    for (size_t k = 0; k * 64 < end; k++) {
+        uint64_t bare = m->cr[k] & ~((m->nl[k] >> 1) | (m->nl[k + 1] << 63));
+        if (end - k * 64 < 64) bare &= ((uint64_t)1 << (end - k * 64)) - 1;
+        if (bare) return true;
+    }
+    return false;
+}
+
+/* The first set bit of a window mask in [a, b), or b when there is none. */
+static inline size_t first_in(const uint64_t *mask, size_t a, size_t b)
+{
+    while (a < b) {
+        uint64_t word = mask[a / 64] >> (a % 64);
+        if (word) {
+            size_t at = a + (size_t)__builtin_ctzll(word);
+            return at < b ? at : b;
+        }
+        a = (a / 64 + 1) * 64;
+    }
+    return b;
+}
+
+static bool in_line_state(const struct h1_parser *p)
+{
+    return p->state == H1_STATUS_LINE || p->state == H1_HEADERS || p->state == H1_TRAILERS;
+}
+
+/* Could this header line be Content-Length, Transfer-Encoding or Connection
+ * (or one of them with whitespace before its colon, which header_line
+ * refuses)? The rest cannot change framing and need no further look. */
+static bool may_frame(const char *l, size_t n)
+{
+    char first = (char)(l[0] | 0x20);
+    if (first != 'c' && first != 't') return false;
+    static const unsigned at[] = {10, 14, 17};
+    for (unsigned k = 0; k < 3; k++)
+        if (n > at[k] && (l[at[k]] == ':' || is_ows(l[at[k]]))) return true;
+    return false;
+}
+
+/* Handles every complete line from d[*pos] on while the parser reads lines;
+ * a partial line at the end of the data is carried to the next read. */
+static int scan_lines(struct h1_parser *p, const uint8_t *d, size_t len, size_t *pos)
+{
+    struct line_masks m;
+    while (*pos < len && in_line_state(p)) {
+        size_t start = *pos, wlen = len - start < WINDOW ? len - start : WINDOW;
+        const uint8_t *w = d + start;
+        masks_compute(w, wlen, &m);
+        size_t off = 0;
+        int rc = H1_MORE;
+        for (size_t k = 0; k < WORDS && rc == H1_MORE && in_line_state(p); k++) {
+            uint64_t bits = m.nl[k];
+            while (bits && rc == H1_MORE && in_line_state(p)) {
+                size_t nl = k * 64 + (size_t)__builtin_ctzll(bits);
+                bits &= bits - 1;
+                const char *l = (const char *)w + off;
+                size_t n = nl - off;
+                off = nl + 1;
+                p->header_bytes += (uint32_t)n + 1;
+                if (p->header_bytes > H1_HEADER_LIMIT) return fail(p, "header block too large");
+                if (p->state == H1_HEADERS && n > 1 && !may_frame(l, n)) {
+                    /* a header that cannot change framing: its syntax only */
+                    size_t colon = first_in(m.colon, nl - n, nl);
+                    if (colon == nl || colon == nl - n)
+                        return fail(p, "header line without a name and colon");
+                    if (!tchar[(unsigned char)l[0]] || is_ows((char)w[colon - 1]))
+                        return fail(p, is_ows(l[0]) ? "obsolete header line folding"
+                                                    : "invalid character in a header name");
+                    continue;
+                }
+                rc = on_line(p, l, n, NULL);
+            }
+        }
+        *pos = start + off;
+        if (bare_cr_before(&m, off)) return fail(p, "bare CR in a header line");
+        if (rc != H1_MORE) return rc;
+        if (!in_line_state(p)) break;
+        if (off == 0) {
+            if (wlen == len - start) {
+                /* the data ends inside a line: keep it for the next read */
+                p->header_bytes += (uint32_t)wlen;
+                if (p->header_bytes > H1_HEADER_LIMIT) return fail(p, "header block too large");
+                *pos = len;
+                return carry_append(p, w, wlen);
+            }
+            /* a line longer than the window: find its end the slow way */
+            const uint8_t *end = memchr(w, '\n', len - start);
+            size_t take = end ? (size_t)(end - w) + 1 : len - start;
+            p->header_bytes += (uint32_t)take;
+            if (p->header_bytes > H1_HEADER_LIMIT) return fail(p, "header block too large");
+            *pos = start + take;
+            if (!end) return carry_append(p, w, take);
+            rc = on_line_slow(p, (const char *)w, take - 1);
+            if (rc != H1_MORE) return rc;
+        }
+    }
+    return H1_MORE;
 }
 
 static int carry_append(struct h1_parser *p, const uint8_t *d, size_t n)
@@ -226,6 +448,11 @@ int h1_parse(struct h1_parser *p, const uint8_t *d, size_t len, size_t *consumed
         case H1_STATUS_LINE:
         case H1_HEADERS:
         case H1_TRAILERS: {
+            if (!p->carry_len) {
+                rc = scan_lines(p, d, len, &pos);
+                break;
+            }
+            /* finish the line carried over from the last read */
             const uint8_t *nl = memchr(d + pos, '\n', len - pos);
             size_t take = nl ? (size_t)(nl - (d + pos)) + 1 : len - pos;
             p->header_bytes += (uint32_t)take;
@@ -233,21 +460,12 @@ int h1_parse(struct h1_parser *p, const uint8_t *d, size_t len, size_t *consumed
                 rc = fail(p, "header block too large");
                 break;
             }
-            if (!nl) {
-                rc = carry_append(p, d + pos, take);
-                pos += take;
-                break;
-            }
-            if (p->carry_len) {
-                if ((rc = carry_append(p, d + pos, take - 1)) != H1_MORE) break;
-                pos += take;
+            if ((rc = carry_append(p, d + pos, nl ? take - 1 : take)) != H1_MORE) break;
+            pos += take;
+            if (nl) {
                 size_t n = p->carry_len;
                 p->carry_len = 0;
-                rc = on_line(p, p->carry, n);
-            } else {
-                const char *l = (const char *)d + pos;
-                pos += take;
-                rc = on_line(p, l, take - 1);
+                rc = on_line_slow(p, p->carry, n);
             }
             break;
         }

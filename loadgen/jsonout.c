@@ -128,16 +128,57 @@ void lg_json_str(struct lg_jsonout *o, const char *str)
     lg_json_raw(o, "\"", 1);
 }
 
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Writes the decimal digits of v ending just before `end`; returns the start. */
+static char *digits_backwards(char *end, uint64_t v)
+{
+    while (v >= 100) {
+        unsigned i = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--end = digit_pairs[i + 1];
+        *--end = digit_pairs[i];
+    }
+    if (v >= 10) {
+        unsigned i = (unsigned)v * 2;
+        *--end = digit_pairs[i + 1];
+        *--end = digit_pairs[i];
+    } else {
+        *--end = (char)('0' + v);
+    }
+    return end;
+}
+
 size_t lg_format_u64(char *buf, uint64_t v)
 {
     char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
+    char *start = digits_backwards(tmp + sizeof(tmp), v);
+    size_t n = (size_t)(tmp + sizeof(tmp) - start);
+    memcpy(buf, start, n);
+    buf[n] = '\0';
+    return n;
+}
+
+/* Writes ip.frac where frac has `places` decimals (trailing zeros dropped). */
+static size_t fixed_point(char *buf, uint64_t scaled, uint64_t unit, int places)
+{
+    uint64_t ip = scaled / unit, fp = scaled % unit;
+    size_t n = lg_format_u64(buf, ip);
+    if (fp) {
+        while (fp % 10 == 0) {
+            fp /= 10;
+            places--;
+        }
+        char *end = buf + n + 1 + places;
+        char *start = digits_backwards(end, fp);
+        while (start > buf + n + 1) /* leading zeros of the fraction */
+            *--start = '0';
+        buf[n] = '.';
+        n += 1 + (size_t)places;
+    }
     buf[n] = '\0';
     return n;
 }
@@ -155,38 +196,16 @@ size_t lg_format_double(char *buf, double v)
         buf[n++] = '-';
         a = -v;
     }
-    if (a == 0) {
-        buf[0] = '0';
-        buf[1] = '\0';
-        return 1;
+    /* Samples are nanosecond counts scaled to ms (six decimals) or s (nine):
+     * fixed point with that many decimals reads back to the same double. */
+    if (a < 9e9) {
+        uint64_t scaled = (uint64_t)(a * 1e6 + 0.5);
+        if ((double)scaled / 1e6 == a) return n + fixed_point(buf + n, scaled, 1000000u, 6);
+        scaled = (uint64_t)(a * 1e9 + 0.5);
+        if ((double)scaled / 1e9 == a) return n + fixed_point(buf + n, scaled, 1000000000u, 9);
     }
-    /* Integers below 2^53 print exactly as integers. */
     if (a < 9007199254740992.0 && a == (double)(uint64_t)a)
         return n + lg_format_u64(buf + n, (uint64_t)a);
-    /* Samples are nanosecond counts scaled to ms or s: fixed point with nine
-     * decimals reads back to the same double, and costs two integer prints. */
-    if (a < 9e6) {
-        uint64_t scaled = (uint64_t)llround(a * 1e9);
-        if ((double)scaled / 1e9 == a) {
-            uint64_t ip = scaled / 1000000000u, fp = scaled % 1000000000u;
-            n += lg_format_u64(buf + n, ip);
-            if (fp) {
-                char digits[10];
-                for (int i = 8; i >= 0; i--) {
-                    digits[i] = (char)('0' + fp % 10);
-                    fp /= 10;
-                }
-                int last = 8;
-                while (digits[last] == '0')
-                    last--;
-                buf[n++] = '.';
-                memcpy(buf + n, digits, (size_t)last + 1);
-                n += (size_t)last + 1;
-            }
-            buf[n] = '\0';
-            return n;
-        }
-    }
     /* Anything else: the shortest %.Ng that reads back exactly. */
     for (int prec = 15; prec <= 17; prec++) {
         int k = snprintf(buf, 32, "%.*g", prec, v);

@@ -131,7 +131,7 @@ static void protocol_errors(void **state)
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
         "HTTP/1.1 101 Switching Protocols\r\n\r\n", "HTTP/1.1 200 OK\r\n folded: x\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nBad-Name : x\r\n\r\n",
         /* found by the differential fuzz test against http_parser: */
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0;x\r}\n\r\n", /* bare CR in an
                                                                                 extension */
