@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,7 +151,10 @@ static void conn_ready(struct lg_client *c)
         struct lg_req *r = &c->slots[i];
         if ((r->flags & LG_REQ_ACTIVE) && (r->flags & LG_REQ_COLD)) {
             r->sent_ns = now;
-            if (w->drv->submit(c, i) < 0) {
+            c->submitting = i + 1;
+            int rc = w->drv->submit(c, i);
+            c->submitting = 0;
+            if (rc < 0) {
                 conn_failed(c);
                 return;
             }
@@ -280,11 +284,16 @@ static void conn_failed(struct lg_client *c)
 static bool send_warm(struct lg_client *c, uint64_t origin, uint64_t now)
 {
     struct lg_req *r = req_start(c, origin, now, false);
-    if (c->w->drv->submit(c, r->slot) < 0) {
+    c->submitting = r->slot + 1;
+    int rc = c->w->drv->submit(c, r->slot);
+    c->submitting = 0;
+    if (rc < 0) {
         conn_failed(c);
         return false;
     }
-    return true;
+    /* a datagram that could not be sent ends its request and pauses the
+     * client until the next loop iteration */
+    return !ev_is_active(&c->restart);
 }
 
 void lg_client_kick(struct lg_client *c)
@@ -450,6 +459,11 @@ static void read_ready(struct lg_client *c)
             if (d->datagram || ((size_t)n < w->rbuf_len && !c->tp->pending(c))) return;
             continue;
         }
+        if (n == 0 && d->datagram) {
+            /* an empty datagram is a message, not the end of a stream */
+            if (d->on_read(c, w->rbuf, 0) < 0) conn_failed(c);
+            return;
+        }
         if (n == 0) {
             if (d->on_read(c, NULL, 0) < 0) {
                 conn_failed(c);
@@ -584,9 +598,39 @@ const char *lg_client_alpn(const struct lg_client *c)
     return c->alpn;
 }
 
+/* A datagram goes out whole or not at all, and a failed send is that one
+ * request's error: the socket stays, as it would for any lost datagram. */
+static int dgram_write(struct lg_client *c, const void *data, size_t len)
+{
+    struct lg_worker *w = c->w;
+    ssize_t n;
+    do
+        n = send(c->fd, data, len, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n == (ssize_t)len) return 0;
+    int err = n < 0 ? errno : EMSGSIZE;
+    int cls = LG_ERR_SEND;
+    if (err == ECONNREFUSED || err == EHOSTUNREACH || err == ENETUNREACH) {
+        /* an ICMP error from an earlier datagram, reported on this send */
+        cls = w->drv->on_socket_error ? w->drv->on_socket_error(c, err) : LG_ERR_SEND;
+    } else {
+        lg_store_error(w, LG_ERR_SEND, strerror(err));
+    }
+    if (c->submitting && cls) {
+        struct lg_req *r = &c->slots[c->submitting - 1];
+        if (r->flags & LG_REQ_ACTIVE) req_finish(c, r, cls, false);
+    }
+    if (!w->draining && !w->stopped && !ev_is_active(&c->restart)) {
+        ev_timer_set(&c->restart, 0., 0.);
+        ev_timer_start(w->loop, &c->restart);
+    }
+    return 0;
+}
+
 int lg_conn_write(struct lg_client *c, const void *data, size_t len)
 {
     const uint8_t *p = data;
+    if (c->w->drv->datagram) return dgram_write(c, data, len);
     if (c->outq_len == 0) {
         while (len) {
             ssize_t n = c->tp->write(c, p, len);

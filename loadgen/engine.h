@@ -72,6 +72,13 @@ struct lg_target {
     struct lg_tls_config *tls; /* NULL for cleartext */
 };
 
+/* --watch NAME=PID or NAME=pidfile:PATH: a process tree sampled each second. */
+struct lg_watch_spec {
+    char *name;          /* the NAME in c<N>.watch.<NAME>.<metric>; owns the option's copy */
+    const char *pidfile; /* PATH, re-read at each level start, or NULL */
+    int pid;             /* root of the tree, as resolved when the options were read */
+};
+
 struct lg_config {
     const char *tool; /* program name for messages */
     unsigned *levels; /* client count per level */
@@ -91,6 +98,9 @@ struct lg_config {
     const char *target_desc; /* for messages and --meta */
     int argc;                /* the command line, for --meta */
     char **argv;
+    /* --watch, in the order given */
+    struct lg_watch_spec *watches;
+    size_t n_watches;
 };
 
 /* Exit statuses. */

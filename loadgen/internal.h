@@ -92,6 +92,7 @@ struct lg_client {
     uint64_t phase_ns;      /* start of the current setup phase */
     unsigned connections;   /* connections opened in this level */
     unsigned inflight;
+    unsigned submitting;  /* slot + 1 while the driver's submit runs, else 0 */
     unsigned capacity;    /* requests the current connection carries at once */
     unsigned tunnel_got;  /* bytes of the proxy reply seen */
     uint8_t tunnel_match; /* how much of "\r\n\r\n" the reply ended with */
@@ -152,6 +153,16 @@ struct lg_worker {
     _Atomic uint64_t progress_requests; /* published once per tick for the progress line */
     _Atomic uint64_t progress_errors;
     struct lg_reqlog *log;
+    /* self-diagnostics (selfwatch.c), off the request path */
+    uint64_t tick_due_ns; /* when the 1 s tick should fire next */
+    double *lag_ms;       /* how late each tick fired, this level */
+    size_t n_lag, cap_lag;
+    uint64_t loop_start_ns, loop_wall_ns;
+    uint64_t cpu_start_ns, cpu_ns;   /* CLOCK_THREAD_CPUTIME_ID over the level */
+    uint64_t wait_start_ns, wait_ns; /* time runnable but waiting for a CPU */
+    bool have_wait;
+    uint64_t rx_dropped; /* datagram drivers: the sockets' receive-queue drops */
+    bool have_rx_dropped;
 };
 
 /* client.c */

@@ -1,5 +1,6 @@
 /* Common options and value parsers. See options.h. */
 #include "loadgen/options.h"
+#include "loadgen/watch.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -131,7 +132,10 @@ const char lg_common_help[] =
     "      --summary            print the summary even with --quiet\n"
     "      --progress, --no-progress\n"
     "                           one-line progress on stderr (default: when a terminal)\n"
-    "      --seed N             seed for sampling decisions (default 1)\n";
+    "      --seed N             seed for sampling decisions (default 1)\n"
+    "      --watch NAME=PID, --watch NAME=pidfile:PATH\n"
+    "                           sample a process and its descendants each second: CPU,\n"
+    "                           RSS, PSS, USS, open fds, as watch.NAME.* (repeatable)\n";
 
 void lg_config_defaults(struct lg_config *cfg, const char *tool, uint64_t default_timeout_ns)
 {
@@ -221,6 +225,9 @@ int lg_config_option(struct lg_config *cfg, int opt, const char *arg, const char
     case LG_OPT_NO_PROGRESS:
         cfg->progress = false;
         return 1;
+    case LG_OPT_WATCH:
+        lg_watch_option(cfg, arg);
+        return 1;
     default:
         (void)optname;
         return 0;
@@ -242,4 +249,5 @@ void lg_config_free(struct lg_config *cfg)
 {
     free(cfg->levels);
     cfg->levels = NULL;
+    lg_watch_free_specs(cfg);
 }

@@ -34,6 +34,7 @@ enum {
     LG_OPT_SEED,
     LG_OPT_PROGRESS,
     LG_OPT_NO_PROGRESS,
+    LG_OPT_WATCH,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
 #define LG_COMMON_SHORTOPTS "c:d:t:R:q"
@@ -49,6 +50,7 @@ enum {
         {"log", required_argument, NULL, LG_OPT_LOG},                                              \
         {"seed", required_argument, NULL, LG_OPT_SEED},                                            \
         {"progress", no_argument, NULL, LG_OPT_PROGRESS},                                          \
+        {"watch", required_argument, NULL, LG_OPT_WATCH},                                          \
     {                                                                                              \
         "no-progress", no_argument, NULL, LG_OPT_NO_PROGRESS                                       \
     }

@@ -1,7 +1,10 @@
-/* Progress line and generator CPU sampling. See progress.h. */
+/* Progress line, the generator's CPU and RSS, and the --watch sampler's
+ * clock. See progress.h. */
 #include "loadgen/progress.h"
 #include "loadgen/internal.h"
 #include "loadgen/results.h"
+#include "loadgen/selfwatch.h"
+#include "loadgen/watch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +17,7 @@ static struct {
     uint64_t start_ns, last_ns;
     double last_cpu;
     uint64_t last_requests;
-    double *cpu;
+    double *cpu, *rss; /* generator_cpu_s, generator_rss_bytes */
     size_t n_cpu, cap_cpu;
     int shown;
 } P;
@@ -39,6 +42,7 @@ void lg_progress_begin(struct lg_worker *ws, unsigned n, unsigned clients,
     P.last_requests = 0;
     P.n_cpu = 0;
     P.shown = 0;
+    lg_watch_level_begin(cfg, clients);
 }
 
 static void cpu_sample(uint64_t now)
@@ -49,12 +53,17 @@ static void cpu_sample(uint64_t now)
         double *v = realloc(P.cpu, cap * sizeof(*v));
         if (!v) return;
         P.cpu = v;
+        double *r = realloc(P.rss, cap * sizeof(*r));
+        if (!r) return;
+        P.rss = r;
         P.cap_cpu = cap;
     }
+    P.rss[P.n_cpu] = (double)lg_selfwatch_rss_bytes();
     /* getrusage has microsecond resolution; keep it at that. */
     P.cpu[P.n_cpu++] = (double)(int64_t)((cpu - P.last_cpu) * 1e6 + 0.5) / 1e6;
     P.last_cpu = cpu;
     P.last_ns = now;
+    lg_watch_sample();
 }
 
 void lg_progress_tick(void)
@@ -87,14 +96,23 @@ int lg_progress_collect(struct lg_level_result *res)
     if (!v) return -1;
     for (size_t i = 0; i < P.n_cpu; i++)
         v[i] = P.cpu[i];
-    return lg_result_add(res, "generator_cpu_s", "seconds", v, P.n_cpu, P.n_cpu);
+    if (lg_result_add(res, "generator_cpu_s", "seconds", v, P.n_cpu, P.n_cpu) < 0) return -1;
+    size_t n_rss = 0; /* 0 means /proc/self/statm was unreadable: no sample */
+    double *r = malloc((P.n_cpu ? P.n_cpu : 1) * sizeof(*r));
+    if (!r) return -1;
+    for (size_t i = 0; i < P.n_cpu; i++)
+        if (P.rss[i] > 0) r[n_rss++] = P.rss[i];
+    if (lg_result_add(res, "generator_rss_bytes", "bytes", r, n_rss, n_rss) < 0) return -1;
+    return lg_watch_collect(res);
 }
 
 void lg_progress_end(void)
 {
     if (P.shown) fprintf(stderr, "\r\033[K");
     free(P.cpu);
-    P.cpu = NULL;
+    free(P.rss);
+    P.cpu = P.rss = NULL;
     P.n_cpu = P.cap_cpu = 0;
     P.shown = 0;
+    lg_watch_level_end();
 }

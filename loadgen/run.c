@@ -7,6 +7,7 @@
 #include "loadgen/progress.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/results.h"
+#include "loadgen/selfwatch.h"
 #include "loadgen/summary.h"
 
 #include <errno.h>
@@ -262,6 +263,7 @@ static int run_level(const struct lg_config *cfg, const struct lg_driver *drv, s
         if (co.clients[id].attempts == 0) res->idle_clients++;
     if (level_collect(res, ws, nw, cfg, drv, n_classes, rng, sampled) < 0) goto out;
     if (lg_progress_collect(res) < 0) goto out;
+    if (lg_selfwatch_collect(res, ws, nw, cfg, drv) < 0) goto out;
     rc = 0;
 out:
     lg_progress_end();
@@ -287,8 +289,7 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
     if (cfg->meta_path &&
         (meta_fd = open(cfg->meta_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
         fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
-        if (log)
-            lg_reqlog_close(log);
+        if (log) lg_reqlog_close(log);
         return LG_EXIT_USAGE;
     }
 
@@ -410,11 +411,12 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         status = LG_EXIT_INTERRUPTED;
     }
 out:
-    if (meta_fd >= 0)
-        close(meta_fd);
+    if (meta_fd >= 0) close(meta_fd);
     if (ws) {
-        for (unsigned i = 0; i < nw; i++)
+        for (unsigned i = 0; i < nw; i++) {
             if (ws[i].loop) ev_loop_destroy(ws[i].loop);
+            lg_selfwatch_free(&ws[i]);
+        }
     }
     if (results)
         for (size_t l = 0; l < cfg->n_levels; l++)

@@ -3,6 +3,7 @@
  * expires requests in start order, and the once-a-second tick. */
 #include "loadgen/internal.h"
 #include "loadgen/progress.h"
+#include "loadgen/selfwatch.h"
 
 #include <signal.h>
 #include <string.h>
@@ -94,6 +95,17 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
     if (w->index == 0) lg_progress_tick();
 }
 
+/* The tick's timer: measures how late it fired (loop lag), re-arms itself
+ * for the next whole second of the level, then does the tick's work. */
+static void on_tick_timer(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct lg_worker *w = t->data;
+    ev_now_update(loop); /* the next delay counts from now, not from the loop's cached time */
+    ev_timer_set(t, lg_selfwatch_tick(w, lg_now_ns()), 0.);
+    ev_timer_start(loop, t);
+    on_tick(loop, t, revents);
+}
+
 static void on_wakeup(struct ev_loop *loop, ev_async *a, int revents)
 {
     struct lg_worker *w = a->data;
@@ -140,7 +152,7 @@ void lg_worker_run_level(struct lg_worker *w)
     w->timeout_timer.data = w;
     ev_timer_init(&w->deadline_timer, on_deadline, 0., 0.);
     w->deadline_timer.data = w;
-    ev_timer_init(&w->tick_timer, on_tick, 1., 1.);
+    ev_timer_init(&w->tick_timer, on_tick_timer, 1., 0.);
     w->tick_timer.data = w;
 
     ev_now_update(loop);
@@ -150,6 +162,7 @@ void lg_worker_run_level(struct lg_worker *w)
     ev_timer_set(&w->deadline_timer, until_deadline, 0.);
     ev_timer_start(loop, &w->deadline_timer);
     ev_timer_start(loop, &w->tick_timer);
+    lg_selfwatch_worker_begin(w, now);
 
     if (!w->stopped) {
         for (unsigned i = 0; i < w->n_clients; i++) {
@@ -165,6 +178,7 @@ void lg_worker_run_level(struct lg_worker *w)
     w->event_ns = 0;
     end_drain(w); /* anything still in flight (interrupted) is unfinished */
     on_tick(loop, &w->tick_timer, 0);
+    lg_selfwatch_worker_end(w); /* before teardown closes the sockets */
     for (unsigned i = 0; i < w->n_clients; i++)
         lg_client_teardown(&w->clients[i]);
 }

@@ -4,6 +4,9 @@
 # stop_servers stops everything started from this $SRV.
 : "${SRV:=${TMPDIR:-/tmp}/loadgen-srv.$$}"
 mkdir -p "$SRV"
+# nginx's and squid's workers run as unprivileged users and must read their
+# files here; mktemp -d makes the directory 0700
+chmod 755 "$SRV"
 export SRV
 
 # Loopback ports: LG_PORT_BASE plus a fixed offset each, so two runs on one
@@ -30,6 +33,20 @@ _wait_port() { # host port seconds
     done
     echo "servers.sh: nothing listens on $1:$2 after ${3:-10}s" >&2
     return 1
+}
+
+# _port_free PORT...: nothing listens on these loopback ports yet (TCP or
+# UDP). A server left from another run would otherwise answer in place of the
+# one this run configures, with another configuration and certificate.
+_port_free() {
+    local p
+    for p in "$@"; do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null ||
+            { command -v ss >/dev/null && [ -n "$(ss -Hlnu "sport = :$p")" ]; }; then
+            echo "servers.sh: 127.0.0.1:$p is already in use (a server left from another run? set LG_PORT_BASE to use other ports)" >&2
+            return 1
+        fi
+    done
 }
 
 # need_certs: a test CA, a server certificate for localhost/127.0.0.1/::1
@@ -65,6 +82,7 @@ export CA_PEM=$SRV/certs/ca.pem
 need_nginx() {
     [ -f "$SRV/nginx/nginx.pid" ] && kill -0 "$(cat "$SRV/nginx/nginx.pid")" 2>/dev/null && return 0
     need_certs || return 1
+    _port_free "$NGINX_HTTP_PORT" "$NGINX_HTTPS_PORT" "$NGINX_H2C_PORT" "$UNTRUSTED_TLS_PORT" || return 1
     local d=$SRV/nginx
     mkdir -p "$d/www" "$d/tmp"
     echo "hello from nginx" >"$d/www/index.html"
@@ -113,6 +131,7 @@ CONF
 need_nghttpd() {
     [ -f "$SRV/nghttpd/h2c.pid" ] && kill -0 "$(cat "$SRV/nghttpd/h2c.pid")" 2>/dev/null && return 0
     need_certs || return 1
+    _port_free "$NGHTTPD_H2C_PORT" "$NGHTTPD_TLS_PORT" || return 1
     local d=$SRV/nghttpd
     mkdir -p "$d/www"
     echo "hello from nghttpd" >"$d/www/index.html"
@@ -127,6 +146,7 @@ need_nghttpd() {
 # need_tinyproxy: a forward proxy doing CONNECT and absolute-form requests.
 need_tinyproxy() {
     [ -f "$SRV/tinyproxy/tinyproxy.pid" ] && kill -0 "$(cat "$SRV/tinyproxy/tinyproxy.pid")" 2>/dev/null && return 0
+    _port_free "$TINYPROXY_PORT" || return 1
     local d=$SRV/tinyproxy
     mkdir -p "$d"
     cat >"$d/tinyproxy.conf" <<CONF
@@ -152,6 +172,7 @@ CONF
 # servers, for absolute-form requests and CONNECT.
 need_squid() {
     [ -f "$SRV/squid/squid.pid" ] && kill -0 "$(cat "$SRV/squid/squid.pid")" 2>/dev/null && return 0
+    _port_free "$SQUID_PORT" || return 1
     local d=$SRV/squid
     mkdir -p "$d"
     cat >"$d/squid.conf" <<CONF
@@ -187,6 +208,7 @@ CONF
 need_mitmproxy() {
     [ -f "$SRV/mitmproxy/mitm.pid" ] && kill -0 "$(cat "$SRV/mitmproxy/mitm.pid")" 2>/dev/null && return 0
     need_certs || return 1
+    _port_free "$MITM_PORT" || return 1
     local d=$SRV/mitmproxy
     mkdir -p "$d"
     mitmdump --listen-host 127.0.0.1 -p "$MITM_PORT" --set confdir="$d" \
@@ -230,6 +252,7 @@ stop_servers() {
 # need_httpfault: the misbehaving HTTP fixture (tests/fixtures/httpfault.py).
 need_httpfault() {
     [ -f "$SRV/httpfault/httpfault.pid" ] && kill -0 "$(cat "$SRV/httpfault/httpfault.pid")" 2>/dev/null && return 0
+    _port_free "$HTTPFAULT_PORT" || return 1
     mkdir -p "$SRV/httpfault"
     local here
     here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)

@@ -120,6 +120,14 @@ ROWS
     run_table "$cases"
 }
 
+t_too_many_clients_for_the_fd_limit_is_refused_up_front() {
+    # ulimit -n sets the hard limit too, so the tool cannot raise it
+    (ulimit -n 64 && exec "$HTTPLOAD" -c 1000 -d 1s "$U") >"$TMPROOT/o" 2>"$TMPROOT/e"
+    assert_eq "$?" 2 "exit status"
+    assert_empty_file "$TMPROOT/o" "stdout"
+    assert_contains "$TMPROOT/e" "limit is 64"
+}
+
 t_help_and_version_succeed() {
     run_tool "$TMPROOT/o" "$TMPROOT/e" "$HTTPLOAD" --help
     assert_eq "$RC" 0 "httpload --help"

@@ -235,6 +235,14 @@ t_sigint_prints_what_was_measured() {
     doc $O --invariants "v('c2.requests')>0"
 }
 
+t_sigterm_prints_what_was_measured() {
+    timeout --preserve-status -s TERM 1 $H -c 2 -d 30s "$BASE/" >$O 2>$E
+    RC=$?
+    assert_eq "$RC" 130 "exit status"
+    doc $O --invariants "v('c2.requests')>0"
+    assert_contains $E "interrupted by signal 15"
+}
+
 t_fault_garbage_status_line_is_protocol() {
     need_httpfault || { fail "fixture did not start"; return; }
     run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/garbage"

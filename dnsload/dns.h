@@ -1,0 +1,110 @@
+/* dnsload's driver: what every client shares (the queries, encoded once; the
+ * rcodes that succeed), the per-client state, the error classes and extra
+ * counters, and the three transports behind one engine driver each (dnsperf's
+ * net_udp.c / net_tcp.c / net_doh.c): udp.c, tcp.c (TCP and DoT), doh.c. */
+#ifndef DNSLOAD_DNS_H
+#define DNSLOAD_DNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dnsload/check.h"
+#include "dnsload/queries.h"
+#include "loadgen/engine.h"
+
+#define DNS_MAX_OUTSTANDING 1024
+
+enum dns_transport { DNS_UDP, DNS_TCP, DNS_DOT, DNS_DOH };
+
+/* Driver error classes, numbered after the engine's (names in driver.c). */
+enum dns_error {
+    DNS_ERR_SERVFAIL = LG_ERR__BASE_COUNT,
+    DNS_ERR_REFUSED,
+    DNS_ERR_FORMERR,
+    DNS_ERR_NOTIMP,
+    DNS_ERR_RCODE_OTHER,
+    DNS_ERR_MISMATCH,
+    DNS_ERR_MALFORMED,
+    DNS_ERR_ICMP,
+    DNS_ERR_HTTP_STATUS, /* DoH: a status other than 200 */
+    DNS_ERR_PROTOCOL,    /* DoH: HTTP/2 protocol error, or no h2 in ALPN */
+    DNS_ERR_STREAM_RESET,
+    DNS_ERR__END,
+};
+
+/* Driver counters (names in driver.c): plain ones are always emitted, the
+ * dotted rcode.<NAME> ones only when seen. */
+enum dns_counter {
+    DNS_C_TRUNCATED,
+    DNS_C_LATE,
+    DNS_C_UNEXPECTED,
+    DNS_C_RCODE,                          /* rcode.NOERROR ... rcode.BADCOOKIE (0..23) */
+    DNS_C_RCODE_OTHER = DNS_C_RCODE + 24, /* rcode.OTHER: anything above 23 */
+    DNS_C__COUNT,
+};
+
+struct dns_ctx {
+    enum dns_transport transport;
+    struct dns_query_list queries;
+    bool ok_rcode[DNS_RCODE_MAX + 1];
+    unsigned gen_bits; /* low bits of an ID: the slot's generation; the rest name the slot */
+    /* DoH */
+    const char *authority;
+    const char *doh_path;
+    bool doh_get;
+};
+
+/* One request slot of a client. */
+struct dns_slot {
+    uint32_t query; /* index into the query list */
+    uint16_t id;    /* the ID sent (UDP, TCP, DoH POST) */
+    uint16_t gen;   /* generation of the slot's latest query (the ID's low bits) */
+    /* Bit d is set while the query of generation gen - d timed out and has
+     * not been answered: a reply to it is late, not unexpected. The bits
+     * shift as generations advance, so an ID that is issued again has lost
+     * its bit by then (DNS_MAX_OUTSTANDING keeps gen_bits >= 6). */
+    uint64_t timed_out;
+    /* DoH: response status and body, reassembled from DATA frames */
+    uint16_t status;
+    bool body_too_long;
+    uint8_t *body;
+    size_t body_len, body_cap;
+};
+
+struct dns_client {
+    struct dns_slot *slots; /* allocated on the first connection of the level */
+    uint8_t *sendbuf;       /* one framed query (UDP, TCP) or one packet per slot (DoH POST) */
+    uint32_t next_query;    /* walks the list from this client's own offset */
+    /* TCP and DoT: a message split across reads */
+    uint8_t *partial;
+    size_t partial_len, partial_cap;
+    /* DoH */
+    struct lg_h2 *h2;
+};
+
+extern const struct lg_driver dns_udp_driver;
+extern const struct lg_driver dns_tcp_driver; /* TCP and DoT */
+extern const struct lg_driver dns_doh_driver;
+extern const char *const dns_error_names[];
+extern const char *const dns_counter_names[];
+
+/* driver.c: what the transports share. */
+/* Allocates the client's slots and send buffer once per level. 0, or -1
+ * after lg_conn_fail. */
+int dns_client_prepare(struct lg_client *c, size_t sendbuf_len);
+/* Starts `slot` on the client's next query: returns the query index and
+ * writes the slot's fresh ID to *id. */
+uint32_t dns_slot_begin(struct lg_client *c, unsigned slot, uint16_t *id);
+/* A message from the connection (UDP datagram, TCP frame): matched to its
+ * slot by ID, then checked and counted; or counted as late or unexpected. */
+void dns_on_message(struct lg_client *c, const uint8_t *pkt, size_t len);
+/* Checks a reply to `slot` and finishes the request with its class. */
+void dns_finish(struct lg_client *c, unsigned slot, const uint8_t *pkt, size_t len);
+/* The query of `slot` timed out: remember it so a late answer is known. */
+void dns_slot_timed_out(struct lg_client *c, unsigned slot);
+/* Forget what only the closed connection could still answer. */
+void dns_forget_late(struct lg_client *c);
+void dns_client_free(struct lg_client *c);
+
+#endif

@@ -1,0 +1,196 @@
+/* What dnsload's transports share: the error classes and counters, per-client
+ * slots with their IDs, matching a reply to its slot, and turning a checked
+ * reply into an outcome (success, an rcode class, mismatch, malformed). */
+#include "dnsload/dns.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const dns_error_names[DNS_ERR__END - LG_ERR__BASE_COUNT] = {
+    "servfail",  "refused", "formerr",     "notimp",   "rcode_other",  "mismatch",
+    "malformed", "icmp",    "http_status", "protocol", "stream_reset",
+};
+
+const char *const dns_counter_names[DNS_C__COUNT] = {
+    "truncated",     "late",           "unexpected",      "rcode.NOERROR",
+    "rcode.FORMERR", "rcode.SERVFAIL", "rcode.NXDOMAIN",  "rcode.NOTIMP",
+    "rcode.REFUSED", "rcode.YXDOMAIN", "rcode.YXRRSET",   "rcode.NXRRSET",
+    "rcode.NOTAUTH", "rcode.NOTZONE",  "rcode.DSOTYPENI", "rcode.RCODE12",
+    "rcode.RCODE13", "rcode.RCODE14",  "rcode.RCODE15",   "rcode.BADVERS",
+    "rcode.BADKEY",  "rcode.BADTIME",  "rcode.BADMODE",   "rcode.BADNAME",
+    "rcode.BADALG",  "rcode.BADTRUNC", "rcode.BADCOOKIE", "rcode.OTHER",
+};
+
+int dns_client_prepare(struct lg_client *c, size_t sendbuf_len)
+{
+    struct dns_client *dc = lg_client_state(c);
+    const struct dns_ctx *ctx = lg_client_ctx(c);
+    if (dc->slots) return 0; /* a reconnect within the level keeps them */
+    unsigned n = lg_client_slots(c);
+    dc->slots = calloc(n, sizeof(*dc->slots));
+    dc->sendbuf = malloc(sendbuf_len);
+    if (!dc->slots || !dc->sendbuf) {
+        lg_conn_fail(c, LG_ERR_SOCKET, "out of memory for the client's request slots");
+        return -1;
+    }
+    unsigned id = lg_client_id(c);
+    dc->next_query = (uint32_t)(id % ctx->queries.n);
+    /* Spread the first IDs, so clients do not all start at the same one. */
+    for (unsigned i = 0; i < n; i++)
+        dc->slots[i].gen = (uint16_t)(id * 40503u + i * 7919u);
+    return 0;
+}
+
+uint32_t dns_slot_begin(struct lg_client *c, unsigned slot, uint16_t *id)
+{
+    struct dns_client *dc = lg_client_state(c);
+    const struct dns_ctx *ctx = lg_client_ctx(c);
+    struct dns_slot *s = &dc->slots[slot];
+    uint32_t query = dc->next_query;
+    if (++dc->next_query == ctx->queries.n) dc->next_query = 0;
+    /* ID = slot in the high bits, the slot's generation in the low bits: a
+     * reply finds its slot in O(1), and an ID recurs on a slot only after
+     * 2^gen_bits queries. */
+    uint32_t mask = (1u << ctx->gen_bits) - 1;
+    s->gen = (uint16_t)((s->gen + 1) & mask);
+    s->timed_out <<= 1;
+    uint16_t fresh = (uint16_t)(((uint32_t)slot << ctx->gen_bits) | s->gen);
+    s->id = fresh;
+    s->query = query;
+    s->status = 0;
+    s->body_len = 0;
+    s->body_too_long = false;
+    *id = fresh;
+    return query;
+}
+
+void dns_slot_timed_out(struct lg_client *c, unsigned slot)
+{
+    struct dns_client *dc = lg_client_state(c);
+    dc->slots[slot].timed_out |= 1;
+}
+
+void dns_forget_late(struct lg_client *c)
+{
+    struct dns_client *dc = lg_client_state(c);
+    if (!dc->slots) return;
+    for (unsigned i = 0; i < lg_client_slots(c); i++)
+        dc->slots[i].timed_out = 0;
+}
+
+/* The outcome of a checked reply; counts rcode.<NAME> and truncated. */
+static int classify(struct lg_client *c, const struct dns_ctx *ctx, enum dns_verdict v,
+                    const struct dns_reply *r)
+{
+    switch (v) {
+    case DNS_MALFORMED:
+        lg_note_error(c, DNS_ERR_MALFORMED, "a reply shorter than a header, or unparsable");
+        return DNS_ERR_MALFORMED;
+    case DNS_QR_CLEAR:
+        lg_note_error(c, DNS_ERR_MISMATCH, "a reply with the QR bit clear");
+        return DNS_ERR_MISMATCH;
+    case DNS_WRONG_QUESTION:
+        lg_note_error(c, DNS_ERR_MISMATCH, "a reply that does not echo the question");
+        return DNS_ERR_MISMATCH;
+    case DNS_ANSWER:
+        break;
+    }
+    /* TC: counted apart; the answer still succeeds or fails by its rcode
+     * (no retry over TCP: the tool never retries). */
+    if (r->tc) lg_count(c, DNS_C_TRUNCATED, 1);
+    lg_count(c, r->rcode < 24 ? DNS_C_RCODE + r->rcode : DNS_C_RCODE_OTHER, 1);
+    if (ctx->ok_rcode[r->rcode]) return LG_OK;
+    int cls;
+    switch (r->rcode) {
+    case 1:
+        cls = DNS_ERR_FORMERR;
+        break;
+    case 2:
+        cls = DNS_ERR_SERVFAIL;
+        break;
+    case 4:
+        cls = DNS_ERR_NOTIMP;
+        break;
+    case 5:
+        cls = DNS_ERR_REFUSED;
+        break;
+    default:
+        cls = DNS_ERR_RCODE_OTHER;
+        break;
+    }
+    char detail[64];
+    const char *name = dns_rcode_name(r->rcode);
+    if (name)
+        snprintf(detail, sizeof(detail), "answer with rcode %s", name);
+    else
+        snprintf(detail, sizeof(detail), "answer with rcode %u", (unsigned)r->rcode);
+    lg_note_error(c, cls, detail);
+    return cls;
+}
+
+void dns_finish(struct lg_client *c, unsigned slot, const uint8_t *pkt, size_t len)
+{
+    struct dns_client *dc = lg_client_state(c);
+    const struct dns_ctx *ctx = lg_client_ctx(c);
+    const struct dns_query_list *l = &ctx->queries;
+    const struct dns_slot *s = &dc->slots[slot];
+    struct dns_reply r;
+    enum dns_verdict v =
+        dns_check_reply(pkt, len, dns_query_question(l, s->query), l->q[s->query].question_len, &r);
+    int cls;
+    if (len >= 2 && r.id != s->id) {
+        /* only DoH gets here with another ID: its streams, not IDs, find the slot */
+        lg_note_error(c, DNS_ERR_MISMATCH, "a reply with another ID than the query's");
+        cls = DNS_ERR_MISMATCH;
+    } else {
+        cls = classify(c, ctx, v, &r);
+    }
+    lg_req_done(c, slot, cls);
+}
+
+void dns_on_message(struct lg_client *c, const uint8_t *pkt, size_t len)
+{
+    struct dns_client *dc = lg_client_state(c);
+    const struct dns_ctx *ctx = lg_client_ctx(c);
+    unsigned n_slots = lg_client_slots(c);
+    if (len < 2) {
+        /* No ID to match: with one slot it can only be for the query in flight. */
+        if (n_slots == 1 && lg_req_active(c, 0)) {
+            lg_note_error(c, DNS_ERR_MALFORMED, "a reply shorter than its ID");
+            lg_req_done(c, 0, DNS_ERR_MALFORMED);
+        } else {
+            lg_count(c, DNS_C_UNEXPECTED, 1);
+        }
+        return;
+    }
+    uint16_t id = (uint16_t)(pkt[0] << 8 | pkt[1]);
+    unsigned slot = ctx->gen_bits >= 16 ? 0 : id >> ctx->gen_bits;
+    if (dc->slots && slot < n_slots) {
+        struct dns_slot *s = &dc->slots[slot];
+        if (s->id == id && lg_req_active(c, slot)) {
+            dns_finish(c, slot, pkt, len);
+            return;
+        }
+        uint32_t mask = (1u << ctx->gen_bits) - 1;
+        unsigned age = (s->gen - (id & mask)) & mask; /* generations ago */
+        if (age < 64 && (s->timed_out >> age & 1)) {
+            s->timed_out &= ~((uint64_t)1 << age); /* a second copy is unexpected */
+            lg_count(c, DNS_C_LATE, 1);
+            return;
+        }
+    }
+    lg_count(c, DNS_C_UNEXPECTED, 1); /* nothing outstanding with that ID: a duplicate or stray */
+}
+
+void dns_client_free(struct lg_client *c)
+{
+    struct dns_client *dc = lg_client_state(c);
+    if (dc->slots)
+        for (unsigned i = 0; i < lg_client_slots(c); i++)
+            free(dc->slots[i].body);
+    free(dc->slots);
+    free(dc->sendbuf);
+    free(dc->partial);
+    memset(dc, 0, sizeof(*dc));
+}

@@ -1,0 +1,236 @@
+/* Generator self-diagnostics: loop lag from the 1 s tick, per-thread CPU and
+ * run-queue wait over a level, UDP receive-queue drops read from
+ * /proc/net/udp{,6} at level end, and the saturation warning. See selfwatch.h. */
+#include "loadgen/selfwatch.h"
+#include "loadgen/internal.h"
+#include "loadgen/procfs.h"
+#include "loadgen/results.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A loop thread runnable (running or waiting for a CPU) for more of the level
+ * than this was the bottleneck; so was one whose tick came this late. */
+#define SATURATED_RATIO 0.9
+#define LAG_P99_LIMIT_MS 100.0
+#define LAG_MAX_LIMIT_MS 500.0
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * LG_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+/* Time this thread spent runnable but not running (needs schedstats). */
+static int thread_wait_ns(uint64_t *wait)
+{
+    char text[128];
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    text[n] = '\0';
+    uint64_t run;
+    return lg_procfs_parse_schedstat(text, (size_t)n, &run, wait);
+}
+
+void lg_selfwatch_worker_begin(struct lg_worker *w, uint64_t now)
+{
+    w->loop_start_ns = now;
+    w->tick_due_ns = now + LG_NS_PER_S;
+    w->cpu_start_ns = thread_cpu_ns();
+    w->have_wait = thread_wait_ns(&w->wait_start_ns) == 0;
+    w->n_lag = 0;
+    w->rx_dropped = 0;
+    w->have_rx_dropped = false;
+    /* ticks run through the level and its drain window */
+    size_t need = (size_t)((w->cfg->duration_ns + w->cfg->timeout_ns) / LG_NS_PER_S) + 2;
+    if (need > w->cap_lag) {
+        double *v = realloc(w->lag_ms, need * sizeof(*v));
+        if (v) {
+            w->lag_ms = v;
+            w->cap_lag = need;
+        }
+    }
+}
+
+double lg_selfwatch_tick(struct lg_worker *w, uint64_t now)
+{
+    uint64_t lag = now > w->tick_due_ns ? now - w->tick_due_ns : 0;
+    if (w->n_lag < w->cap_lag) w->lag_ms[w->n_lag++] = (double)lag / 1e6;
+    /* the next whole second after the level's start; a stall skips ticks */
+    do
+        w->tick_due_ns += LG_NS_PER_S;
+    while (w->tick_due_ns <= now);
+    return (double)(w->tick_due_ns - now) / 1e9;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Receive-queue drops of this worker's UDP sockets: their inodes (fstat of a
+ * socket gives the inode /proc/net/udp lists) against the drops column. */
+static void udp_drops(struct lg_worker *w)
+{
+    uint64_t *inodes = malloc((w->n_clients ? w->n_clients : 1) * sizeof(*inodes));
+    if (!inodes) return;
+    size_t n = 0;
+    for (unsigned i = 0; i < w->n_clients; i++) {
+        struct stat sb;
+        if (w->clients[i].fd >= 0 && fstat(w->clients[i].fd, &sb) == 0 && S_ISSOCK(sb.st_mode))
+            inodes[n++] = (uint64_t)sb.st_ino;
+    }
+    qsort(inodes, n, sizeof(*inodes), cmp_u64);
+    char *buf = NULL;
+    size_t cap = 0;
+    bool any = false;
+    uint64_t drops = 0;
+    static const char *const tables[] = {"/proc/net/udp", "/proc/net/udp6"};
+    for (int t = 0; t < 2; t++) {
+        long len = lg_procfs_read(AT_FDCWD, tables[t], &buf, &cap);
+        if (len < 0) continue;
+        any = true;
+        drops += lg_procfs_udp_drops(buf, (size_t)len, inodes, n);
+    }
+    free(buf);
+    free(inodes);
+    w->rx_dropped = drops;
+    w->have_rx_dropped = any;
+}
+
+void lg_selfwatch_worker_end(struct lg_worker *w)
+{
+    w->loop_wall_ns = lg_now_ns() - w->loop_start_ns;
+    w->cpu_ns = thread_cpu_ns() - w->cpu_start_ns;
+    uint64_t wait;
+    if (w->have_wait && thread_wait_ns(&wait) == 0 && wait >= w->wait_start_ns)
+        w->wait_ns = wait - w->wait_start_ns;
+    else
+        w->have_wait = false;
+    if (w->drv->datagram) udp_drops(w);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int lg_selfwatch_collect(struct lg_level_result *res, struct lg_worker *ws, unsigned nw,
+                         const struct lg_config *cfg, const struct lg_driver *drv)
+{
+    size_t n_lag = 0;
+    for (unsigned i = 0; i < nw; i++)
+        n_lag += ws[i].n_lag;
+    double *lag = malloc((n_lag ? n_lag : 1) * sizeof(*lag));
+    if (!lag) return -1;
+    size_t k = 0;
+    for (unsigned i = 0; i < nw; i++)
+        for (size_t j = 0; j < ws[i].n_lag; j++)
+            lag[k++] = ws[i].lag_ms[j];
+    double lag_p99 = 0, lag_max = 0;
+    if (n_lag) {
+        double *sorted = malloc(n_lag * sizeof(*sorted));
+        if (sorted) {
+            memcpy(sorted, lag, n_lag * sizeof(*sorted));
+            qsort(sorted, n_lag, sizeof(*sorted), cmp_double);
+            size_t rank = (size_t)((double)n_lag * 0.99 + 0.999999); /* nearest rank */
+            lag_p99 = sorted[(rank ? rank : 1) - 1];
+            lag_max = sorted[n_lag - 1];
+            free(sorted);
+        }
+    }
+    if (lg_result_add(res, "loop_lag_ms", "milliseconds", lag, n_lag, n_lag) < 0) return -1;
+
+    if (drv->datagram) {
+        uint64_t drops = 0;
+        bool any = false;
+        for (unsigned i = 0; i < nw; i++) {
+            drops += ws[i].rx_dropped;
+            any |= ws[i].have_rx_dropped;
+        }
+        if (any && lg_result_add_count(res, "rx_dropped", drops) < 0) return -1;
+    }
+
+    /* the most saturated loop thread */
+    unsigned worst = 0;
+    double worst_ratio = -1, worst_busy = 0, worst_wait = 0;
+    for (unsigned i = 0; i < nw; i++) {
+        const struct lg_worker *w = &ws[i];
+        if (!w->loop_wall_ns) continue;
+        double busy = (double)w->cpu_ns / (double)w->loop_wall_ns;
+        double wait = w->have_wait ? (double)w->wait_ns / (double)w->loop_wall_ns : 0;
+        if (busy + wait > worst_ratio) {
+            worst_ratio = busy + wait;
+            worst = i;
+            worst_busy = busy;
+            worst_wait = wait;
+        }
+    }
+    bool saturated = worst_ratio > SATURATED_RATIO;
+    bool late = lag_p99 > LAG_P99_LIMIT_MS || lag_max > LAG_MAX_LIMIT_MS;
+    if (saturated || late) {
+        char why[256];
+        if (saturated && worst_wait >= 0.005)
+            snprintf(why, sizeof(why),
+                     "event-loop thread %u of %u was runnable %.0f%% of the level (on a CPU "
+                     "%.0f%%, waiting for one %.0f%%)",
+                     worst, nw, worst_ratio * 100, worst_busy * 100, worst_wait * 100);
+        else if (saturated)
+            snprintf(why, sizeof(why), "event-loop thread %u of %u was busy %.0f%% of the level",
+                     worst, nw, worst_busy * 100);
+        else
+            snprintf(why, sizeof(why), "event-loop ticks fired up to %.0f ms late (p99 %.0f ms)",
+                     lag_max, lag_p99);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        char advice[200];
+        if (saturated && worst_wait > worst_busy)
+            snprintf(advice, sizeof(advice),
+                     "other processes held the CPUs: give the generator CPUs of its own "
+                     "(taskset), then spread the clients over more loops with --threads (now "
+                     "%u, %ld CPUs online)",
+                     nw, cpus);
+        else
+            snprintf(advice, sizeof(advice),
+                     "spread the clients over more loops with --threads (now %u, %ld CPUs "
+                     "online) or give the generator CPUs of its own",
+                     nw, cpus);
+        fprintf(stderr,
+                "%s: level c%u: the generator limited this measurement: %s, so the numbers "
+                "describe %s as much as the target; %s\n",
+                cfg->tool, res->clients, why, cfg->tool, advice);
+    }
+    return 0;
+}
+
+void lg_selfwatch_free(struct lg_worker *w)
+{
+    free(w->lag_ms);
+    w->lag_ms = NULL;
+    w->n_lag = w->cap_lag = 0;
+}
+
+uint64_t lg_selfwatch_rss_bytes(void)
+{
+    char text[256];
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    text[n] = '\0';
+    uint64_t pages;
+    if (lg_procfs_parse_statm(text, (size_t)n, &pages) < 0) return 0;
+    long page = sysconf(_SC_PAGESIZE);
+    return pages * (uint64_t)(page > 0 ? page : 4096);
+}

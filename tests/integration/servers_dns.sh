@@ -1,0 +1,148 @@
+# DNS servers for the integration tests, on loopback only. Source after
+# servers.sh (it provides $SRV, need_certs, _wait_port and stop_servers, which
+# also stops these: their pid files are $SRV/<server>/*.pid).
+#   need_knot     knotd, authoritative for example.test (and nothing else, so
+#                 any other zone is REFUSED), on 127.0.0.1:$KNOT_PORT UDP+TCP
+#   need_unbound  unbound with local data for example.test on
+#                 127.0.0.1:$UNBOUND_PORT (UDP+TCP), DoT on $UNBOUND_DOT_PORT and
+#                 DoH (HTTP/2, /dns-query) on $UNBOUND_DOH_PORT, with the test
+#                 certificate of need_certs (CA: $CA_PEM)
+# Records (both servers): www.example.test A 192.0.2.1 and AAAA 2001:db8::1,
+# example.test MX 10 mail.example.test, mail.example.test A 192.0.2.25,
+# txt.example.test TXT; any other name under example.test is NXDOMAIN.
+# Ports follow servers.sh's LG_PORT_BASE, so runs with different bases coexist.
+export KNOT_PORT=$((LG_PORT_BASE + 53))
+export UNBOUND_PORT=$((LG_PORT_BASE + 54))
+export UNBOUND_DOT_PORT=$((LG_PORT_BASE + 853))
+export UNBOUND_DOH_PORT=$((LG_PORT_BASE + 854))
+
+_wait_udp_dns() { # port seconds: until the server answers a query over UDP
+    local i
+    for ((i = 0; i < ${2:-10} * 10; i++)); do
+        kdig +timeout=1 +retry=0 -p "$1" @127.0.0.1 example.test SOA >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    echo "servers_dns.sh: no DNS answer on 127.0.0.1:$1 after ${2:-10}s" >&2
+    return 1
+}
+
+need_knot() {
+    [ -f "$SRV/knot/knotd.pid" ] && kill -0 "$(cat "$SRV/knot/knotd.pid")" 2>/dev/null && return 0
+    command -v knotd >/dev/null || { echo "servers_dns.sh: knotd missing (apt-get install knot)" >&2; return 1; }
+    _port_free "$KNOT_PORT" || return 1
+    local d=$SRV/knot
+    mkdir -p "$d/zones" "$d/db" "$d/run"
+    cat >"$d/zones/example.test.zone" <<'ZONE'
+$ORIGIN example.test.
+$TTL 3600
+@       SOA ns1 hostmaster 1 3600 900 604800 300
+@       NS  ns1
+@       MX  10 mail
+ns1     A   192.0.2.53
+www     A   192.0.2.1
+www     AAAA 2001:db8::1
+mail    A   192.0.2.25
+txt     TXT "loadgen test zone"
+ZONE
+    cat >"$d/knot.conf" <<CONF
+server:
+    rundir: "$d/run"
+    listen: 127.0.0.1@$KNOT_PORT
+    udp-workers: 2
+    tcp-workers: 2
+    background-workers: 1
+    tcp-max-clients: 4096
+database:
+    storage: "$d/db"
+log:
+  - target: "$d/knot.log"
+    any: warning
+zone:
+  - domain: example.test
+    storage: "$d/zones"
+    file: "example.test.zone"
+    zonefile-sync: -1
+    journal-content: none
+CONF
+    # as root knotd would drop to the "knot" user, which cannot read $SRV
+    if [ "$(id -u)" = 0 ]; then
+        sed -i '1a\    user: root:root' "$d/knot.conf"
+    fi
+    knotd -c "$d/knot.conf" >"$d/stdout.log" 2>&1 &
+    echo $! >"$d/knotd.pid"
+    _wait_udp_dns "$KNOT_PORT" 10 && _wait_port 127.0.0.1 "$KNOT_PORT"
+}
+
+need_unbound() {
+    [ -f "$SRV/unbound/unbound.pid" ] && kill -0 "$(cat "$SRV/unbound/unbound.pid")" 2>/dev/null && return 0
+    command -v unbound >/dev/null || { echo "servers_dns.sh: unbound missing (apt-get install unbound)" >&2; return 1; }
+    # DoH needs unbound built with libnghttp2 (Debian's 1.17 is)
+    unbound -V 2>/dev/null | grep -q libnghttp2 ||
+        echo "servers_dns.sh: warning: unbound lacks libnghttp2: no DoH on $UNBOUND_DOH_PORT" >&2
+    need_certs || return 1
+    _port_free "$UNBOUND_PORT" "$UNBOUND_DOT_PORT" "$UNBOUND_DOH_PORT" || return 1
+    local d=$SRV/unbound
+    mkdir -p "$d"
+    cat >"$d/unbound.conf" <<CONF
+server:
+    directory: "$d"
+    chroot: ""
+    username: ""
+    pidfile: "$d/unbound.file.pid"
+    do-daemonize: no
+    use-syslog: no
+    logfile: "$d/unbound.log"
+    verbosity: 0
+    num-threads: 1
+    interface: 127.0.0.1@$UNBOUND_PORT
+    interface: 127.0.0.1@$UNBOUND_DOT_PORT
+    interface: 127.0.0.1@$UNBOUND_DOH_PORT
+    tls-port: $UNBOUND_DOT_PORT
+    https-port: $UNBOUND_DOH_PORT
+    tls-service-key: "$SRV/certs/server.key"
+    tls-service-pem: "$SRV/certs/server.pem"
+    http-endpoint: "/dns-query"
+    http-notls-downstream: no
+    incoming-num-tcp: 1024
+    so-reuseport: no
+    access-control: 127.0.0.0/8 allow
+    do-ip6: no
+    module-config: "iterator"
+    local-zone: "example.test." static
+    local-data: "example.test. 3600 IN SOA ns1.example.test. hostmaster.example.test. 1 3600 900 604800 300"
+    local-data: "example.test. 3600 IN MX 10 mail.example.test."
+    local-data: "www.example.test. 3600 IN A 192.0.2.1"
+    local-data: "www.example.test. 3600 IN AAAA 2001:db8::1"
+    local-data: "mail.example.test. 3600 IN A 192.0.2.25"
+    local-data: 'txt.example.test. 3600 IN TXT "loadgen test zone"'
+remote-control:
+    control-enable: no
+CONF
+    unbound -d -c "$d/unbound.conf" >"$d/stdout.log" 2>&1 &
+    echo $! >"$d/unbound.pid"
+    _wait_udp_dns "$UNBOUND_PORT" 10 && _wait_port 127.0.0.1 "$UNBOUND_DOT_PORT" &&
+        _wait_port 127.0.0.1 "$UNBOUND_DOH_PORT"
+}
+
+# need_dnsfault: tests/fixtures/dnsfault.py on 127.0.0.1:$DNSFAULT_PORT (UDP),
+# answering by the first label of the name (see the fixture); late.* answers
+# come after $DNSFAULT_DELAY seconds.
+export DNSFAULT_PORT=$((LG_PORT_BASE + 55))
+export DNSFAULT_DELAY=${DNSFAULT_DELAY:-0.6}
+need_dnsfault() {
+    [ -f "$SRV/dnsfault/dnsfault.pid" ] && kill -0 "$(cat "$SRV/dnsfault/dnsfault.pid")" 2>/dev/null && return 0
+    _port_free "$DNSFAULT_PORT" || return 1
+    local d=$SRV/dnsfault fixture
+    fixture=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)/dnsfault.py
+    mkdir -p "$d"
+    rm -f "$d/ready"
+    python3 "$fixture" "$DNSFAULT_PORT" --delay "$DNSFAULT_DELAY" >"$d/ready" 2>"$d/stderr.log" &
+    echo $! >"$d/dnsfault.pid"
+    local i
+    for ((i = 0; i < 100; i++)); do
+        grep -q ready "$d/ready" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "servers_dns.sh: dnsfault.py did not start: $(cat "$d/stderr.log")" >&2
+    return 1
+}

@@ -1,0 +1,333 @@
+#!/usr/bin/env bash
+# Integration tests of dnsload against real DNS servers on loopback: knot
+# (authoritative: NOERROR, NXDOMAIN, REFUSED), unbound (every transport: udp,
+# tcp, dot, doh POST and GET), the fault-injection fixture dnsfault.py (one
+# test per error class), the socket and system-call budget (strace), usage
+# errors, --help and the man page.
+# Needs knot, unbound (with libnghttp2 for DoH), kdig (knot-dnsutils), strace,
+# groff. Run: BUILD=/path/to/build bash tests/integration/t_dnsload.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$TESTDIR/servers.sh"
+source "$TESTDIR/servers_dns.sh"
+trap stop_servers EXIT
+
+W=$TMPROOT/dnsload
+mkdir -p "$W"
+RUN_BOUND=${RUN_BOUND:-30}
+MAN=$TESTDIR/../../doc/dnsload.1
+
+# check FILE EXPR...: the document is valid and every expression holds.
+check() { doc "$@" || fail "document checks failed: ${*:2}"; }
+
+# dns OUT ARGS...: run dnsload with stdout in OUT.json and stderr in OUT.err.
+dns() {
+    local out=$1; shift
+    run_tool "$W/$out.json" "$W/$out.err" "$DNSLOAD" "$@"
+}
+
+# --- knot: authoritative answers ------------------------------------------
+
+t_knot_noerror_over_udp() {
+    need_knot || { fail "knot did not start"; return; }
+    dns k1 -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 4 -d 1s -q \
+        --watch "knot=pidfile:$SRV/knot/knotd.pid"
+    assert_eq "$RC" 0 "exit status"
+    check "$W/k1.json" --invariants 'v("c4.requests") > 100' 'v("c4.errors") == 0' \
+        'v("c4.rcode.NOERROR") == v("c4.requests")' 'v("c4.connections") == 4' \
+        'n("c4.latency_cold_ms") == 4' 'v("c4.truncated") == 0' 'v("c4.late") == 0' \
+        'v("c4.unexpected") == 0' 'v("c4.bytes_received") > 0' 'not has("c4.rcode.NXDOMAIN")' \
+        'n("c4.watch.knot.cpu_s") >= 1'
+}
+
+t_knot_nxdomain_succeeds_by_default() {
+    need_knot || { fail "knot did not start"; return; }
+    dns k2 -s 127.0.0.1 -p "$KNOT_PORT" --query 'nope.example.test AAAA' -c 2 -d 500ms -q
+    assert_eq "$RC" 0 "exit status"
+    check "$W/k2.json" --invariants 'v("c2.rcode.NXDOMAIN") == v("c2.requests") > 0'
+    # ... unless --ok-rcodes says otherwise
+    dns k2b -s 127.0.0.1 -p "$KNOT_PORT" --query 'nope.example.test A' -c 2 -d 300ms -q \
+        --ok-rcodes NOERROR
+    assert_eq "$RC" 1 "exit status with --ok-rcodes NOERROR"
+    check "$W/k2b.json" --invariants 'v("c2.errors.rcode_other") == v("c2.attempts")'
+}
+
+t_knot_refused_for_unserved_zone_fails_the_run() {
+    need_knot || { fail "knot did not start"; return; }
+    dns k3 -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.elsewhere.test A' -c 2 -d 500ms
+    assert_eq "$RC" 1 "exit status"
+    check "$W/k3.json" --invariants 'v("c2.errors.refused") == v("c2.attempts") > 0' \
+        'v("c2.rcode.REFUSED") == v("c2.attempts")' 'v("c2.requests") == 0'
+    assert_contains "$W/k3.err" "REFUSED"
+    # the same run passes when the error rate is allowed
+    dns k3b -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.elsewhere.test A' \
+        --query 'www.example.test A' -c 2 -d 300ms -q --max-error-rate 0.6
+    assert_eq "$RC" 0 "exit status with --max-error-rate 0.6"
+}
+
+t_knot_tcp_pipelined_and_udp_outstanding() {
+    need_knot || { fail "knot did not start"; return; }
+    printf '# knot\nwww.example.test A\nwww.example.test AAAA\nexample.test MX\n\nnope.example.test A\n' \
+        >"$W/knot.queries"
+    dns k4 -s 127.0.0.1 -p "$KNOT_PORT" --transport tcp --outstanding 8 --queries "$W/knot.queries" \
+        -c 3 -d 1s -q
+    assert_eq "$RC" 0 "tcp exit status"
+    check "$W/k4.json" --invariants 'v("c3.requests") > 100' 'v("c3.connections") == 3' \
+        'v("c3.unexpected") == 0' 'v("c3.rcode.NXDOMAIN") > 0' 'v("c3.rcode.NOERROR") > 0'
+    dns k5 -s 127.0.0.1 -p "$KNOT_PORT" --outstanding 16 --queries "$W/knot.queries" --edns \
+        --dnssec -c 3 -d 1s -q
+    assert_eq "$RC" 0 "udp --outstanding 16 exit status"
+    check "$W/k5.json" --invariants 'v("c3.requests") > 100' 'v("c3.unexpected") == 0' \
+        'v("c3.late") == 0'
+}
+
+t_levels_make_fresh_cohorts() {
+    need_knot || { fail "knot did not start"; return; }
+    dns k6 -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' --levels 1,4 -d 300ms -q
+    assert_eq "$RC" 0 "exit status"
+    check "$W/k6.json" --invariants 'levels() == [1, 4]' 'v("c1.connections") == 1' \
+        'v("c4.connections") == 4'
+}
+
+# --- unbound: every transport end to end -------------------------------------
+
+unbound_run() { # name transport port extra...
+    local name=$1 transport=$2 port=$3; shift 3
+    need_unbound || { fail "unbound did not start"; return 1; }
+    printf 'www.example.test A\nwww.example.test AAAA\nexample.test MX\nnope.example.test A\ntxt.example.test TXT\n' \
+        >"$W/unbound.queries"
+    dns "$name" -s 127.0.0.1 -p "$port" --transport "$transport" --queries "$W/unbound.queries" \
+        -c 4 -d 1s -q "$@"
+    assert_eq "$RC" 0 "$transport exit status"
+    [ "$RC" = 0 ] || cat "$W/$name.err" >&2
+    check "$W/$name.json" --invariants 'v("c4.requests") > 50' 'v("c4.errors") == 0' \
+        'v("c4.rcode.NOERROR") > 0' 'v("c4.rcode.NXDOMAIN") > 0' 'v("c4.connections") == 4' \
+        'v("c4.reconnects") == 0' 'n("c4.latency_cold_ms") == 4' 'v("c4.unexpected") == 0'
+}
+
+t_unbound_udp() {
+    unbound_run u_udp udp "$UNBOUND_PORT"
+}
+
+t_unbound_tcp() {
+    unbound_run u_tcp tcp "$UNBOUND_PORT" --outstanding 2
+}
+
+t_unbound_dot() {
+    unbound_run u_dot dot "$UNBOUND_DOT_PORT" --cacert "$CA_PEM" &&
+        check "$W/u_dot.json" 'n("c4.tls_handshake_ms") == 4'
+}
+
+t_unbound_dot_refuses_an_untrusted_certificate() {
+    need_unbound || { fail "unbound did not start"; return; }
+    dns u_dot_bad -s 127.0.0.1 -p "$UNBOUND_DOT_PORT" --transport dot \
+        --query 'www.example.test A' -c 1 -d 300ms -q
+    assert_ne "$RC" 0 "exit status without --cacert"
+    check "$W/u_dot_bad.json" 'v("c1.errors.tls_verify") > 0'
+    dns u_dot_k -s 127.0.0.1 -p "$UNBOUND_DOT_PORT" --transport dot -k \
+        --query 'www.example.test A' -c 1 -d 300ms -q
+    assert_eq "$RC" 0 "exit status with --insecure"
+}
+
+t_unbound_doh_post() {
+    unbound_run u_doh_post doh "$UNBOUND_DOH_PORT" --cacert "$CA_PEM" --outstanding 4 &&
+        check "$W/u_doh_post.json" 'n("c4.tls_handshake_ms") == 4'
+}
+
+t_unbound_doh_get() {
+    unbound_run u_doh_get doh "$UNBOUND_DOH_PORT" --cacert "$CA_PEM" --doh-method get
+}
+
+t_doh_wrong_path_is_an_http_status_error() {
+    need_unbound || { fail "unbound did not start"; return; }
+    dns u_doh_404 -s 127.0.0.1 -p "$UNBOUND_DOH_PORT" --transport doh --cacert "$CA_PEM" \
+        --doh-path /nothing-here --query 'www.example.test A' -c 1 -d 300ms -q
+    assert_eq "$RC" 1 "exit status"
+    check "$W/u_doh_404.json" 'v("c1.errors.http_status") == v("c1.attempts") > 0'
+}
+
+# --- the cost on the hot path ------------------------------------------------
+
+# (LeakSanitizer cannot run under ptrace: leak checks are off for the strace runs)
+t_one_udp_socket_per_client_per_level() {
+    command -v strace >/dev/null || { echo "skipped: strace missing"; return 0; }
+    need_knot || { fail "knot did not start"; return; }
+    run_tool "$W/sock.json" "$W/sock.err" env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=socket -o "$W/sock.trace" \
+        "$DNSLOAD" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' --levels 3,5 \
+        --outstanding 4 -d 500ms -q
+    assert_eq "$RC" 0 "exit status"
+    assert_eq "$(grep -c 'SOCK_DGRAM' "$W/sock.trace")" 8 "UDP sockets for levels of 3 and 5 clients"
+    check "$W/sock.json" 'v("c3.requests") > 3 and v("c5.requests") > 5'
+}
+
+t_udp_system_calls_per_answer() {
+    command -v strace >/dev/null || { echo "skipped: strace missing"; return 0; }
+    need_knot || { fail "knot did not start"; return; }
+    run_tool "$W/sc.json" "$W/sc.err" env ASAN_OPTIONS=detect_leaks=0 strace -c -f -o "$W/sc.trace" \
+        "$DNSLOAD" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 64 -d 2s -q
+    assert_eq "$RC" 0 "exit status"
+    local calls requests
+    calls=$(awk '$NF == "total" { print $4 }' "$W/sc.trace")
+    requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["c64.requests"]["samples"][0])' "$W/sc.json")
+    echo "system calls $calls for $requests answers"
+    assert_ge "$requests" 1000 "answers under strace"
+    # a sanitizer build makes hundreds of extra calls at start and runs slowly
+    # under strace: the budget holds for the real binary only
+    if grep -q __asan_init "$DNSLOAD"; then
+        echo "ratio not checked: sanitizer build"
+        return 0
+    fi
+    assert_le "$(awk -v c="$calls" -v r="$requests" 'BEGIN{printf "%.3f", c/r}')" 2.1 \
+        "system calls per answered query"
+}
+
+# --- faults: one class each ---------------------------------------------------
+
+# fault NAME ARGS...: a bounded run against dnsfault.py asking NAME.example.test A.
+fault() {
+    local name=$1; shift
+    need_dnsfault || { fail "dnsfault.py did not start"; return 1; }
+    local start=$SECONDS
+    dns "f_$name" -s 127.0.0.1 -p "$DNSFAULT_PORT" --query "$name.example.test A" -c 2 \
+        -d 1500ms --timeout 200ms -q "$@"
+    assert_le $((SECONDS - start)) 5 "$name: run bounded by duration and timeout"
+}
+
+t_fault_rcodes_land_in_their_classes() {
+    local name class
+    for name in servfail:servfail formerr:formerr refused:refused notimp:notimp; do
+        class=${name#*:}; name=${name%%:*}
+        fault "$name" || return
+        assert_eq "$RC" 1 "$name exit status"
+        check "$W/f_$name.json" --invariants "v('c2.errors.$class') == v('c2.attempts') > 0" \
+            "v('c2.rcode.${name^^}') == v('c2.attempts')"
+    done
+}
+
+t_fault_drop_is_a_timeout() {
+    fault drop || return
+    assert_eq "$RC" 1 "exit status"
+    check "$W/f_drop.json" --invariants 'v("c2.errors.timeout") == v("c2.attempts") > 0'
+}
+
+t_fault_late_answers_are_counted_late() {
+    fault late || return
+    assert_eq "$RC" 1 "exit status"
+    check "$W/f_late.json" --invariants 'v("c2.errors.timeout") == v("c2.attempts") > 0' \
+        'v("c2.late") > 0' 'v("c2.unexpected") == 0'
+}
+
+t_fault_wrong_id_is_unexpected() {
+    fault wrongid || return
+    assert_eq "$RC" 1 "exit status"
+    check "$W/f_wrongid.json" --invariants 'v("c2.errors.timeout") == v("c2.attempts") > 0' \
+        'v("c2.unexpected") > 0' 'v("c2.late") == 0'
+}
+
+t_fault_qr_clear_and_wrong_question_are_mismatch() {
+    local name
+    for name in qrclear wrongq; do
+        fault "$name" || return
+        assert_eq "$RC" 1 "$name exit status"
+        check "$W/f_$name.json" --invariants 'v("c2.errors.mismatch") == v("c2.attempts") > 0'
+    done
+}
+
+t_fault_short_packet_is_malformed() {
+    fault short || return
+    assert_eq "$RC" 1 "exit status"
+    check "$W/f_short.json" --invariants 'v("c2.errors.malformed") == v("c2.attempts") > 0'
+}
+
+t_fault_empty_datagram_keeps_the_socket() {
+    # an empty datagram is a malformed message, not the end of a stream: the
+    # socket stays (no reconnect) and the answer that follows is unexpected
+    fault empty || return
+    assert_eq "$RC" 1 "exit status"
+    check "$W/f_empty.json" --invariants 'v("c2.connections") == 2' 'v("c2.reconnects") == 0' \
+        'v("c2.errors.malformed") > 0' 'v("c2.unexpected") > 0'
+}
+
+t_fault_truncated_counts_apart() {
+    fault tc || return
+    assert_eq "$RC" 0 "exit status"
+    check "$W/f_tc.json" --invariants 'v("c2.truncated") == v("c2.requests") > 0' \
+        'v("c2.errors") == 0'
+}
+
+t_fault_duplicate_answer_is_unexpected() {
+    fault dup --outstanding 3 || return
+    assert_eq "$RC" 0 "exit status"
+    check "$W/f_dup.json" --invariants 'v("c2.requests") > 0' 'v("c2.errors") == 0' \
+        'v("c2.unexpected") > 0'
+}
+
+t_icmp_port_unreachable() {
+    # nothing listens on this loopback port: the kernel answers with ICMP
+    dns icmp -s 127.0.0.1 -p 15399 --query 'www.example.test A' -c 2 -d 300ms -q
+    assert_eq "$RC" 1 "exit status"
+    check "$W/icmp.json" --invariants 'v("c2.errors.icmp") == v("c2.attempts") > 0' \
+        'v("c2.connections") == 2'
+}
+
+# --- usage -----------------------------------------------------------------
+
+t_bad_query_file_line_names_file_and_line() {
+    printf '# ok\nwww.example.test A\n\nwww.example.test AAA\n' >"$W/bad.queries"
+    dns bad -s 127.0.0.1 --queries "$W/bad.queries" -d 1s
+    assert_eq "$RC" 2 "exit status"
+    assert_contains "$W/bad.err" "$W/bad.queries:4: unknown query type 'AAA'"
+    assert_empty_file "$W/bad.json" "nothing on stdout"
+    printf 'www.example.test\n' >"$W/bad2.queries"
+    dns bad2 -s 127.0.0.1 --queries "$W/bad2.queries" -d 1s
+    assert_eq "$RC" 2 "exit status without a type"
+    assert_contains "$W/bad2.err" "bad2.queries:1: "
+}
+
+t_usage_errors_exit_2() {
+    local args
+    printf 'www.example.test A\n' >"$W/ok.queries"
+    local q="--queries $W/ok.queries"
+    while IFS='|' read -r args want; do
+        # shellcheck disable=SC2086
+        dns usage $args
+        assert_eq "$RC" 2 "exit status of: $args"
+        assert_contains "$W/usage.err" "$want"
+        assert_empty_file "$W/usage.json"
+    done <<CASES
+$q|missing --server
+-s 127.0.0.1|no queries
+-s 127.0.0.1 $q extra|unexpected argument 'extra'
+-s 127.0.0.1 $q --edns=100|--edns
+-s 127.0.0.1 $q --edns=70000|--edns
+-s 127.0.0.1 $q --transport quic|--transport
+-s 127.0.0.1 $q --outstanding 0|--outstanding
+-s 127.0.0.1 $q --outstanding 5000|--outstanding
+-s 127.0.0.1 $q --ok-rcodes NOPE|--ok-rcodes
+-s 127.0.0.1 $q --doh-method put|--doh-method
+-s 127.0.0.1 $q --port 0|--port
+-s 127.0.0.1 --queries /nonexistent/q.txt|/nonexistent/q.txt
+-s no.such.host.invalid $q|cannot resolve
+CASES
+    # a --query value with spaces needs its own quoting
+    dns usage -s 127.0.0.1 --query 'x.test NOTATYPE'
+    assert_eq "$RC" 2 "exit status of an unknown type"
+    assert_contains "$W/usage.err" "unknown query type 'NOTATYPE'"
+}
+
+t_help_and_man_page_document_every_option() {
+    run_tool "$W/help.out" "$W/help.err" "$DNSLOAD" --help
+    assert_eq "$RC" 0 "--help exit status"
+    command -v groff >/dev/null || { echo "skipped man page: groff missing"; return 0; }
+    groff -man -Tascii -ww "$MAN" 2>"$W/man.warn" | col -b >"$W/man.txt"
+    assert_empty_file "$W/man.warn" "groff warnings"
+    local o
+    for o in $(grep -o -- '--[a-z][a-z-]*' "$W/help.out" | sort -u); do
+        grep -q -- "$o" "$W/man.txt" || fail "$o is in --help but not in the man page"
+    done
+    for o in --server --transport --outstanding --queries --query --edns --dnssec --no-rd \
+        --ok-rcodes --cacert --insecure --sni --doh-path --doh-method; do
+        grep -q -- "$o" "$W/help.out" || fail "$o is not in --help"
+    done
+}
+
+run_tests

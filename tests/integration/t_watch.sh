@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# --watch and the generator's self-diagnostics: process trees sampled once a
+# second (nginx's master and workers, shell trees with several command names,
+# children that come and go), pid files, usage errors, generator_rss_bytes,
+# loop_lag_ms, rx_dropped, and the warning that the generator was saturated.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/servers.sh"
+need_nginx || exit 1
+
+H=$HTTPLOAD
+BASE=http://127.0.0.1:$NGINX_HTTP_PORT
+O=$TMPROOT/out.json
+E=$TMPROOT/err.txt
+NGINX_PID=$(cat "$SRV/nginx/nginx.pid")
+
+# kill_tree PIDFILE ROOT: stops a test tree whose children wrote their pids to PIDFILE.
+kill_tree() {
+    local p
+    [ -f "$1" ] && for p in $(cat "$1"); do kill "$p" 2>/dev/null; done
+    kill "$2" 2>/dev/null
+    wait "$2" 2>/dev/null
+    return 0
+}
+
+t_nginx_tree_is_sampled_under_load() {
+    run_tool $O $E $H -c 16 -d 2s --watch nginx=$NGINX_PID "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    local w=c16.watch.nginx
+    doc $O --invariants "n('$w.cpu_s')==2" "sum(s('$w.cpu_s'))>0" \
+        "n('$w.rss_bytes')==2" "n('$w.pss_bytes')==2" "n('$w.uss_bytes')==2" "n('$w.fds')==2" \
+        "all(p<=r for p,r in zip(s('$w.pss_bytes'),s('$w.rss_bytes')))" \
+        "all(u<=p for u,p in zip(s('$w.uss_bytes'),s('$w.pss_bytes')))" \
+        "min(s('$w.uss_bytes'))>0" \
+        "min(s('$w.fds'))>=16" \
+        "has('$w.nginx.cpu_s')" "has('$w.nginx.fds')" \
+        "s('$w.nginx.rss_bytes')==s('$w.rss_bytes')" \
+        "all(f==int(f) for f in s('$w.fds'))"
+}
+
+t_each_command_name_gets_its_own_series() {
+    local pids=$TMPROOT/tree.pids
+    rm -f "$pids"
+    bash -c "sleep 30 & echo \$! >>$pids; tail -f /dev/null & echo \$! >>$pids; wait" &
+    local root=$!
+    sleep 0.3
+    run_tool $O $E $H -c 2 -d 2s --watch tree=$root "$BASE/"
+    kill_tree "$pids" "$root"
+    assert_eq "$RC" 0 "exit status"
+    local w=c2.watch.tree
+    doc $O "n('$w.rss_bytes')==2" "has('$w.bash.rss_bytes')" "has('$w.sleep.rss_bytes')" \
+        "has('$w.tail.fds')" "has('$w.bash.cpu_s')" "not has('$w.nginx.cpu_s')" \
+        "all(abs(t-(a+b+c))<1 for t,a,b,c in zip(s('$w.rss_bytes'),s('$w.bash.rss_bytes'),s('$w.sleep.rss_bytes'),s('$w.tail.rss_bytes')))" \
+        "all(abs(t-(a+b+c))<1 for t,a,b,c in zip(s('$w.fds'),s('$w.bash.fds'),s('$w.sleep.fds'),s('$w.tail.fds')))" \
+        "min(s('$w.pss_bytes'))<=min(s('$w.rss_bytes'))"
+}
+
+t_a_child_born_during_the_level_is_picked_up() {
+    local pids=$TMPROOT/late.pids
+    rm -f "$pids"
+    cp "$(command -v sleep)" "$TMPROOT/latecomer"
+    bash -c "sleep 1.8; $TMPROOT/latecomer 30 & echo \$! >>$pids; wait" &
+    local root=$!
+    run_tool $O $E $H -c 2 -d 3s --watch late=$root "$BASE/"
+    kill_tree "$pids" "$root"
+    assert_eq "$RC" 0 "exit status"
+    local w=c2.watch.late
+    doc $O "n('$w.rss_bytes')==3" "has('$w.latecomer.rss_bytes')" \
+        "1<=n('$w.latecomer.rss_bytes')<3" "n('$w.bash.rss_bytes')==3"
+}
+
+t_a_watched_process_that_exits_ends_its_series() {
+    sleep 1.5 &
+    local short=$!
+    run_tool $O $E $H -c 2 -d 3s --watch short=$short --watch nginx=$NGINX_PID "$BASE/"
+    wait "$short" 2>/dev/null
+    assert_eq "$RC" 0 "exit status"
+    doc $O "n('c2.watch.short.rss_bytes')==1" "n('c2.watch.short.sleep.rss_bytes')==1" \
+        "n('c2.watch.nginx.rss_bytes')==3"
+    assert_contains $E "watch short: process $short exited during level c2"
+}
+
+t_absent_pid_is_a_usage_error() {
+    true &
+    local gone=$!
+    wait "$gone"
+    run_tool $O $E $H -c 1 -d 1s --watch gone=$gone "$BASE/"
+    assert_eq "$RC" 2 "exit status"
+    assert_empty_file $O "nothing on stdout"
+    assert_eq "$(wc -l <$E)" 1 "one line on stderr"
+    assert_contains $E "--watch gone=$gone: there is no process $gone"
+    for bad in "nopid" "=1" "a.b=1" "x=abc" "x=pidfile:$TMPROOT/none.pid"; do
+        run_tool $O $E $H -c 1 -d 1s --watch "$bad" "$BASE/"
+        assert_eq "$RC" 2 "exit status for --watch $bad"
+        assert_contains $E "--watch"
+    done
+    run_tool $O $E $H -c 1 -d 1s --watch a=$NGINX_PID --watch a=$NGINX_PID "$BASE/"
+    assert_eq "$RC" 2 "exit status for a name given twice"
+}
+
+t_pidfile_form_reads_the_pid() {
+    run_tool $O $E $H -c 4 -d 1s --watch web=pidfile:$SRV/nginx/nginx.pid "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O "n('c4.watch.web.cpu_s')==1" "has('c4.watch.web.nginx.fds')" \
+        "v('c4.watch.web.fds')>=4"
+}
+
+t_watch_works_on_every_level() {
+    run_tool $O $E $H --levels 1,4 -d 1s --watch nginx=$NGINX_PID "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O "n('c1.watch.nginx.cpu_s')==1" "n('c4.watch.nginx.cpu_s')==1" \
+        "has('c1.watch.nginx.nginx.pss_bytes')" "has('c4.watch.nginx.nginx.pss_bytes')"
+}
+
+t_generator_reports_its_rss_and_loop_lag() {
+    run_tool $O $E $H -c 4 -d 2s -t 2 "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O "n('c4.generator_rss_bytes')==2" "min(s('c4.generator_rss_bytes'))>1e6" \
+        "n('c4.loop_lag_ms')>=2" "min(s('c4.loop_lag_ms'))>=0" "max(s('c4.loop_lag_ms'))<1000" \
+        "not has('c4.rx_dropped')" "not any('.watch.' in k for k in m)"
+}
+
+t_dnsload_reports_rx_dropped() {
+    [ -x "$DNSLOAD" ] || { echo "no dnsload binary: skipped"; return 0; }
+    # nothing answers on this port: every query fails, the sockets still count
+    run_tool $O $E $DNSLOAD -s 127.0.0.1 -p $((LG_PORT_BASE + 7)) --query 'example.test A' \
+        -c 2 -d 1s --timeout 200ms --max-error-rate 1 --watch nginx=$NGINX_PID
+    assert_eq "$RC" 0 "exit status"
+    doc $O "v('c2.rx_dropped')==0" "n('c2.rx_dropped')==1" "has('c2.watch.nginx.cpu_s')"
+}
+
+t_rx_dropped_counts_datagrams_the_sockets_dropped() {
+    [ -x "$DNSLOAD" ] || { echo "no dnsload binary: skipped"; return 0; }
+    # a server answering every query 3000 times overflows the clients' receive queues
+    cat >$TMPROOT/udpflood.py <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(3)
+try:
+    while True:
+        data, addr = s.recvfrom(2048)
+        for _ in range(3000):
+            s.sendto(data, addr)
+except socket.timeout:
+    pass
+PY
+    local port=$((LG_PORT_BASE + 8))
+    timeout 20 python3 $TMPROOT/udpflood.py $port &
+    local flood=$!
+    sleep 0.3
+    run_tool $O $E $DNSLOAD -s 127.0.0.1 -p $port --query 'example.test A' -c 2 -d 1s \
+        --timeout 200ms --max-error-rate 1
+    kill "$flood" 2>/dev/null
+    wait "$flood" 2>/dev/null
+    assert_eq "$RC" 0 "exit status"
+    doc $O "n('c2.rx_dropped')==1" "v('c2.rx_dropped')>0"
+}
+
+t_saturated_loop_is_reported() {
+    # The loop thread shares one CPU with a busy process at a lower priority:
+    # it always has work and is runnable all the time, but rarely runs.
+    taskset -c 0 timeout 10 sh -c 'while :; do :; done' &
+    local hog=$!
+    run_tool $O $E taskset -c 0 nice -n 19 $H -c 64 -d 2s "$BASE/"
+    kill "$hog" 2>/dev/null
+    wait "$hog" 2>/dev/null
+    assert_eq "$RC" 0 "exit status"
+    assert_contains $E "level c64: the generator limited this measurement"
+    assert_contains $E "--threads"
+}
+
+t_unsaturated_loop_is_not_reported() {
+    run_tool $O $E $H -c 1 -R 20 -d 1s "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    if grep -q "limited this measurement" $E; then fail "warning on an idle loop: $(cat $E)"; fi
+}
+
+run_tests

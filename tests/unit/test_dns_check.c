@@ -1,0 +1,277 @@
+/* test_dns_check.c — dnsload's response checker on crafted packets: each
+ * verdict (answer, malformed, QR clear, wrong question), the rcode with its
+ * extended bits, TC, and the rcode names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dnsload/check.h"
+
+/* The question dnsload would have sent: www.example.com A IN. */
+static const uint8_t question[] = "\3www\7example\3com\0\0\1\0\1";
+#define QLEN (sizeof(question) - 1)
+
+struct pkt {
+    uint8_t b[600];
+    size_t n;
+};
+
+static void put(struct pkt *p, const void *d, size_t n)
+{
+    memcpy(p->b + p->n, d, n);
+    p->n += n;
+}
+
+static void put16(struct pkt *p, unsigned v)
+{
+    uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    put(p, b, 2);
+}
+
+/* A header; flags in host order (0x8180: QR, RD, RA, NOERROR). */
+static void header(struct pkt *p, unsigned id, unsigned flags, unsigned qd, unsigned an,
+                   unsigned ns, unsigned ar)
+{
+    p->n = 0;
+    put16(p, id);
+    put16(p, flags);
+    put16(p, qd);
+    put16(p, an);
+    put16(p, ns);
+    put16(p, ar);
+}
+
+/* A record for the question's name by compression pointer: A 192.0.2.1. */
+static void a_record(struct pkt *p)
+{
+    static const uint8_t rr[] = {0xC0, 0x0C, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 192, 0, 2, 1};
+    put(p, rr, sizeof(rr));
+}
+
+static enum dns_verdict check(const struct pkt *p, struct dns_reply *r)
+{
+    return dns_check_reply(p->b, p->n, question, QLEN, r);
+}
+
+static void test_answer_with_record(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 0x1234, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    a_record(&p);
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    assert_int_equal(r.id, 0x1234);
+    assert_int_equal(r.rcode, 0);
+    assert_false(r.tc);
+    assert_true(r.has_question);
+}
+
+static void test_name_compares_case_insensitively(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8180, 1, 0, 0, 0);
+    put(&p, "\3WwW\7EXAMPLE\3cOm\0\0\1\0\1", QLEN);
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+}
+
+static void test_nxdomain_is_an_answer(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8183, 1, 0, 0, 0);
+    put(&p, question, QLEN);
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    assert_int_equal(r.rcode, 3);
+}
+
+static void test_shorter_than_header_is_malformed(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 0xBEEF, 0x8180, 1, 0, 0, 0);
+    p.n = 6;
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+    assert_int_equal(r.id, 0xBEEF);
+    p.n = 1;
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+    assert_int_equal(r.id, 0);
+    assert_int_equal(dns_check_reply(NULL, 0, question, QLEN, &r), DNS_MALFORMED);
+}
+
+static void test_qr_clear_is_not_a_response(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x0100, 1, 0, 0, 0);
+    put(&p, question, QLEN);
+    assert_int_equal(check(&p, &r), DNS_QR_CLEAR);
+}
+
+static void test_other_name_type_or_class_is_wrong_question(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8180, 1, 0, 0, 0);
+    put(&p, "\3www\7example\3org\0\0\1\0\1", QLEN);
+    assert_int_equal(check(&p, &r), DNS_WRONG_QUESTION);
+    header(&p, 1, 0x8180, 1, 0, 0, 0);
+    put(&p, "\3www\7example\3com\0\0\x1c\0\1", QLEN); /* AAAA */
+    assert_int_equal(check(&p, &r), DNS_WRONG_QUESTION);
+    header(&p, 1, 0x8180, 1, 0, 0, 0);
+    put(&p, "\3www\7example\3com\0\0\1\0\3", QLEN); /* class CH */
+    assert_int_equal(check(&p, &r), DNS_WRONG_QUESTION);
+    header(&p, 1, 0x8180, 1, 0, 0, 0);
+    put(&p, "\4xwww\7example\3com\0\0\1\0\1", QLEN + 1); /* longer name */
+    assert_int_equal(check(&p, &r), DNS_WRONG_QUESTION);
+    header(&p, 1, 0x8180, 2, 0, 0, 0);
+    put(&p, question, QLEN);
+    put(&p, question, QLEN);
+    assert_int_equal(check(&p, &r), DNS_WRONG_QUESTION);
+}
+
+static void test_error_answer_may_omit_the_question(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8185, 0, 0, 0, 0); /* REFUSED, no question */
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    assert_int_equal(r.rcode, 5);
+    assert_false(r.has_question);
+    header(&p, 1, 0x8181, 0, 0, 0, 0); /* FORMERR */
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    header(&p, 1, 0x8180, 0, 0, 0, 0); /* NOERROR without the question: no */
+    assert_int_equal(check(&p, &r), DNS_WRONG_QUESTION);
+    header(&p, 1, 0x8183, 0, 0, 0, 0); /* NXDOMAIN neither */
+    assert_int_equal(check(&p, &r), DNS_WRONG_QUESTION);
+}
+
+static void test_truncated_answer_skips_the_records(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8380, 1, 5, 0, 0); /* TC, five answers announced, none there */
+    put(&p, question, QLEN);
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    assert_true(r.tc);
+    header(&p, 1, 0x8180, 1, 5, 0, 0); /* without TC that is malformed */
+    put(&p, question, QLEN);
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+}
+
+static void test_records_that_do_not_fit_are_malformed(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    a_record(&p);
+    p.n -= 1; /* rdata one byte short */
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+    p.n -= 6; /* not even the fixed part */
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+    /* the question itself cut in its type */
+    header(&p, 1, 0x8180, 1, 0, 0, 0);
+    put(&p, question, QLEN - 3);
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+}
+
+static void test_bad_compression_is_malformed(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    /* a record whose owner points at itself */
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    size_t here = p.n;
+    put16(&p, 0xC000 | (unsigned)here);
+    put(&p, "\0\1\0\1\0\0\0\0\0\0", 10);
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+    /* a pointer past the end */
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    put16(&p, 0xC000 | 0x3FF);
+    put(&p, "\0\1\0\1\0\0\0\0\0\0", 10);
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+    /* the reserved label type 0x40 */
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    put(&p, "\x41", 1);
+    put(&p, "\0\1\0\1\0\0\0\0\0\0", 10);
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+}
+
+static void test_name_longer_than_255_is_malformed(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8180, 1, 0, 0, 0);
+    for (int i = 0; i < 5; i++) {
+        uint8_t label[64];
+        label[0] = 63;
+        memset(label + 1, 'a', 63);
+        put(&p, label, sizeof(label));
+    }
+    put(&p, "\0\0\1\0\1", 5);
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+}
+
+static void test_opt_record_extends_the_rcode(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8180, 1, 0, 0, 1);
+    put(&p, question, QLEN);
+    /* OPT: root, type 41, size 1232, extended rcode 1 (BADVERS = 16), version 0 */
+    put(&p, "\0\0\x29\x04\xd0\x01\0\0\0\0\0", 11);
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    assert_int_equal(r.rcode, 16);
+    assert_string_equal(dns_rcode_name(r.rcode), "BADVERS");
+    /* BADVERS may come without the question: still an (error) answer */
+    header(&p, 1, 0x8180, 0, 0, 0, 1);
+    put(&p, "\0\0\x29\x04\xd0\x01\0\0\0\0\0", 11);
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    assert_int_equal(r.rcode, 16);
+}
+
+static void test_rcode_names(void **state)
+{
+    assert_string_equal(dns_rcode_name(0), "NOERROR");
+    assert_string_equal(dns_rcode_name(2), "SERVFAIL");
+    assert_string_equal(dns_rcode_name(5), "REFUSED");
+    assert_string_equal(dns_rcode_name(23), "BADCOOKIE");
+    assert_null(dns_rcode_name(12));
+    assert_null(dns_rcode_name(4000));
+    assert_int_equal(dns_rcode_parse("nxdomain"), 3);
+    assert_int_equal(dns_rcode_parse("SERVFAIL"), 2);
+    assert_int_equal(dns_rcode_parse("16"), 16);
+    assert_int_equal(dns_rcode_parse("4095"), 4095);
+    assert_int_equal(dns_rcode_parse("4096"), -1);
+    assert_int_equal(dns_rcode_parse("NOPE"), -1);
+    assert_int_equal(dns_rcode_parse(""), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_answer_with_record),
+        cmocka_unit_test(test_name_compares_case_insensitively),
+        cmocka_unit_test(test_nxdomain_is_an_answer),
+        cmocka_unit_test(test_shorter_than_header_is_malformed),
+        cmocka_unit_test(test_qr_clear_is_not_a_response),
+        cmocka_unit_test(test_other_name_type_or_class_is_wrong_question),
+        cmocka_unit_test(test_error_answer_may_omit_the_question),
+        cmocka_unit_test(test_truncated_answer_skips_the_records),
+        cmocka_unit_test(test_records_that_do_not_fit_are_malformed),
+        cmocka_unit_test(test_bad_compression_is_malformed),
+        cmocka_unit_test(test_name_longer_than_255_is_malformed),
+        cmocka_unit_test(test_opt_record_extends_the_rcode),
+        cmocka_unit_test(test_rcode_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
