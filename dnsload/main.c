@@ -27,9 +27,6 @@ enum {
     OPT_DNSSEC,
     OPT_NO_RD,
     OPT_OK_RCODES,
-    OPT_CACERT,
-    OPT_SNI,
-    OPT_TLS_RESUME,
     OPT_DOH_PATH,
     OPT_DOH_METHOD,
 };
@@ -123,27 +120,6 @@ static const char *bare_host(const char *host, char *buf, size_t len)
     return host;
 }
 
-static void resolve(const char *host, unsigned port, bool datagram, struct lg_target *t)
-{
-    struct addrinfo hints = {0}, *res = NULL;
-    hints.ai_socktype = datagram ? SOCK_DGRAM : SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;
-    char ports[8];
-    snprintf(ports, sizeof(ports), "%u", port);
-    int rc = getaddrinfo(host, ports, &hints, &res);
-    if (rc != 0 || !res)
-        lg_usage_error(tool, "--server: cannot resolve '%s': %s", host, gai_strerror(rc));
-    memcpy(&t->addr, res->ai_addr, res->ai_addrlen);
-    t->addrlen = res->ai_addrlen;
-    freeaddrinfo(res);
-}
-
-static bool is_ip_literal(const char *host)
-{
-    unsigned char buf[16];
-    return inet_pton(AF_INET, host, buf) == 1 || inet_pton(AF_INET6, host, buf) == 1;
-}
-
 int main(int argc, char **argv)
 {
     struct lg_config cfg;
@@ -154,9 +130,10 @@ int main(int argc, char **argv)
     static struct dns_ctx ctx;
     ctx.transport = DNS_UDP;
     ctx.doh_path = "/dns-query";
-    const char *server = NULL, *cacert = NULL, *sni = NULL, *ok_rcodes = "NOERROR,NXDOMAIN";
+    struct lg_tls_options tlsopt = {0};
+    const char *server = NULL, *ok_rcodes = "NOERROR,NXDOMAIN";
     unsigned long long port = 0, outstanding = 1;
-    bool insecure = false, tls_resume = false, doh_method_given = false;
+    bool doh_method_given = false;
     struct dns_encode_opts enc = {.rd = true};
     /* --queries and --query in command-line order, encoded once options are known */
     struct source {
@@ -178,10 +155,7 @@ int main(int argc, char **argv)
         {"dnssec", no_argument, NULL, OPT_DNSSEC},
         {"no-rd", no_argument, NULL, OPT_NO_RD},
         {"ok-rcodes", required_argument, NULL, OPT_OK_RCODES},
-        {"insecure", no_argument, NULL, 'k'},
-        {"cacert", required_argument, NULL, OPT_CACERT},
-        {"sni", required_argument, NULL, OPT_SNI},
-        {"tls-resume", no_argument, NULL, OPT_TLS_RESUME},
+        LG_TLS_LONGOPTS,
         {"doh-path", required_argument, NULL, OPT_DOH_PATH},
         {"doh-method", required_argument, NULL, OPT_DOH_METHOD},
         {"help", no_argument, NULL, 'h'},
@@ -193,6 +167,7 @@ int main(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, ":" LG_COMMON_SHORTOPTS "s:p:khV", longopts, NULL)) !=
            -1) {
         if (lg_config_option(&cfg, opt, optarg, argv[optind - 1])) continue;
+        if (lg_tls_option(&tlsopt, opt, optarg)) continue;
         switch (opt) {
         case 's':
             server = optarg;
@@ -242,18 +217,6 @@ int main(int argc, char **argv)
         case OPT_OK_RCODES:
             ok_rcodes = optarg;
             break;
-        case 'k':
-            insecure = true;
-            break;
-        case OPT_CACERT:
-            cacert = optarg;
-            break;
-        case OPT_SNI:
-            sni = optarg;
-            break;
-        case OPT_TLS_RESUME:
-            tls_resume = true;
-            break;
         case OPT_DOH_PATH:
             if (optarg[0] != '/' || strpbrk(optarg, " \t\r\n#"))
                 lg_usage_error(tool, "--doh-path: '%s' is not a path (example: /dns-query)",
@@ -296,7 +259,7 @@ int main(int argc, char **argv)
     if (enc.dnssec && !enc.edns_size) enc.edns_size = DNS_EDNS_DEFAULT;
     parse_ok_rcodes(&ctx, ok_rcodes);
     bool tls = ctx.transport == DNS_DOT || ctx.transport == DNS_DOH;
-    if (!tls && (cacert || insecure || sni || tls_resume))
+    if (!tls && lg_tls_options_given(&tlsopt))
         fprintf(stderr, "%s: note: TLS options are ignored for --transport %s\n", tool,
                 ctx.transport == DNS_UDP ? "udp" : "tcp");
     if (ctx.transport != DNS_DOH && doh_method_given)
@@ -329,7 +292,7 @@ int main(int argc, char **argv)
     if (!port) port = ctx.transport == DNS_DOT ? 853 : ctx.transport == DNS_DOH ? 443 : 53;
     struct lg_target target;
     memset(&target, 0, sizeof(target));
-    resolve(host, (unsigned)port, ctx.transport == DNS_UDP, &target);
+    lg_resolve_target(tool, "--server", host, (unsigned)port, ctx.transport == DNS_UDP, &target);
 
     struct lg_tls_config tlscfg;
     memset(&tlscfg, 0, sizeof(tlscfg));
@@ -340,16 +303,11 @@ int main(int argc, char **argv)
         static const unsigned char alpn_h2[] = "\x02"
                                                "h2";
         bool doh = ctx.transport == DNS_DOH;
-        if (lg_tls_config_init(&tlscfg, cacert, insecure, doh ? alpn_h2 : alpn_dot,
-                               doh ? sizeof(alpn_h2) - 1 : sizeof(alpn_dot) - 1, err,
-                               sizeof(err)) < 0)
+        if (lg_tls_setup(&tlscfg, &tlsopt, host, doh ? alpn_h2 : alpn_dot,
+                         doh ? sizeof(alpn_h2) - 1 : sizeof(alpn_dot) - 1, err, sizeof(err)) < 0)
             lg_usage_error(tool, "%s", err);
-        bool ip = is_ip_literal(host);
-        tlscfg.sni = sni ? sni : (ip ? NULL : host);
-        tlscfg.verify_host = insecure ? NULL : (sni ? sni : host);
-        tlscfg.resume = tls_resume;
         target.tls = &tlscfg;
-        const char *name = sni ? sni : host;
+        const char *name = tlsopt.sni ? tlsopt.sni : host;
         bool v6 = strchr(name, ':') != NULL;
         if (port == 443)
             snprintf(authority, sizeof(authority), v6 ? "[%s]" : "%s", name);

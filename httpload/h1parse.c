@@ -55,26 +55,38 @@ static const uint8_t tchar[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-/* Does the comma-separated list contain `token` (case-insensitive)? Also
- * reports whether it is the last element. */
-static bool list_has(const char *v, size_t n, const char *token, bool *last)
+/* The next element of a comma-separated header list, trimmed, from *i on;
+ * false when the list is done. Empty elements are skipped. */
+static bool next_token(const char *v, size_t n, size_t *i, const char **tok, size_t *len)
 {
-    size_t tl = strlen(token);
-    bool found = false;
-    size_t i = 0;
-    while (i < n) {
-        while (i < n && (is_ows(v[i]) || v[i] == ','))
-            i++;
-        size_t start = i;
-        while (i < n && v[i] != ',')
-            i++;
-        size_t end = i;
+    while (*i < n) {
+        while (*i < n && (is_ows(v[*i]) || v[*i] == ','))
+            (*i)++;
+        size_t start = *i;
+        while (*i < n && v[*i] != ',')
+            (*i)++;
+        size_t end = *i;
         while (end > start && is_ows(v[end - 1]))
             end--;
-        if (end == start) continue;
-        bool match = end - start == tl && strncasecmp(v + start, token, tl) == 0;
-        if (match) found = true;
-        if (last) *last = match;
+        if (end > start) {
+            *tok = v + start;
+            *len = end - start;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Does the list contain `token` (case-insensitive), and is it the last one? */
+static bool list_has(const char *v, size_t n, const char *token, bool *last)
+{
+    size_t tl = strlen(token), i = 0, len;
+    const char *t;
+    bool found = false;
+    while (next_token(v, n, &i, &t, &len)) {
+        bool match = len == tl && strncasecmp(t, token, tl) == 0;
+        found |= match;
+        *last = match;
     }
     return found;
 }
@@ -96,20 +108,12 @@ static inline bool name_is(const char *s, const char *lower, size_t n)
 /* Connection: one pass over the token list for "close" and "keep-alive". */
 static void connection_tokens(struct h1_parser *p, const char *v, size_t n)
 {
-    size_t i = 0;
-    while (i < n) {
-        while (i < n && (is_ows(v[i]) || v[i] == ','))
-            i++;
-        size_t start = i;
-        while (i < n && v[i] != ',')
-            i++;
-        size_t end = i;
-        while (end > start && is_ows(v[end - 1]))
-            end--;
-        size_t tl = end - start;
-        if (tl == 5 && strncasecmp(v + start, "close", 5) == 0)
+    size_t i = 0, len;
+    const char *t;
+    while (next_token(v, n, &i, &t, &len)) {
+        if (len == 5 && strncasecmp(t, "close", 5) == 0)
             p->conn_close = true;
-        else if (tl == 10 && strncasecmp(v + start, "keep-alive", 10) == 0)
+        else if (len == 10 && strncasecmp(t, "keep-alive", 10) == 0)
             p->keep_alive = true;
     }
 }

@@ -24,9 +24,6 @@ enum {
     OPT_STREAMS,
     OPT_DATA,
     OPT_EXPECT_STATUS,
-    OPT_CACERT,
-    OPT_SNI,
-    OPT_TLS_RESUME,
     OPT_PROXY_TUNNEL,
     OPT_PROXY_HEADER,
     OPT_UNIX_SOCKET,
@@ -138,21 +135,6 @@ static uint8_t *read_file(const char *path, size_t *len)
     return buf;
 }
 
-static void resolve(const char *what, const char *host, unsigned port, struct lg_target *t)
-{
-    struct addrinfo hints = {0}, *res = NULL;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;
-    char ports[8];
-    snprintf(ports, sizeof(ports), "%u", port);
-    int rc = getaddrinfo(host, ports, &hints, &res);
-    if (rc != 0 || !res)
-        lg_usage_error(tool, "%s: cannot resolve '%s': %s", what, host, gai_strerror(rc));
-    memcpy(&t->addr, res->ai_addr, res->ai_addrlen);
-    t->addrlen = res->ai_addrlen;
-    freeaddrinfo(res);
-}
-
 int main(int argc, char **argv)
 {
     struct lg_config cfg;
@@ -161,9 +143,9 @@ int main(int argc, char **argv)
     cfg.argv = argv;
     struct request_spec spec;
     request_spec_init(&spec);
-    const char *data_arg = NULL, *cacert = NULL, *sni = NULL, *proxy = NULL, *unix_path = NULL,
-               *expect = "200-299";
-    bool insecure = false, tls_resume = false, proxy_tunnel = false;
+    struct lg_tls_options tlsopt = {0};
+    const char *data_arg = NULL, *proxy = NULL, *unix_path = NULL, *expect = "200-299";
+    bool proxy_tunnel = false;
     struct http_ctx ctx;
     memset(&ctx, 0, sizeof(ctx));
     ctx.mode = HTTP_MODE_AUTO;
@@ -177,10 +159,7 @@ int main(int argc, char **argv)
         {"expect-status", required_argument, NULL, OPT_EXPECT_STATUS},
         {"http", required_argument, NULL, OPT_HTTP},
         {"streams", required_argument, NULL, 'm'},
-        {"insecure", no_argument, NULL, 'k'},
-        {"cacert", required_argument, NULL, OPT_CACERT},
-        {"sni", required_argument, NULL, OPT_SNI},
-        {"tls-resume", no_argument, NULL, OPT_TLS_RESUME},
+        LG_TLS_LONGOPTS,
         {"proxy", required_argument, NULL, 'x'},
         {"proxy-tunnel", no_argument, NULL, OPT_PROXY_TUNNEL},
         {"proxy-header", required_argument, NULL, OPT_PROXY_HEADER},
@@ -194,6 +173,7 @@ int main(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, ":" LG_COMMON_SHORTOPTS "X:H:m:kx:hV", longopts, NULL)) !=
            -1) {
         if (lg_config_option(&cfg, opt, optarg, argv[optind - 1])) continue;
+        if (lg_tls_option(&tlsopt, opt, optarg)) continue;
         switch (opt) {
         case 'X':
             if (!*optarg || strpbrk(optarg, " \t\r\n:/"))
@@ -228,18 +208,6 @@ int main(int argc, char **argv)
             ctx.streams = (unsigned)v;
             break;
         }
-        case 'k':
-            insecure = true;
-            break;
-        case OPT_CACERT:
-            cacert = optarg;
-            break;
-        case OPT_SNI:
-            sni = optarg;
-            break;
-        case OPT_TLS_RESUME:
-            tls_resume = true;
-            break;
         case 'x':
             proxy = optarg;
             break;
@@ -311,7 +279,7 @@ int main(int argc, char **argv)
             lg_usage_error(tool, "--proxy '%s': %s", proxy, why);
         if (purl.https)
             lg_usage_error(tool, "--proxy '%s': only http:// proxies are supported", proxy);
-        resolve("--proxy", purl.host, purl.port, &target);
+        lg_resolve_target(tool, "--proxy", purl.host, purl.port, false, &target);
         if (url.https || proxy_tunnel) {
             char auth[300];
             http_url_authority(&url, true, auth, sizeof(auth));
@@ -321,7 +289,7 @@ int main(int argc, char **argv)
             absolute_form = true;
         }
     } else {
-        resolve("URL", url.host, url.port, &target);
+        lg_resolve_target(tool, "URL", url.host, url.port, false, &target);
     }
     if (!proxy && proxy_tunnel) lg_usage_error(tool, "--proxy-tunnel needs --proxy");
 
@@ -339,14 +307,10 @@ int main(int argc, char **argv)
                           : ctx.mode == HTTP_MODE_1  ? sizeof(alpn_h1) - 1
                                                      : sizeof(alpn_h2) - 1;
         char err[256];
-        if (lg_tls_config_init(&tls, cacert, insecure, alpn, alpn_len, err, sizeof(err)) < 0)
+        if (lg_tls_setup(&tls, &tlsopt, url.host, alpn, alpn_len, err, sizeof(err)) < 0)
             lg_usage_error(tool, "%s", err);
-        bool ip = url.host_is_ipv6 || inet_addr(url.host) != INADDR_NONE;
-        tls.sni = sni ? sni : (ip ? NULL : url.host);
-        tls.verify_host = insecure ? NULL : (sni ? sni : url.host);
-        tls.resume = tls_resume;
         target.tls = &tls;
-    } else if (cacert || insecure || sni || tls_resume) {
+    } else if (lg_tls_options_given(&tlsopt)) {
         fprintf(stderr, "%s: note: TLS options are ignored for an http:// URL\n", tool);
     }
 

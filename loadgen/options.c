@@ -3,6 +3,7 @@
 #include "loadgen/watch.h"
 
 #include <ctype.h>
+#include <netdb.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -110,6 +111,47 @@ int lg_parse_levels(const char *s, unsigned **levels, size_t *n)
     *levels = v;
     *n = k;
     return 0;
+}
+
+int lg_tls_option(struct lg_tls_options *t, int opt, const char *arg)
+{
+    switch (opt) {
+    case 'k':
+        t->insecure = true;
+        return 1;
+    case LG_OPT_CACERT:
+        t->cacert = arg;
+        return 1;
+    case LG_OPT_SNI:
+        t->sni = arg;
+        return 1;
+    case LG_OPT_TLS_RESUME:
+        t->resume = true;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+bool lg_tls_options_given(const struct lg_tls_options *t)
+{
+    return t->cacert || t->sni || t->insecure || t->resume;
+}
+
+void lg_resolve_target(const char *tool, const char *what, const char *host, unsigned port,
+                       bool datagram, struct lg_target *t)
+{
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_socktype = datagram ? SOCK_DGRAM : SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    char ports[8];
+    snprintf(ports, sizeof(ports), "%u", port);
+    int rc = getaddrinfo(host, ports, &hints, &res);
+    if (rc != 0 || !res)
+        lg_usage_error(tool, "%s: cannot resolve '%s': %s", what, host, gai_strerror(rc));
+    memcpy(&t->addr, res->ai_addr, res->ai_addrlen);
+    t->addrlen = res->ai_addrlen;
+    freeaddrinfo(res);
 }
 
 const char lg_common_help[] =

@@ -35,6 +35,9 @@ enum {
     LG_OPT_PROGRESS,
     LG_OPT_NO_PROGRESS,
     LG_OPT_WATCH,
+    LG_OPT_CACERT,
+    LG_OPT_SNI,
+    LG_OPT_TLS_RESUME,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
 #define LG_COMMON_SHORTOPTS "c:d:t:R:q"
@@ -54,6 +57,29 @@ enum {
     {                                                                                              \
         "no-progress", no_argument, NULL, LG_OPT_NO_PROGRESS                                       \
     }
+
+/* TLS options both tools share (short form -k). */
+struct lg_tls_options {
+    const char *cacert; /* --cacert FILE */
+    const char *sni;    /* --sni NAME */
+    bool insecure;      /* -k, --insecure */
+    bool resume;        /* --tls-resume */
+};
+#define LG_TLS_LONGOPTS                                                                            \
+    {"insecure", no_argument, NULL, 'k'}, {"cacert", required_argument, NULL, LG_OPT_CACERT},      \
+        {"sni", required_argument, NULL, LG_OPT_SNI},                                              \
+    {                                                                                              \
+        "tls-resume", no_argument, NULL, LG_OPT_TLS_RESUME                                         \
+    }
+/* Handles one TLS option; returns 1 if it was one, 0 if not. */
+int lg_tls_option(struct lg_tls_options *t, int opt, const char *arg);
+bool lg_tls_options_given(const struct lg_tls_options *t);
+
+/* Resolves host:port once, at start, into the target's address (the first
+ * the resolver gives); a name that does not resolve is a usage error naming
+ * the option `what`. */
+void lg_resolve_target(const char *tool, const char *what, const char *host, unsigned port,
+                       bool datagram, struct lg_target *t);
 
 /* The help text of the common options. */
 extern const char lg_common_help[];

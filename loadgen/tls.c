@@ -3,6 +3,9 @@
  * client's reconnects, and handshake failures classified as tls_verify
  * (the certificate) or tls_handshake (everything else). */
 #include "loadgen/internal.h"
+#include "loadgen/options.h"
+
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <openssl/err.h>
@@ -41,6 +44,18 @@ int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecur
         return -1;
     }
     t->ctx = ctx;
+    return 0;
+}
+
+int lg_tls_setup(struct lg_tls_config *t, const struct lg_tls_options *o, const char *host,
+                 const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen)
+{
+    if (lg_tls_config_init(t, o->cacert, o->insecure, alpn, alpn_len, err, errlen) < 0) return -1;
+    unsigned char addr[sizeof(struct in6_addr)];
+    bool ip = inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1;
+    t->sni = o->sni ? o->sni : (ip ? NULL : host);
+    t->verify_host = o->insecure ? NULL : (o->sni ? o->sni : host);
+    t->resume = o->resume;
     return 0;
 }
 

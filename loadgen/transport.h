@@ -51,6 +51,12 @@ struct lg_tls_config {
 int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecure,
                        const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen);
 void lg_tls_config_free(struct lg_tls_config *t);
+struct lg_tls_options;
+/* lg_tls_config_init from the shared options for a server called `host` (a
+ * name or an IP literal): SNI is --sni, else the host when it is a name; the
+ * certificate must match --sni, else the host, unless --insecure. */
+int lg_tls_setup(struct lg_tls_config *t, const struct lg_tls_options *o, const char *host,
+                 const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen);
 void lg_tls_session_free(void *session);
 /* Library version for --meta. */
 const char *lg_tls_version(void);
