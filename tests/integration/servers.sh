@@ -24,6 +24,7 @@ export TINYPROXY_PORT=$((LG_PORT_BASE + 888))
 export MITM_PORT=$((LG_PORT_BASE + 889))
 export SQUID_PORT=$((LG_PORT_BASE + 887))
 export HTTPFAULT_PORT=$((LG_PORT_BASE + 99))
+export BACKLOG_PORT=$((LG_PORT_BASE + 98))
 
 _wait_port() { # host port seconds
     local i
@@ -259,4 +260,17 @@ need_httpfault() {
     python3 "$here/httpfault.py" "$HTTPFAULT_PORT" >"$SRV/httpfault/log" 2>&1 &
     echo $! >"$SRV/httpfault/httpfault.pid"
     _wait_port 127.0.0.1 "$HTTPFAULT_PORT"
+}
+
+# need_backlog: a listener that never accepts (tests/fixtures/backlog.py): once
+# its queue of one is full, connects to BACKLOG_PORT time out.
+need_backlog() {
+    [ -f "$SRV/backlog/backlog.pid" ] && kill -0 "$(cat "$SRV/backlog/backlog.pid")" 2>/dev/null && return 0
+    _port_free "$BACKLOG_PORT" || return 1
+    mkdir -p "$SRV/backlog"
+    local here
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)
+    python3 "$here/backlog.py" "$BACKLOG_PORT" >"$SRV/backlog/log" 2>&1 &
+    echo $! >"$SRV/backlog/backlog.pid"
+    _wait_port 127.0.0.1 "$BACKLOG_PORT"
 }

@@ -247,6 +247,27 @@ t_fault_empty_datagram_keeps_the_socket() {
         'v("c2.errors.malformed") > 0' 'v("c2.unexpected") > 0'
 }
 
+t_server_that_disappears_mid_level() {
+    # a server of our own on a spare port, killed a third of the way in: the
+    # queries after that fail (ICMP port unreachable, or timeouts), the run
+    # stays bounded, the document valid, and no socket is reopened
+    local port=$((LG_PORT_BASE + 56)) fixture
+    fixture=$(cd "$(dirname "$0")/../fixtures" && pwd)/dnsfault.py
+    python3 "$fixture" "$port" >"$W/vanish.ready" 2>&1 &
+    local pid=$!
+    local i
+    for ((i = 0; i < 50; i++)); do [ -s "$W/vanish.ready" ] && break; sleep 0.1; done
+    (sleep 0.7; kill "$pid") &
+    local start=$SECONDS
+    dns vanish -s 127.0.0.1 -p "$port" --query "ok.example.test A" -c 2 -d 2s --timeout 300ms
+    wait "$pid" 2>/dev/null
+    assert_eq "$RC" 1 "exit status"
+    assert_le $((SECONDS - start)) 5 "run bounded by duration and timeout"
+    check "$W/vanish.json" --invariants 'v("c2.requests") > 0' \
+        'v("c2.errors.icmp") + v("c2.errors.timeout") > 0' 'v("c2.connections") == 2' \
+        'v("c2.reconnects") == 0'
+}
+
 t_fault_truncated_counts_apart() {
     fault tc || return
     assert_eq "$RC" 0 "exit status"

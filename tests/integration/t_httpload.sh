@@ -243,6 +243,23 @@ t_sigterm_prints_what_was_measured() {
     assert_contains $E "interrupted by signal 15"
 }
 
+t_fault_connect_timeout_when_the_server_never_accepts() {
+    need_backlog || { fail "fixture did not start"; return; }
+    local start=$SECONDS
+    run_tool $O $E $H -c 4 -d 300ms --timeout 400ms "http://127.0.0.1:$BACKLOG_PORT/"
+    assert_eq "$RC" 1 "exit status"
+    assert_le $((SECONDS - start)) 3 "run length in seconds"
+    doc $O --invariants "v('c4.errors.connect_timeout')>0"
+}
+
+t_fault_tls_handshake_stall_is_tls_handshake() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    # the fixture waits for an HTTP request that a ClientHello never completes
+    run_tool $O $E $H -c 2 -d 300ms --timeout 400ms "https://127.0.0.1:$HTTPFAULT_PORT/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.errors.tls_handshake')>=2"
+}
+
 t_fault_garbage_status_line_is_protocol() {
     need_httpfault || { fail "fixture did not start"; return; }
     run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/garbage"
