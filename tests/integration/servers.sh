@@ -226,26 +226,26 @@ stop_servers() {
     local f pids=()
     if [ -f "$SRV/nginx/nginx.pid" ]; then
         pids+=("$(cat "$SRV/nginx/nginx.pid")")
-        nginx -c "$SRV/nginx/nginx.conf" -p "$SRV/nginx" -e "$SRV/nginx/error.log" -s stop 2>/dev/null
+        nginx -c "$SRV/nginx/nginx.conf" -p "$SRV/nginx" -e "$SRV/nginx/error.log" -s stop 2>/dev/null || true
     fi
     for f in "$SRV"/*/*.pid; do
         [ -f "$f" ] || continue
         case $f in */nginx/nginx.pid) continue ;; esac
         pids+=("$(cat "$f")")
-        kill "$(cat "$f")" 2>/dev/null
+        kill "$(cat "$f")" 2>/dev/null || true
         rm -f "$f"
     done
-    for f in "$SRV"/*/*.stop; do [ -x "$f" ] && "$f"; done
+    for f in "$SRV"/*/*.stop; do if [ -x "$f" ]; then "$f" || true; fi; done
     # wait until they are gone, so a later need_* cannot mistake a dying
     # server for a running one
     local i p
     for ((i = 0; i < 50; i++)); do
         local alive=0
-        for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+        for p in "${pids[@]}"; do if kill -0 "$p" 2>/dev/null; then alive=1; fi; done
         ((alive)) || break
         sleep 0.1
     done
-    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
     rm -f "$SRV/nginx/nginx.pid"
     return 0
 }
