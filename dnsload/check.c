@@ -18,11 +18,28 @@ static uint16_t get16(const uint8_t *p)
     return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+/* Names already checked: the label starts of the question's name. A
+ * compression pointer to one of them (as almost every answer's owner name
+ * is) needs no second walk. */
+struct known_names {
+    uint16_t start[16];
+    unsigned n;
+};
+
+static bool known(const struct known_names *k, size_t at)
+{
+    for (unsigned i = 0; k && i < k->n; i++)
+        if (k->start[i] == at) return true;
+    return false;
+}
+
 /* Reads the name at *off. Writes its uncompressed wire form to `out` (when
  * not NULL, DNS_NAME_MAX bytes) and its length to *out_len; moves *off past
- * the name as it appears at that place. -1 when the name runs off the
- * packet, is too long, loops or uses a reserved label type. */
-static int read_name(const uint8_t *pkt, size_t len, size_t *off, uint8_t *out, size_t *out_len)
+ * the name as it appears at that place; records label starts in `learn`.
+ * -1 when the name runs off the packet, is too long, loops or uses a
+ * reserved label type. */
+static int read_name(const uint8_t *pkt, size_t len, size_t *off, uint8_t *out, size_t *out_len,
+                     const struct known_names *valid, struct known_names *learn)
 {
     size_t p = *off, n = 0;
     unsigned jumps = 0;
@@ -35,10 +52,12 @@ static int read_name(const uint8_t *pkt, size_t len, size_t *off, uint8_t *out, 
             if (!jumped) *off = p + 2;
             jumped = true;
             p = (size_t)(label & 0x3F) << 8 | pkt[p + 1];
+            if (!out && known(valid, p)) return 0;
             continue;
         }
         if (label & 0xC0) return -1; /* 0x40 and 0x80: extended label types, obsolete */
         if (p + 1 + label > len || n + 1 + label > DNS_NAME_MAX) return -1;
+        if (learn && !jumped && learn->n < 16) learn->start[learn->n++] = (uint16_t)p;
         if (out) memcpy(out + n, pkt + p, (size_t)label + 1);
         n += (size_t)label + 1;
         p += (size_t)label + 1;
@@ -65,10 +84,10 @@ static bool same_name(const uint8_t *a, const uint8_t *b, size_t n)
 /* Walks `count` resource records from *off; notes the extended rcode bits of
  * an OPT record. -1 when a record does not fit. */
 static int walk_records(const uint8_t *pkt, size_t len, size_t *off, unsigned count,
-                        bool additional, struct dns_reply *out)
+                        bool additional, const struct known_names *valid, struct dns_reply *out)
 {
     for (unsigned i = 0; i < count; i++) {
-        if (read_name(pkt, len, off, NULL, NULL) < 0) return -1;
+        if (read_name(pkt, len, off, NULL, NULL, valid, NULL) < 0) return -1;
         if (*off + 10 > len) return -1;
         const uint8_t *rr = pkt + *off;
         uint16_t type = get16(rr), rdlen = get16(rr + 8);
@@ -93,20 +112,34 @@ enum dns_verdict dns_check_reply(const uint8_t *pkt, size_t len, const uint8_t *
     unsigned qdcount = get16(pkt + 4), ancount = get16(pkt + 6), nscount = get16(pkt + 8),
              arcount = get16(pkt + 10);
     size_t off = DNS_HEADER_LEN;
+    struct known_names names = {.n = 0};
     if (qdcount > 0) {
         if (qdcount != 1) return DNS_WRONG_QUESTION;
-        uint8_t name[DNS_NAME_MAX];
-        size_t name_len;
-        if (read_name(pkt, len, &off, name, &name_len) < 0 || off + 4 > len) return DNS_MALFORMED;
-        if (question_len < 4 || name_len != question_len - 4 ||
-            !same_name(name, question, name_len) || memcmp(pkt + off, question + name_len, 4) != 0)
-            return DNS_WRONG_QUESTION;
-        off += 4;
+        /* The usual answer echoes the question byte for byte, uncompressed:
+         * one comparison, then the name's labels are learnt for the records. */
+        if (question_len >= 5 && off + question_len <= len &&
+            memcmp(pkt + off, question, question_len) == 0) {
+            size_t end = off;
+            if (read_name(pkt, len, &end, NULL, NULL, NULL, &names) < 0 ||
+                end != off + question_len - 4)
+                return DNS_MALFORMED;
+            off += question_len;
+        } else {
+            uint8_t name[DNS_NAME_MAX];
+            size_t name_len;
+            if (read_name(pkt, len, &off, name, &name_len, NULL, &names) < 0 || off + 4 > len)
+                return DNS_MALFORMED;
+            if (question_len < 4 || name_len != question_len - 4 ||
+                !same_name(name, question, name_len) ||
+                memcmp(pkt + off, question + name_len, 4) != 0)
+                return DNS_WRONG_QUESTION;
+            off += 4;
+        }
         out->has_question = true;
     }
     /* With TC the rest may be cut anywhere: only header and question count. */
-    if (!out->tc && (walk_records(pkt, len, &off, ancount + nscount, false, out) < 0 ||
-                     walk_records(pkt, len, &off, arcount, true, out) < 0))
+    if (!out->tc && (walk_records(pkt, len, &off, ancount + nscount, false, &names, out) < 0 ||
+                     walk_records(pkt, len, &off, arcount, true, &names, out) < 0))
         return DNS_MALFORMED;
     /* Error answers may leave the question out (FORMERR, REFUSED, BADVERS);
      * a success never may. */
