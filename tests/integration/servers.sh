@@ -25,6 +25,7 @@ export MITM_PORT=$((LG_PORT_BASE + 889))
 export SQUID_PORT=$((LG_PORT_BASE + 887))
 export HTTPFAULT_PORT=$((LG_PORT_BASE + 99))
 export BACKLOG_PORT=$((LG_PORT_BASE + 98))
+export HTTPFAULT_RESET_PORT=$((LG_PORT_BASE + 97))
 
 _wait_port() { # host port seconds
     local i
@@ -159,6 +160,7 @@ Allow 127.0.0.1
 ConnectPort $NGINX_HTTPS_PORT
 ConnectPort $NGINX_HTTP_PORT
 ConnectPort $NGHTTPD_TLS_PORT
+ConnectPort $HTTPFAULT_RESET_PORT
 PidFile "$d/tinyproxy.pid"
 LogFile "$d/tinyproxy.log"
 LogLevel Warning
@@ -253,13 +255,13 @@ stop_servers() {
 # need_httpfault: the misbehaving HTTP fixture (tests/fixtures/httpfault.py).
 need_httpfault() {
     [ -f "$SRV/httpfault/httpfault.pid" ] && kill -0 "$(cat "$SRV/httpfault/httpfault.pid")" 2>/dev/null && return 0
-    _port_free "$HTTPFAULT_PORT" || return 1
+    _port_free "$HTTPFAULT_PORT" "$HTTPFAULT_RESET_PORT" || return 1
     mkdir -p "$SRV/httpfault"
     local here
     here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)
-    python3 "$here/httpfault.py" "$HTTPFAULT_PORT" >"$SRV/httpfault/log" 2>&1 &
+    python3 "$here/httpfault.py" "$HTTPFAULT_PORT" "$HTTPFAULT_RESET_PORT" >"$SRV/httpfault/log" 2>&1 &
     echo $! >"$SRV/httpfault/httpfault.pid"
-    _wait_port 127.0.0.1 "$HTTPFAULT_PORT"
+    _wait_port 127.0.0.1 "$HTTPFAULT_PORT" && _wait_port 127.0.0.1 "$HTTPFAULT_RESET_PORT"
 }
 
 # need_backlog: a listener that never accepts (tests/fixtures/backlog.py): once

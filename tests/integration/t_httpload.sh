@@ -260,6 +260,24 @@ t_fault_tls_handshake_stall_is_tls_handshake() {
     doc $O --invariants "v('c2.errors.tls_handshake')>=2"
 }
 
+t_fault_reset_during_tls_handshake_is_tls_handshake() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    run_tool $O $E $H -c 2 -d 300ms "https://127.0.0.1:$HTTPFAULT_RESET_PORT/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.errors.tls_handshake')>=2"
+}
+
+t_fault_proxy_closing_the_tunnel() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    need_tinyproxy || { fail "tinyproxy did not start"; return; }
+    # the tunnel opens (200), then the origin resets and the proxy closes it
+    # in the middle of the TLS handshake
+    run_tool $O $E $H -c 2 -d 300ms -x "http://127.0.0.1:$TINYPROXY_PORT" \
+        "https://127.0.0.1:$HTTPFAULT_RESET_PORT/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "n('c2.proxy_connect_ms')>0" "v('c2.errors.tls_handshake')>0"
+}
+
 t_fault_garbage_status_line_is_protocol() {
     need_httpfault || { fail "fixture did not start"; return; }
     run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/garbage"
