@@ -162,22 +162,24 @@ size_t lg_format_u64(char *buf, uint64_t v)
     return n;
 }
 
-/* Writes ip.frac where frac has `places` decimals (trailing zeros dropped). */
-static size_t fixed_point(char *buf, uint64_t scaled, uint64_t unit, int places)
+/* Writes scaled / 10^places in decimal, without trailing zeros: the digits
+ * of `scaled` are printed once and the point is put in place, so no division
+ * per digit is needed to split the parts. */
+static size_t fixed_point(char *buf, uint64_t scaled, size_t places)
 {
-    uint64_t ip = scaled / unit, fp = scaled % unit;
-    size_t n = lg_format_u64(buf, ip);
-    if (fp) {
-        while (fp % 10 == 0) {
-            fp /= 10;
-            places--;
-        }
-        char *end = buf + n + 1 + places;
-        char *start = digits_backwards(end, fp);
-        while (start > buf + n + 1) /* leading zeros of the fraction */
-            *--start = '0';
-        buf[n] = '.';
-        n += 1 + (size_t)places;
+    char tmp[32];
+    char *end = tmp + sizeof(tmp), *s = digits_backwards(end, scaled);
+    while ((size_t)(end - s) < places + 1)
+        *--s = '0';
+    char *point = end - places, *last = end;
+    while (last > point && last[-1] == '0')
+        last--;
+    size_t n = (size_t)(point - s);
+    memcpy(buf, s, n);
+    if (last > point) {
+        buf[n++] = '.';
+        memcpy(buf + n, point, (size_t)(last - point));
+        n += (size_t)(last - point);
     }
     buf[n] = '\0';
     return n;
@@ -200,9 +202,9 @@ size_t lg_format_double(char *buf, double v)
      * fixed point with that many decimals reads back to the same double. */
     if (a < 9e9) {
         uint64_t scaled = (uint64_t)(a * 1e6 + 0.5);
-        if ((double)scaled / 1e6 == a) return n + fixed_point(buf + n, scaled, 1000000u, 6);
+        if ((double)scaled / 1e6 == a) return n + fixed_point(buf + n, scaled, 6);
         scaled = (uint64_t)(a * 1e9 + 0.5);
-        if ((double)scaled / 1e9 == a) return n + fixed_point(buf + n, scaled, 1000000000u, 9);
+        if ((double)scaled / 1e9 == a) return n + fixed_point(buf + n, scaled, 9);
     }
     if (a < 9007199254740992.0 && a == (double)(uint64_t)a)
         return n + lg_format_u64(buf + n, (uint64_t)a);

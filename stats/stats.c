@@ -168,6 +168,69 @@ static void intro_sort(double *a, size_t n, int depth)
     insertion_sort(a, n);
 }
 
+/* Rearranges a[0..n) so that a[k] is the k-th smallest, everything before it
+ * no larger and everything after it no smaller (Hoare's selection, with the
+ * same median-of-three partition as the sort). */
+static void select_kth(double *a, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n; /* the k-th lies in a[lo..hi) */
+    while (hi - lo > 16) {
+        double *b = a + lo;
+        size_t m = hi - lo, mid = m / 2;
+        if (b[mid] < b[0]) swap(&b[mid], &b[0]);
+        if (b[m - 1] < b[0]) swap(&b[m - 1], &b[0]);
+        if (b[m - 1] < b[mid]) swap(&b[m - 1], &b[mid]);
+        swap(&b[0], &b[mid]);
+        double pivot = b[0];
+        size_t i = 0, j = m;
+        for (;;) {
+            do
+                i++;
+            while (i < m && b[i] < pivot);
+            do
+                j--;
+            while (b[j] > pivot);
+            if (i >= j) break;
+            swap(&b[i], &b[j]);
+        }
+        swap(&b[0], &b[j]);
+        size_t at = lo + j;
+        if (at == k) return;
+        if (k < at)
+            hi = at;
+        else
+            lo = at + 1;
+    }
+    insertion_sort(a + lo, hi - lo);
+}
+
+void stats_percentiles(double *samples, size_t n, const double *qs, size_t nq, double *out)
+{
+    size_t from = 0; /* everything before `from` is already no larger than what follows */
+    for (size_t i = 0; i < nq; i++) {
+        if (n == 0) {
+            out[i] = 0.0;
+            continue;
+        }
+        double rank = qs[i] * (double)(n - 1);
+        size_t lower = (size_t)floor(rank);
+        if (lower >= n) lower = n - 1;
+        if (lower < from) from = 0; /* qs not ascending: start over */
+        select_kth(samples + from, n - from, lower - from);
+        from = lower;
+        double lo = samples[lower], weight = rank - (double)lower;
+        if (lower + 1 >= n || weight == 0) {
+            out[i] = lo;
+            continue;
+        }
+        /* the next order statistic is the smallest of what follows */
+        double hi = samples[lower + 1];
+        for (size_t k = lower + 2; k < n; k++)
+            if (samples[k] < hi) hi = samples[k];
+        out[i] = lo + (hi - lo) * weight;
+    }
+}
+
 void stats_sort(double *samples, size_t n)
 {
     int depth = 0;

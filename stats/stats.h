@@ -19,6 +19,11 @@ int stats_summarize(double *samples, size_t n, struct stats_summary *out);
  * between the neighbouring order statistics; one sample is that sample. */
 double stats_percentile_sorted(const double *sorted, size_t n, double q);
 
+/* Percentiles qs[0..nq) (ascending, 0..1) of n unsorted samples, with exactly
+ * the definition of stats_percentile_sorted, by selection instead of a full
+ * sort: linear time for a few percentiles. Reorders `samples`; unrounded. */
+void stats_percentiles(double *samples, size_t n, const double *qs, size_t nq, double *out);
+
 /* Median absolute deviation (unscaled) of n sorted samples around `median`,
  * with the same interpolation as the percentiles; allocates nothing. */
 double stats_mad_sorted(const double *sorted, size_t n, double median);

@@ -289,6 +289,32 @@ static void test_format_round_trips(void **state)
     assert_true(strtod(buf, NULL) == 9007199254740993.0);
 }
 
+/* Selection gives exactly what sorting gives, for every percentile the
+ * summary uses, on random data with ties, and on tiny inputs. */
+static void test_percentiles_by_selection_match_the_sorted_definition(void **state)
+{
+    (void)state;
+    static const double qs[] = {0, 0.1, 0.5, 0.9, 0.95, 0.99, 0.999, 1};
+    const size_t nq = sizeof(qs) / sizeof(qs[0]);
+    uint64_t x = 88172645463325252ull;
+    for (size_t n = 1; n < 3000; n = n * 3 + 1) {
+        double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            a[i] = b[i] = (double)(x % 97) / 8; /* many ties */
+        }
+        double got[8];
+        stats_percentiles(a, n, qs, nq, got);
+        stats_sort(b, n);
+        for (size_t k = 0; k < nq; k++)
+            assert_true(got[k] == stats_percentile_sorted(b, n, qs[k]));
+        free(a);
+        free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -310,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_round_to_other_places),
         cmocka_unit_test(test_format_is_short),
         cmocka_unit_test(test_format_round_trips),
+        cmocka_unit_test(test_percentiles_by_selection_match_the_sorted_definition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
