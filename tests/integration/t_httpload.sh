@@ -293,9 +293,9 @@ t_fault_truncated_body_is_eof() {
     doc $O --invariants "v('c1.errors.eof')>0"
 }
 
-t_fault_reset_mid_headers_and_mid_body() {
+t_fault_reset_after_request_mid_headers_and_mid_body() {
     need_httpfault || { fail "fixture did not start"; return; }
-    for p in reset resetbody; do
+    for p in resetnow reset resetbody; do
         run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/$p"
         assert_eq "$RC" 1 "exit status for $p"
         doc $O --invariants "v('c1.errors.reset')>0"
