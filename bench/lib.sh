@@ -1,0 +1,316 @@
+# shellcheck shell=bash
+# Shared by the bench/ scripts (source it; not a benchmark itself): paths to
+# the tools, the pinned bench servers, and the helpers that run one generator,
+# time it, count its system calls and its instructions, and write the tables
+# and the collector document.
+#
+# Servers run on core $SERVER_CPU (default 1) and generators on core $GEN_CPU
+# (default 0), so a generator never competes with the server it drives. Every
+# run is bounded by timeout(1): a generator that hangs is killed, and its
+# figures for that round are left out (and said so on stderr).
+# Environment: BUILD (default build-bench), LG_PORT_BASE (default 48000),
+# SRV (default /tmp/srv-bench), ROUNDS (default 3), DURATION (seconds, default 5),
+# OUT (where the documents go; default results/bench), QUICK=1 (no strace and
+# no callgrind: speed only), KEEP=1 (keep the work folder with every tool's
+# output, strace tables and callgrind profiles).
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-build-bench}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+HTTPLOAD=${HTTPLOAD:-$BUILD/httpload/httpload}
+DNSLOAD=${DNSLOAD:-$BUILD/dnsload/dnsload}
+LOADSTATS=${LOADSTATS:-$BUILD/stats/loadstats}
+export LG_PORT_BASE=${LG_PORT_BASE:-48000}
+export SRV=${SRV:-/tmp/srv-bench}
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-5}
+GEN_CPU=${GEN_CPU:-0}
+SERVER_CPU=${SERVER_CPU:-1}
+OUT=${OUT:-$TOP/results/bench}
+# the bench's own ports, away from servers.sh's offsets
+export BENCH_HTTP_PORT=$((LG_PORT_BASE + 180))
+export BENCH_HTTPS_PORT=$((LG_PORT_BASE + 543))
+# TLS for bench/h2tls and bench/memory: TLS 1.2 with ECDHE-RSA-AES128-GCM-SHA256
+# by default (what h2load and nginx 1.22 negotiate by themselves, so the
+# DESIGN.md anchors compare); BENCH_TLS_PROTOCOLS=TLSv1.3 for TLS 1.3 with
+# TLS_AES_128_GCM_SHA256.
+BENCH_TLS_PROTOCOLS=${BENCH_TLS_PROTOCOLS:-TLSv1.2}
+BENCH_TLS_CIPHERS=${BENCH_TLS_CIPHERS:-ECDHE-RSA-AES128-GCM-SHA256}
+BENCH_TLS13_SUITES=${BENCH_TLS13_SUITES:-TLS_AES_128_GCM_SHA256}
+export KNOT_PORT=${KNOT_PORT:-$((LG_PORT_BASE + 53))}
+
+# servers.sh gives need_certs, _wait_port and stop_servers (which stops every
+# server whose pid file is under $SRV, the bench nginx and knot included)
+# shellcheck source=tests/integration/servers.sh
+. "$TOP/tests/integration/servers.sh"
+# shellcheck source=tests/integration/servers_dns.sh
+. "$TOP/tests/integration/servers_dns.sh"
+
+die() { echo "${0##*/}: $*" >&2; exit 2; }
+note() { echo "${0##*/}: $*" >&2; }
+
+need_tools() { # command...
+    local c missing=()
+    for c in "$@"; do command -v "$c" >/dev/null || missing+=("$c"); done
+    ((${#missing[@]} == 0)) || die "missing ${missing[*]} (scripts/deps bench installs them)"
+}
+
+# bench_setup NAME: checks the build, makes the work folder $WORK (removed on
+# exit unless KEEP=1) and installs the trap that stops the servers.
+bench_setup() {
+    BENCH=$1
+    [ -x "$HTTPLOAD" ] || die "no $HTTPLOAD (run scripts/build build-bench, or set BUILD)"
+    need_tools taskset strace valgrind callgrind_annotate python3 /usr/bin/time
+    [ "$(nproc)" -ge 2 ] || die "needs two cores (server on one, generator on the other)"
+    WORK=$(mktemp -d "/tmp/bench-$BENCH.XXXXXX")
+    mkdir -p "$OUT"
+    trap bench_cleanup EXIT
+    trap 'exit 130' INT TERM
+    # enough descriptors for the generators (they inherit it) and strace
+    ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+    # the rows: tool metric round value
+    : >"$WORK/rows"
+}
+
+bench_cleanup() {
+    local rc=$?
+    set +e
+    # a generator still running (interrupted mid-round) goes first: GEN_PID is
+    # its timeout(1), which passes the signal on to the command's process group
+    [ -n "${GEN_PID:-}" ] && kill "$GEN_PID" 2>/dev/null && wait "$GEN_PID" 2>/dev/null
+    stop_servers >/dev/null 2>&1
+    if [ -n "${KEEP:-}" ]; then note "kept $WORK"; else rm -rf "$WORK"; fi
+    exit "$rc"
+}
+
+# need_nginx_bench: nginx for the benchmarks, one worker pinned to
+# $SERVER_CPU, access log off, on 127.0.0.1:$BENCH_HTTP_PORT (HTTP/1.1) and
+# $BENCH_HTTPS_PORT (TLS, h2 and http/1.1 by ALPN). / answers "hello\n" (a
+# 153-byte HTTP/1.1 response, headers included: the size DESIGN.md's anchor
+# figures were measured with); /slow serves a 6-byte file behind limit_req: at
+# most $SLOW_RATE (default 1000) responses per second in total, the others wait
+# in nginx, so a client spends nearly all its time connected and waiting
+# (bench/memory). SLOW_RATE is read when nginx starts.
+need_nginx_bench() {
+    local d=$SRV/nginx-bench
+    [ -f "$d/nginx.pid" ] && kill -0 "$(cat "$d/nginx.pid")" 2>/dev/null && return 0
+    need_certs || return 1
+    mkdir -p "$d/tmp" "$d/www"
+    echo hello >"$d/www/slow"
+    cat >"$d/nginx.conf" <<CONF
+worker_processes 1;
+worker_cpu_affinity $(printf '1%0*d' "$SERVER_CPU" 0);
+worker_rlimit_nofile 65536;
+pid $d/nginx.pid;
+error_log $d/error.log error;
+events { worker_connections 30000; multi_accept on; }
+http {
+    access_log off;
+    client_body_temp_path $d/tmp/cb; proxy_temp_path $d/tmp/p; fastcgi_temp_path $d/tmp/f;
+    uwsgi_temp_path $d/tmp/u; scgi_temp_path $d/tmp/s;
+    keepalive_requests 100000000;
+    keepalive_timeout 300s;
+    http2_max_concurrent_streams 128;
+    default_type text/plain;
+    limit_req_zone \$server_port zone=slow:1m rate=${SLOW_RATE:-1000}r/s;
+    limit_req_status 503;
+    server {
+        listen 127.0.0.1:$BENCH_HTTP_PORT backlog=16384 reuseport;
+        listen 127.0.0.1:$BENCH_HTTPS_PORT ssl http2 backlog=16384;
+        ssl_certificate $SRV/certs/server.pem;
+        ssl_certificate_key $SRV/certs/server.key;
+        ssl_session_cache shared:bench:10m;
+        # one protocol and one cipher for every generator: left to itself,
+        # nginx 1.22 offers no TLS 1.3 and each client picks its own AES key size
+        ssl_protocols $BENCH_TLS_PROTOCOLS;
+        ssl_prefer_server_ciphers on;
+        ssl_ciphers $BENCH_TLS_CIPHERS;
+        ssl_conf_command Ciphersuites $BENCH_TLS13_SUITES;
+        location = / { return 200 "hello\n"; }
+        # a file, not "return": return answers in the rewrite phase, before limit_req
+        location = /slow { limit_req zone=slow burst=100000; root $d/www; }
+    }
+}
+CONF
+    # the ports lie in the ephemeral range with the default LG_PORT_BASE: an
+    # outgoing connection (or one in TIME_WAIT) may hold one for a while
+    local i
+    for ((i = 1; ; i++)); do
+        taskset -c "$SERVER_CPU" nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log" 2>"$d/start.err" && break
+        if ((i == 10)) || ! grep -q 'Address already in use' "$d/start.err"; then
+            cat "$d/start.err" >&2; return 1
+        fi
+        note "a bench port is taken (by a client connection?); trying again in 2 s"
+        sleep 2
+    done
+    _wait_port 127.0.0.1 "$BENCH_HTTP_PORT" && _wait_port 127.0.0.1 "$BENCH_HTTPS_PORT"
+}
+
+# need_knot_bench: servers_dns.sh's knot, then every thread pinned to $SERVER_CPU.
+need_knot_bench() {
+    command -v knotd >/dev/null || die "knotd missing (scripts/deps test installs it)"
+    need_knot || return 1
+    taskset -a -cp "$SERVER_CPU" "$(cat "$SRV/knot/knotd.pid")" >/dev/null
+}
+
+# row TOOL METRIC ROUND VALUE: one measurement
+row() { echo "$1 $2 $3 $4" >>"$WORK/rows"; }
+
+# timed TAG CMD...: runs CMD on $GEN_CPU under GNU time; its stdout goes to
+# $WORK/TAG.out, its stderr to $WORK/TAG.err, and "user sys maxrss_kib wall"
+# to $WORK/TAG.time. Returns CMD's exit status.
+timed() {
+    local tag=$1; shift
+    local rc=0
+    timeout -k 10 "${LIMIT:-600}" /usr/bin/time -f '%U %S %M %e' -o "$WORK/$tag.time" \
+        taskset -c "$GEN_CPU" "$@" >"$WORK/$tag.out" 2>"$WORK/$tag.err" &
+    GEN_PID=$!
+    wait "$GEN_PID" || rc=$?
+    GEN_PID=
+    return "$rc"
+}
+
+# straced TAG CMD...: runs CMD under strace -c -f on $GEN_CPU; the total
+# number of system calls goes to $WORK/TAG.sys (strace's table: TAG.strace).
+straced() {
+    local tag=$1; shift
+    local rc=0
+    timeout -k 10 "${LIMIT:-600}" taskset -c "$GEN_CPU" strace -c -f -o "$WORK/$tag.strace" "$@" \
+        >"$WORK/$tag.out" 2>"$WORK/$tag.err" &
+    GEN_PID=$!
+    wait "$GEN_PID" || rc=$?
+    GEN_PID=
+    # the total line: "100.00 SECONDS USECS/CALL CALLS [ERRORS] total"
+    awk '$NF == "total" { print $4 }' "$WORK/$tag.strace" >"$WORK/$tag.sys"
+    return "$rc"
+}
+
+# grinded TAG CMD...: runs CMD under callgrind on $GEN_CPU (threads included)
+# and writes its user-space instruction count (Ir) to $WORK/TAG.ir; the
+# profile stays in $WORK/TAG.callgrind.
+grinded() {
+    local tag=$1; shift
+    local rc=0
+    timeout -k 10 "${LIMIT:-600}" taskset -c "$GEN_CPU" valgrind --tool=callgrind --callgrind-out-file="$WORK/$tag.callgrind" \
+        "$@" >"$WORK/$tag.out" 2>"$WORK/$tag.err" &
+    GEN_PID=$!
+    wait "$GEN_PID" || rc=$?
+    GEN_PID=
+    awk '/^summary:/ { print $2; exit }' "$WORK/$tag.callgrind" >"$WORK/$tag.ir"
+    return "$rc"
+}
+
+# requests_of TOOL TAG: completed requests (queries) as the tool reports them
+requests_of() {
+    local out=$WORK/$2.out err=$WORK/$2.err
+    case $1 in
+    httpload | dnsload) sed -n 's/^[a-z]*load: level c[0-9]*: \([0-9]*\) requests in .*/\1/p' "$err" | awk '{ s += $1 } END { if (NR) print s }' ;;
+    wrk) awk '/ requests in / { print $1 }' "$out" ;;
+    h2load) awk '/^requests:/ { print $8 }' "$out" ;;
+    dnsperf) awk '/Queries completed:/ { print $3 }' "$out" ;;
+    esac
+}
+
+# rate_of TOOL TAG: requests (queries) per second as the tool reports them
+rate_of() {
+    local out=$WORK/$2.out err=$WORK/$2.err
+    case $1 in
+    httpload | dnsload) sed -n 's/^[a-z]*load: level c[0-9]*: [0-9]* requests in [0-9.]*s (\([0-9.]*\)\/s).*/\1/p' "$err" | head -n 1 ;;
+    wrk) awk '/^Requests\/sec:/ { print $2 }' "$out" ;;
+    h2load) awk '/^finished in/ { print $4 }' "$out" ;;
+    dnsperf) awk '/Queries per second:/ { print $4 }' "$out" ;;
+    esac
+}
+
+# The bench script defines cmd_for TOOL SECONDS, which sets the array CMD to
+# the command line of TOOL running for SECONDS.
+
+# measure_speed TOOL ROUND: one timed run of $DURATION seconds: rows rps, cpu,
+# user and sys (CPU seconds per request, the whole process from exec to exit).
+measure_speed() {
+    local tool=$1 r=$2 tag=$1.speed.$2 rc=0
+    cmd_for "$tool" "$DURATION"
+    LIMIT=$((DURATION + 60)) timed "$tag" "${CMD[@]}" || rc=$?
+    local req rate user sys
+    req=$(requests_of "$tool" "$tag"); rate=$(rate_of "$tool" "$tag")
+    read -r user sys _ _ < <(tail -n 1 "$WORK/$tag.time" 2>/dev/null)
+    if [ -z "$req" ] || [ "$req" = 0 ] || [ -z "$rate" ]; then
+        note "round $r: $tool completed nothing (exit $rc); see below"; tail -n 5 "$WORK/$tag.err" "$WORK/$tag.out" >&2
+        return 0
+    fi
+    [ "$rc" = 0 ] || note "round $r: $tool exited $rc (figures kept; stderr: $(tail -n 1 "$WORK/$tag.err"))"
+    row "$tool" rps "$r" "$rate"
+    row "$tool" cpu "$r" "$(awk -v u="$user" -v s="$sys" -v n="$req" 'BEGIN { printf "%.6g", (u + s) / n }')"
+    row "$tool" user "$r" "$(awk -v u="$user" -v n="$req" 'BEGIN { printf "%.6g", u / n }')"
+    row "$tool" sys "$r" "$(awk -v s="$sys" -v n="$req" 'BEGIN { printf "%.6g", s / n }')"
+    note "round $r: $tool $rate/s, $req in all, CPU ${user}s user ${sys}s sys"
+}
+
+# measure_syscalls TOOL ROUND: a ${STRACE_SECONDS:-2}-second run under strace:
+# row syscalls (all system calls of the process / completed requests).
+measure_syscalls() {
+    local tool=$1 r=$2 tag=$1.strace.$2 rc=0
+    cmd_for "$tool" "${STRACE_SECONDS:-2}"
+    LIMIT=$((${STRACE_SECONDS:-2} + 90)) straced "$tag" "${CMD[@]}" || rc=$?
+    local req calls
+    req=$(requests_of "$tool" "$tag"); calls=$(cat "$WORK/$tag.sys")
+    if [ -z "$req" ] || [ "$req" = 0 ] || [ -z "$calls" ]; then
+        note "round $r: $tool under strace completed nothing (exit $rc)"; return 0
+    fi
+    row "$tool" syscalls "$r" "$(awk -v c="$calls" -v n="$req" 'BEGIN { printf "%.6g", c / n }')"
+    note "round $r: $tool under strace: $calls system calls, $req requests"
+}
+
+# measure_instructions TOOL ROUND: two runs under callgrind, ${CG_SHORT:-1} and
+# ${CG_LONG:-3} seconds: row instr = (Ir_long - Ir_short) / (req_long - req_short),
+# so start-up and exit cancel out.
+measure_instructions() {
+    local tool=$1 r=$2 short=${CG_SHORT:-1} long=${CG_LONG:-3} ir_s ir_l req_s req_l
+    cmd_for "$tool" "$short"
+    LIMIT=$((short + 300)) grinded "$tool.cg-short.$r" "${CMD[@]}" || true
+    cmd_for "$tool" "$long"
+    LIMIT=$((long + 300)) grinded "$tool.cg-long.$r" "${CMD[@]}" || true
+    ir_s=$(cat "$WORK/$tool.cg-short.$r.ir"); ir_l=$(cat "$WORK/$tool.cg-long.$r.ir")
+    req_s=$(requests_of "$tool" "$tool.cg-short.$r"); req_l=$(requests_of "$tool" "$tool.cg-long.$r")
+    if [ -z "$ir_s" ] || [ -z "$ir_l" ] || [ -z "$req_s" ] || [ -z "$req_l" ] || [ "$req_l" -le "$req_s" ]; then
+        note "round $r: $tool under callgrind: no usable pair (Ir $ir_s/$ir_l, requests $req_s/$req_l)"; return 0
+    fi
+    row "$tool" instr "$r" "$(awk -v a="$ir_s" -v b="$ir_l" -v x="$req_s" -v y="$req_l" 'BEGIN { printf "%.6g", (b - a) / (y - x) }')"
+    note "round $r: $tool under callgrind: $req_s and $req_l requests, $ir_s and $ir_l instructions"
+}
+
+# run_rounds TOOL...: $ROUNDS rounds; in each, every tool's timed run (the
+# order rotates from round to round, so no tool always runs first or last),
+# then unless QUICK=1 every tool under strace and under callgrind.
+run_rounds() {
+    local tools=("$@") n=$# r i k
+    for ((r = 1; r <= ROUNDS; r++)); do
+        for ((i = 0; i < n; i++)); do
+            k=$(((i + r - 1) % n))
+            measure_speed "${tools[k]}" "$r"
+        done
+        [ -n "${QUICK:-}" ] && continue
+        for ((i = 0; i < n; i++)); do
+            k=$(((i + r - 1) % n))
+            measure_syscalls "${tools[k]}" "$r"
+        done
+        for ((i = 0; i < n; i++)); do
+            k=$(((i + r - 1) % n))
+            measure_instructions "${tools[k]}" "$r"
+        done
+    done
+}
+
+# top_functions TOOL: the functions of TOOL with the highest self cost per
+# request (bench/cgtop.py: the last round's long minus short callgrind run).
+top_functions() {
+    local r=$ROUNDS tool=$1 req_s req_l
+    [ -f "$WORK/$tool.cg-long.$r.callgrind" ] && [ -f "$WORK/$tool.cg-short.$r.callgrind" ] || return 0
+    req_s=$(requests_of "$tool" "$tool.cg-short.$r"); req_l=$(requests_of "$tool" "$tool.cg-long.$r")
+    [ -n "$req_s" ] && [ -n "$req_l" ] || return 0
+    echo "$tool: self instructions per request by function (callgrind, round $r: ${CG_LONG:-3}s run minus ${CG_SHORT:-1}s run)"
+    python3 "$TOP/bench/cgtop.py" "$WORK/$tool.cg-short.$r.callgrind" "$req_s" \
+        "$WORK/$tool.cg-long.$r.callgrind" "$req_l" "${TOP_N:-20}" || true
+    # the profiles stay for callgrind_annotate when KEEP=1
+    if [ -n "${KEEP:-}" ]; then echo "  profiles: $WORK/$tool.cg-{short,long}.$r.callgrind"; fi
+}
