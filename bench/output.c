@@ -19,7 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static double tv(struct timeval t) { return (double)t.tv_sec + (double)t.tv_usec / 1e6; }
+static double tv(struct timeval t)
+{
+    return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
 
 static uint64_t next(uint64_t *s) /* xorshift64* */
 {
@@ -49,9 +52,12 @@ int main(int argc, char **argv)
     size_t half = samples / 2;
     struct lg_level_result r = {.clients = 64};
     double *warm = latencies(samples - half, 1), *ttfb = latencies(half, 2);
-    if (!warm || !ttfb || lg_result_add(&r, "latency_warm_ms", "milliseconds", warm, samples - half, samples - half) < 0 ||
+    if (!warm || !ttfb ||
+        lg_result_add(&r, "latency_warm_ms", "milliseconds", warm, samples - half, samples - half) <
+            0 ||
         lg_result_add(&r, "ttfb_ms", "milliseconds", ttfb, half, half) < 0 ||
-        lg_result_add_count(&r, "requests", samples - half) < 0 || lg_result_add_count(&r, "errors", 0) < 0) {
+        lg_result_add_count(&r, "requests", samples - half) < 0 ||
+        lg_result_add_count(&r, "errors", 0) < 0) {
         fprintf(stderr, "output: out of memory\n");
         return 4;
     }
