@@ -180,7 +180,11 @@ static int header_line(struct h1_parser *p, const char *l, size_t n, const char 
         p->chunked = has;
         if (!has) p->conn_close = true; /* unknown coding: the body runs to the close */
     } else if (first == 'c' && nl == 10 && name_is(l, "connection", 10)) {
-        connection_tokens(p, v, vn);
+        /* the usual values in one comparison; lists token by token */
+        if (vn == 10 && name_is(v, "keep-alive", 10))
+            p->keep_alive = true;
+        else
+            connection_tokens(p, v, vn);
     }
     return H1_MORE;
 }
@@ -369,9 +373,10 @@ static int scan_lines(struct h1_parser *p, const uint8_t *d, size_t len, size_t 
         masks_compute(w, wlen, &m);
         size_t off = 0;
         int rc = H1_MORE;
-        for (size_t k = 0; k < WORDS && rc == H1_MORE && in_line_state(p); k++) {
+        bool reading = true; /* until a line completes the response or ends the headers */
+        for (size_t k = 0; k < WORDS && reading; k++) {
             uint64_t bits = m.nl[k];
-            while (bits && rc == H1_MORE && in_line_state(p)) {
+            while (bits) {
                 size_t nl = k * 64 + (size_t)__builtin_ctzll(bits);
                 bits &= bits - 1;
                 const char *l = (const char *)w + off;
@@ -390,6 +395,10 @@ static int scan_lines(struct h1_parser *p, const uint8_t *d, size_t len, size_t 
                     continue;
                 }
                 rc = on_line(p, l, n, NULL);
+                if (rc != H1_MORE || !in_line_state(p)) {
+                    reading = false;
+                    break;
+                }
             }
         }
         *pos = start + off;
