@@ -216,6 +216,15 @@ size_t lg_format_double(char *buf, double v)
     return 0;
 }
 
+void lg_json_doubles(struct lg_jsonout *o, const double *v, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        ensure(o, 40);
+        if (k) o->buf[o->len++] = ',';
+        o->len += lg_format_double(o->buf + o->len, v[k]);
+    }
+}
+
 void lg_json_double(struct lg_jsonout *o, double v)
 {
     ensure(o, 32);

@@ -31,6 +31,9 @@ void lg_json_i64(struct lg_jsonout *o, int64_t v);
  * decimals when that reads back exactly, or %.17g. Non-finite values are the
  * caller's bug; they are written as 0 to keep the document valid. */
 void lg_json_double(struct lg_jsonout *o, double v);
+/* n doubles separated by commas: the samples of one metric, with one buffer
+ * check per number and no call per separator. */
+void lg_json_doubles(struct lg_jsonout *o, const double *v, size_t n);
 
 /* Formats v into buf (at least 32 bytes) as lg_json_double does; returns length. */
 size_t lg_format_double(char *buf, double v);

@@ -82,10 +82,7 @@ int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_leve
             lg_json_lit(&o, ": {\"unit\": ");
             lg_json_str(&o, m->unit);
             lg_json_lit(&o, ", \"samples\": [");
-            for (size_t k = 0; k < m->n; k++) {
-                if (k) lg_json_raw(&o, ",", 1);
-                lg_json_double(&o, m->v[k]);
-            }
+            lg_json_doubles(&o, m->v, m->n);
             lg_json_lit(&o, "]}");
         }
     }

@@ -188,6 +188,22 @@ t_mitm_proxy_untrusted_ca_is_tls_verify() {
     doc $O "v('c1.errors.tls_verify')>0"
 }
 
+t_system_calls_per_request_at_most_2_1() {
+    # the request loop only: start-up and teardown are a fixed few hundred
+    # calls that would make the ratio depend on how busy the machine is
+    run_tool $O $E env ASAN_OPTIONS=detect_leaks=0 strace -c -f -o $TMPROOT/sc.trace \
+        $H -q -c 64 -d 2s "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    local calls requests
+    calls=$(awk '$NF ~ /^(sendto|recvfrom|sendmsg|recvmsg|read|write|epoll_wait|epoll_ctl|clock_gettime)$/ { n += $4 } END { print n + 0 }' $TMPROOT/sc.trace)
+    requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["c64.requests"]["samples"][0])' $O)
+    echo "system calls $calls for $requests requests"
+    assert_ge "$requests" 1000 "requests under strace"
+    grep -q __asan_init "$H" && return 0 # a sanitizer build runs too slowly under strace to judge
+    assert_le "$(awk -v c="$calls" -v r="$requests" 'BEGIN{printf "%.3f", c/r}')" 2.1 \
+        "system calls per request"
+}
+
 t_threads_split_clients() {
     run_tool $O $E $H -c 8 -t 2 -d 500ms "$BASE/"
     assert_eq "$RC" 0 "exit status"
