@@ -166,7 +166,7 @@ int main(int argc, char **argv)
     int opt;
     while ((opt = getopt_long(argc, argv, ":" LG_COMMON_SHORTOPTS "s:p:khV", longopts, NULL)) !=
            -1) {
-        if (lg_config_option(&cfg, opt, optarg, argv[optind - 1])) continue;
+        if (lg_config_option(&cfg, opt, optarg)) continue;
         if (lg_tls_option(&tlsopt, opt, optarg)) continue;
         switch (opt) {
         case 's':

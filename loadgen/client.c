@@ -111,7 +111,6 @@ static void conn_close(struct lg_client *c)
     c->state = LG_CONN_CLOSED;
     c->outq_len = c->outq_off = 0;
     c->close_when_idle = false;
-    c->want_write = false;
     c->tls_read_wants_write = false;
     c->alpn = NULL;
 }
@@ -267,7 +266,6 @@ static void conn_open(struct lg_client *c, uint64_t origin)
 static void conn_failed(struct lg_client *c)
 {
     int cls = c->fail_class ? c->fail_class : LG_ERR_RESET;
-    if (c->state == LG_CONN_CONNECTING && cls == LG_ERR_TIMEOUT) cls = LG_ERR_CONNECT_TIMEOUT;
     for (unsigned i = 0; i < c->w->cfg->slots && c->inflight; i++)
         if (c->slots[i].flags & LG_REQ_ACTIVE) req_finish(c, &c->slots[i], cls, false);
     conn_close(c);

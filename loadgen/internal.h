@@ -98,7 +98,6 @@ struct lg_client {
     uint8_t tunnel_match; /* how much of "\r\n\r\n" the reply ended with */
     char tunnel_head[16]; /* start of the reply: "HTTP/1.1 200" */
     bool close_when_idle;
-    bool want_write; /* queued output or a handshake waits for writability */
     bool tls_read_wants_write;
     int fail_class; /* set by lg_conn_fail */
     /* queued output after a short write */
@@ -130,7 +129,6 @@ struct lg_worker {
     unsigned n_classes;
     struct lg_client *clients;
     unsigned n_clients;
-    unsigned first_client_id;
     unsigned level_clients; /* clients in the whole level */
     struct lg_store store;
     struct lg_rng rng;

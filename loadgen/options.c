@@ -192,7 +192,7 @@ void lg_config_defaults(struct lg_config *cfg, const char *tool, uint64_t defaul
     cfg->seed = 1;
 }
 
-int lg_config_option(struct lg_config *cfg, int opt, const char *arg, const char *optname)
+int lg_config_option(struct lg_config *cfg, int opt, const char *arg)
 {
     const char *tool = cfg->tool;
     unsigned long long u;
@@ -271,7 +271,6 @@ int lg_config_option(struct lg_config *cfg, int opt, const char *arg, const char
         lg_watch_option(cfg, arg);
         return 1;
     default:
-        (void)optname;
         return 0;
     }
 }

@@ -86,7 +86,7 @@ extern const char lg_common_help[];
 
 void lg_config_defaults(struct lg_config *cfg, const char *tool, uint64_t default_timeout_ns);
 /* Handles one common option; returns 1 if it was one, 0 if not. Exits on a bad value. */
-int lg_config_option(struct lg_config *cfg, int opt, const char *arg, const char *optname);
+int lg_config_option(struct lg_config *cfg, int opt, const char *arg);
 /* Completes the configuration after parsing (default levels, checks across options). */
 void lg_config_finish(struct lg_config *cfg);
 void lg_config_free(struct lg_config *cfg);

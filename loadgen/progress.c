@@ -14,7 +14,7 @@ static struct {
     struct lg_worker *ws;
     unsigned n, clients;
     const struct lg_config *cfg;
-    uint64_t start_ns, last_ns;
+    uint64_t start_ns;
     double last_cpu;
     uint64_t last_requests;
     double *cpu, *rss; /* generator_cpu_s, generator_rss_bytes */
@@ -37,7 +37,7 @@ void lg_progress_begin(struct lg_worker *ws, unsigned n, unsigned clients,
     P.n = n;
     P.clients = clients;
     P.cfg = cfg;
-    P.start_ns = P.last_ns = start_ns;
+    P.start_ns = start_ns;
     P.last_cpu = process_cpu_s();
     P.last_requests = 0;
     P.n_cpu = 0;
@@ -45,7 +45,7 @@ void lg_progress_begin(struct lg_worker *ws, unsigned n, unsigned clients,
     lg_watch_level_begin(cfg, clients);
 }
 
-static void cpu_sample(uint64_t now)
+static void cpu_sample(void)
 {
     double cpu = process_cpu_s();
     if (P.n_cpu == P.cap_cpu) {
@@ -62,7 +62,6 @@ static void cpu_sample(uint64_t now)
     /* getrusage has microsecond resolution; keep it at that. */
     P.cpu[P.n_cpu++] = (double)(int64_t)((cpu - P.last_cpu) * 1e6 + 0.5) / 1e6;
     P.last_cpu = cpu;
-    P.last_ns = now;
     lg_watch_sample();
 }
 
@@ -70,7 +69,7 @@ void lg_progress_tick(void)
 {
     uint64_t now = lg_now_ns();
     /* one sample per whole second of the level */
-    if (P.n_cpu < P.cfg->duration_ns / LG_NS_PER_S) cpu_sample(now);
+    if (P.n_cpu < P.cfg->duration_ns / LG_NS_PER_S) cpu_sample();
     if (!P.cfg->progress) return;
     uint64_t req = 0, err = 0;
     for (unsigned i = 0; i < P.n; i++) {
@@ -91,7 +90,7 @@ int lg_progress_collect(struct lg_level_result *res)
     /* The last whole second's tick may come after the deadline ended the
      * loop; a level shorter than a second gets one sample, all of its CPU. */
     uint64_t whole = P.cfg->duration_ns / LG_NS_PER_S;
-    if (P.n_cpu < (whole ? whole : 1)) cpu_sample(lg_now_ns());
+    if (P.n_cpu < (whole ? whole : 1)) cpu_sample();
     double *v = malloc(P.n_cpu * sizeof(*v));
     if (!v) return -1;
     for (size_t i = 0; i < P.n_cpu; i++)

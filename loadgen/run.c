@@ -226,7 +226,6 @@ static int run_level(const struct lg_config *cfg, const struct lg_driver *drv, s
         unsigned share = clients / nw + (i < clients % nw ? 1 : 0);
         w->clients = co.clients + next;
         w->n_clients = share;
-        w->first_client_id = next;
         w->level_clients = clients;
         w->level_start_ns = start;
         w->deadline_ns = start + cfg->duration_ns;

@@ -128,6 +128,33 @@ static void swap(double *a, double *b)
     *b = t;
 }
 
+/* Partitions a[0..n) (n > 2) around a median-of-three pivot with Hoare's
+ * scheme, so that runs of equal values split evenly and ties stay fast.
+ * Returns the pivot's final place: nothing before it is larger, nothing
+ * after it smaller. */
+static size_t partition(double *a, size_t n)
+{
+    size_t mid = n / 2;
+    if (a[mid] < a[0]) swap(&a[mid], &a[0]);
+    if (a[n - 1] < a[0]) swap(&a[n - 1], &a[0]);
+    if (a[n - 1] < a[mid]) swap(&a[n - 1], &a[mid]);
+    swap(&a[0], &a[mid]);
+    double pivot = a[0];
+    size_t i = 0, j = n;
+    for (;;) {
+        do
+            i++;
+        while (i < n && a[i] < pivot);
+        do
+            j--;
+        while (a[j] > pivot);
+        if (i >= j) break;
+        swap(&a[i], &a[j]);
+    }
+    swap(&a[0], &a[j]);
+    return j;
+}
+
 static void intro_sort(double *a, size_t n, int depth)
 {
     while (n > 16) {
@@ -135,26 +162,7 @@ static void intro_sort(double *a, size_t n, int depth)
             heap_sort(a, n);
             return;
         }
-        /* median of three as the pivot, left in a[0] */
-        size_t mid = n / 2;
-        if (a[mid] < a[0]) swap(&a[mid], &a[0]);
-        if (a[n - 1] < a[0]) swap(&a[n - 1], &a[0]);
-        if (a[n - 1] < a[mid]) swap(&a[n - 1], &a[mid]);
-        swap(&a[0], &a[mid]);
-        double pivot = a[0];
-        /* Hoare partition: runs of equal values split evenly, so ties stay fast. */
-        size_t i = 0, j = n;
-        for (;;) {
-            do
-                i++;
-            while (i < n && a[i] < pivot);
-            do
-                j--;
-            while (a[j] > pivot);
-            if (i >= j) break;
-            swap(&a[i], &a[j]);
-        }
-        swap(&a[0], &a[j]);
+        size_t j = partition(a, n);
         /* recurse into the smaller side, loop on the larger */
         if (j < n - j - 1) {
             intro_sort(a, j, depth);
@@ -170,30 +178,12 @@ static void intro_sort(double *a, size_t n, int depth)
 
 /* Rearranges a[0..n) so that a[k] is the k-th smallest, everything before it
  * no larger and everything after it no smaller (Hoare's selection, with the
- * same median-of-three partition as the sort). */
+ * sort's partition). */
 static void select_kth(double *a, size_t n, size_t k)
 {
     size_t lo = 0, hi = n; /* the k-th lies in a[lo..hi) */
     while (hi - lo > 16) {
-        double *b = a + lo;
-        size_t m = hi - lo, mid = m / 2;
-        if (b[mid] < b[0]) swap(&b[mid], &b[0]);
-        if (b[m - 1] < b[0]) swap(&b[m - 1], &b[0]);
-        if (b[m - 1] < b[mid]) swap(&b[m - 1], &b[mid]);
-        swap(&b[0], &b[mid]);
-        double pivot = b[0];
-        size_t i = 0, j = m;
-        for (;;) {
-            do
-                i++;
-            while (i < m && b[i] < pivot);
-            do
-                j--;
-            while (b[j] > pivot);
-            if (i >= j) break;
-            swap(&b[i], &b[j]);
-        }
-        swap(&b[0], &b[j]);
+        size_t j = partition(a + lo, hi - lo);
         size_t at = lo + j;
         if (at == k) return;
         if (k < at)
