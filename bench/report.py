@@ -42,6 +42,11 @@ METRICS = {
     "rss_small": ("peak RSS MiB, few clients", "rss_bytes_small", "bytes", 1 / 1048576, "{:.1f}", False),
     "rss_large": ("peak RSS MiB, many clients", "rss_bytes_large", "bytes", 1 / 1048576, "{:.1f}", False),
     "cpu_total": ("CPU s", "cpu_s", "seconds", 1, "{:.3f}", False),
+    "lag_p50": ("send lag p50 µs", "send_lag_p50_ms", "milliseconds", 1e3, "{:.1f}", False),
+    "lag_p99": ("send lag p99 µs", "send_lag_p99_ms", "milliseconds", 1e3, "{:.1f}", False),
+    "lat_p50": ("latency_warm p50 µs", "latency_warm_p50_ms", "milliseconds", 1e3, "{:.1f}", False),
+    "lat_p99": ("latency_warm p99 µs", "latency_warm_p99_ms", "milliseconds", 1e3, "{:.1f}", False),
+    "cpu_share": ("CPU % of the run", "cpu_share", "ratio", 100, "{:.1f}", False),
 }
 
 

@@ -3,6 +3,7 @@
  * closed- or open-loop rule that decides when the next request starts. */
 #include "loadgen/internal.h"
 #include "loadgen/reqlog.h"
+#include "loadgen/schedule.h"
 #include "loadgen/tunnel.h"
 
 #include <errno.h>
@@ -16,7 +17,6 @@
 static void on_read_event(struct ev_loop *loop, ev_io *io, int revents);
 static void on_write_event(struct ev_loop *loop, ev_io *io, int revents);
 static void on_restart(struct ev_loop *loop, ev_timer *t, int revents);
-static void on_schedule(struct ev_loop *loop, ev_timer *t, int revents);
 static void conn_failed(struct lg_client *c);
 
 void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void *state_mem,
@@ -41,16 +41,21 @@ void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void
     ev_init(&c->rio, on_read_event);
     ev_init(&c->wio, on_write_event);
     ev_init(&c->restart, on_restart);
-    ev_init(&c->sched, on_schedule);
-    c->rio.data = c->wio.data = c->restart.data = c->sched.data = c;
+    c->rio.data = c->wio.data = c->restart.data = c;
 }
 
 /* --- request slots ------------------------------------------------------ */
 
+/* Starts a request whose latency counts from `origin` (its scheduled time in
+ * an open loop); `now` is a fresh clock read taken as it goes out. */
 static struct lg_req *req_start(struct lg_client *c, uint64_t origin, uint64_t now, bool cold)
 {
     struct lg_worker *w = c->w;
     struct lg_req *r = &c->slots[c->free_slots[--c->n_free]];
+    if (w->cfg->rate > 0) {
+        c->started++;
+        lg_series_add(&w->store.series[LG_S_SEND_LAG], (double)(now - origin) / 1e6, &w->rng);
+    }
     r->flags = LG_REQ_ACTIVE | (cold ? LG_REQ_COLD : 0);
     r->origin_ns = origin;
     r->sent_ns = now;
@@ -79,6 +84,7 @@ static void req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfi
             lg_series_add(&st->series[LG_S_TTFB], (double)(r->first_byte_ns - r->sent_ns) / 1e6,
                           &w->rng);
         st->counters[LG_C_REQUESTS]++;
+        c->conn_succeeded = true;
         if (now >= w->sec_end_ns && now < w->deadline_ns) {
             while (now >= w->sec_end_ns) {
                 w->sec_index++;
@@ -140,7 +146,6 @@ static void want_write(struct lg_client *c, bool on)
 static void conn_ready(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
-    uint64_t now = lg_event_now(w);
     c->state = LG_CONN_READY;
     if (w->drv->on_ready && w->drv->on_ready(c) < 0) {
         conn_failed(c);
@@ -149,7 +154,7 @@ static void conn_ready(struct lg_client *c)
     for (unsigned i = 0; i < w->cfg->slots; i++) {
         struct lg_req *r = &c->slots[i];
         if ((r->flags & LG_REQ_ACTIVE) && (r->flags & LG_REQ_COLD)) {
-            r->sent_ns = now;
+            r->sent_ns = lg_now_ns();
             c->submitting = i + 1;
             int rc = w->drv->submit(c, i);
             c->submitting = 0;
@@ -167,7 +172,7 @@ static void tls_step(struct lg_client *c)
     struct lg_worker *w = c->w;
     switch (c->tp->handshake(c)) {
     case LG_HS_DONE: {
-        uint64_t now = lg_event_now(w);
+        uint64_t now = lg_now_ns();
         want_write(c, false);
         lg_series_add(&w->store.series[LG_S_TLS_HANDSHAKE], (double)(now - c->phase_ns) / 1e6,
                       &w->rng);
@@ -189,12 +194,12 @@ static void tls_step(struct lg_client *c)
 static void start_tls_or_ready(struct lg_client *c)
 {
     if (c->w->tgt->tls) {
-        c->phase_ns = lg_event_now(c->w);
         c->state = LG_CONN_TLS;
         if (c->tp->start(c) < 0) {
             conn_failed(c);
             return;
         }
+        c->phase_ns = lg_now_ns();
         tls_step(c);
     } else {
         conn_ready(c);
@@ -204,34 +209,40 @@ static void start_tls_or_ready(struct lg_client *c)
 static void conn_connected(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
-    uint64_t now = lg_event_now(w);
+    uint64_t now = lg_now_ns();
     w->store.counters[LG_C_CONNECTIONS]++;
-    lg_series_add(&w->store.series[LG_S_CONNECT], (double)(now - c->conn_start_ns) / 1e6, &w->rng);
+    /* a UDP socket has no connect phase to measure */
+    if (!w->drv->datagram)
+        lg_series_add(&w->store.series[LG_S_CONNECT], (double)(now - c->conn_start_ns) / 1e6,
+                      &w->rng);
     want_write(c, false);
     ev_io_start(w->loop, &c->rio);
     if (w->tgt->tunnel_request) {
         c->state = LG_CONN_TUNNEL;
-        c->phase_ns = now;
         c->tunnel_got = 0;
         c->tunnel_match = 0;
+        c->phase_ns = lg_now_ns();
         if (lg_tunnel_send(c) < 0) conn_failed(c);
         return;
     }
     start_tls_or_ready(c);
 }
 
-/* Opens a connection for a cold request whose latency starts at `origin`. */
+/* Opens a connection for a cold request whose latency starts at `origin`
+ * (0: now). Nothing starts once the level's deadline has passed. */
 static void conn_open(struct lg_client *c, uint64_t origin)
 {
     struct lg_worker *w = c->w;
     const struct lg_target *t = w->tgt;
-    uint64_t now = lg_event_now(w);
+    uint64_t now = lg_now_ns();
+    if (now >= w->deadline_ns) return;
     if (c->connections++ > 0) w->store.counters[LG_C_RECONNECTS]++;
     c->conn_start_ns = now;
     c->conn_requests = 0;
+    c->conn_succeeded = false;
     c->fail_class = 0;
     c->capacity = w->cfg->slots;
-    req_start(c, origin, now, true);
+    req_start(c, origin ? origin : now, now, true);
     int type = w->drv->datagram ? SOCK_DGRAM : SOCK_STREAM;
     int fd = socket(t->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
@@ -262,28 +273,41 @@ static void conn_open(struct lg_client *c, uint64_t origin)
 
 /* Every request in flight on the connection gets the failure's class; the
  * connection closes; the next request (if any) reconnects on a later loop
- * iteration, so a refused connection cannot recurse. */
+ * iteration, so a refused connection cannot recurse. In a closed loop, a
+ * connection on which nothing succeeded waits --retry-delay first, so a
+ * target that refuses every connection is not hammered at the generator's
+ * full speed; the open loop keeps its schedule. */
 static void conn_failed(struct lg_client *c)
 {
+    struct lg_worker *w = c->w;
     int cls = c->fail_class ? c->fail_class : LG_ERR_RESET;
-    for (unsigned i = 0; i < c->w->cfg->slots && c->inflight; i++)
+    for (unsigned i = 0; i < w->cfg->slots && c->inflight; i++)
         if (c->slots[i].flags & LG_REQ_ACTIVE) req_finish(c, &c->slots[i], cls, false);
     conn_close(c);
     c->fail_class = 0;
-    if (!c->w->draining && !c->w->stopped) {
-        ev_timer_set(&c->restart, 0., 0.);
-        ev_timer_start(c->w->loop, &c->restart);
+    if (!w->draining && !w->stopped) {
+        double delay = 0.;
+        if (w->cfg->rate <= 0 && !c->conn_succeeded) delay = (double)w->cfg->retry_delay_ns / 1e9;
+        ev_timer_set(&c->restart, delay, 0.);
+        ev_timer_start(w->loop, &c->restart);
     }
-    lg_worker_maybe_finish(c->w);
+    lg_worker_maybe_finish(w);
 }
 
 /* --- when requests start --------------------------------------------------- */
 
-static bool send_warm(struct lg_client *c, uint64_t origin, uint64_t now)
+/* Starts a warm request on the ready connection. False when the client
+ * cannot go on now (the deadline passed, the connection failed, or a
+ * datagram could not be sent). */
+static bool send_warm(struct lg_client *c)
 {
+    struct lg_worker *w = c->w;
+    uint64_t now = lg_now_ns();
+    if (now >= w->deadline_ns) return false;
+    uint64_t origin = w->cfg->rate > 0 ? lg_schedule_due(w, c, c->started) : now;
     struct lg_req *r = req_start(c, origin, now, false);
     c->submitting = r->slot + 1;
-    int rc = c->w->drv->submit(c, r->slot);
+    int rc = w->drv->submit(c, r->slot);
     c->submitting = 0;
     if (rc < 0) {
         conn_failed(c);
@@ -294,40 +318,25 @@ static bool send_warm(struct lg_client *c, uint64_t origin, uint64_t now)
     return !ev_is_active(&c->restart);
 }
 
+/* Starts what the client may start now: in a closed loop, as many requests
+ * as the connection carries; in an open loop, its due requests in order. */
 void lg_client_kick(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
+    bool open_loop = w->cfg->rate > 0;
     if (w->stopped) return;
     if (c->state == LG_CONN_READY && c->close_when_idle && c->inflight == 0) conn_close(c);
     if (w->draining || ev_is_active(&c->restart)) return;
-    if (w->cfg->rate <= 0) {
+    for (;;) {
+        if (open_loop && c->started == c->due) return;
         if (c->state == LG_CONN_CLOSED) {
-            if (c->inflight == 0) conn_open(c, lg_event_now(w));
-            return;
-        }
-        if (c->state != LG_CONN_READY || c->close_when_idle) return;
-        while (c->n_free && c->inflight < c->capacity && c->state == LG_CONN_READY &&
-               !c->close_when_idle) {
-            uint64_t now = lg_event_now(w);
-            if (!send_warm(c, now, now)) return;
-        }
-        return;
-    }
-    while (c->backlog) {
-        uint64_t due = (uint64_t)c->backlog_due_ns;
-        if (c->state == LG_CONN_CLOSED) {
-            if (c->inflight) return;
-            c->backlog--;
-            c->backlog_due_ns += w->rate_interval_s * 1e9;
-            conn_open(c, due);
+            if (c->inflight == 0) conn_open(c, open_loop ? lg_schedule_due(w, c, c->started) : 0);
             return;
         }
         if (c->state != LG_CONN_READY || c->close_when_idle || !c->n_free ||
             c->inflight >= c->capacity)
             return;
-        c->backlog--;
-        c->backlog_due_ns += w->rate_interval_s * 1e9;
-        if (!send_warm(c, due, lg_event_now(w))) return;
+        if (!send_warm(c)) return;
     }
 }
 
@@ -338,54 +347,23 @@ static void on_restart(struct ev_loop *loop, ev_timer *t, int revents)
     lg_client_kick(c);
 }
 
-static void arm_schedule(struct lg_client *c)
+uint64_t lg_client_stop(struct lg_client *c)
 {
-    struct lg_worker *w = c->w;
-    if (c->next_due_ns >= (double)w->deadline_ns) return;
-    double delay = (c->next_due_ns - (double)lg_now_ns()) / 1e9;
-    ev_timer_set(&c->sched, delay > 0 ? delay : 0., 0.);
-    ev_timer_start(w->loop, &c->sched);
-}
-
-/* Open loop: every request that is due joins the backlog; latency is taken
- * from its scheduled time however long it waits for a slot. */
-static void on_schedule(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    struct lg_client *c = t->data;
-    struct lg_worker *w = c->w;
-    w->event_ns = 0;
-    double now = (double)lg_event_now(w);
-    double step = w->rate_interval_s * 1e9;
-    while (c->next_due_ns <= now && c->next_due_ns < (double)w->deadline_ns) {
-        if (!c->backlog) c->backlog_due_ns = c->next_due_ns;
-        c->backlog++;
-        c->next_due_ns += step;
-    }
-    lg_client_kick(c);
-    arm_schedule(c);
-}
-
-void lg_client_stop_schedule(struct lg_client *c)
-{
-    ev_timer_stop(c->w->loop, &c->sched);
     ev_timer_stop(c->w->loop, &c->restart);
+    uint64_t unsent = c->due - c->started;
+    c->started = c->due;
+    return unsent;
 }
 
 void lg_client_begin(struct lg_client *c)
 {
-    struct lg_worker *w = c->w;
-    if (w->cfg->rate <= 0) {
-        conn_open(c, lg_event_now(w));
-        return;
-    }
-    /* Clients are spread evenly over one interval so the total rate is smooth. */
-    c->next_due_ns = (double)w->level_start_ns + (double)c->id / w->cfg->rate * 1e9;
-    arm_schedule(c);
+    /* the open loop's requests start from the worker's schedule */
+    if (c->w->cfg->rate <= 0) conn_open(c, 0);
 }
 
 void lg_client_teardown(struct lg_client *c)
 {
-    lg_client_stop_schedule(c);
+    ev_timer_stop(c->w->loop, &c->restart);
     conn_close(c);
     if (c->w->drv->client_free) c->w->drv->client_free(c);
     if (c->tls_session) lg_tls_session_free(c->tls_session);
@@ -431,7 +409,7 @@ static void handle_tunnel(struct lg_client *c)
     if (rc < 0) {
         conn_failed(c);
     } else if (rc > 0) {
-        uint64_t now = lg_event_now(c->w);
+        uint64_t now = lg_now_ns();
         lg_series_add(&c->w->store.series[LG_S_PROXY_CONNECT], (double)(now - c->phase_ns) / 1e6,
                       &c->w->rng);
         start_tls_or_ready(c);
@@ -444,6 +422,7 @@ static void read_ready(struct lg_client *c)
     const struct lg_driver *d = w->drv;
     for (;;) {
         ssize_t n = c->tp->read(c, w->rbuf, w->rbuf_len);
+        w->event_ns = 0; /* what this read completes, it completes now */
         if (n > 0) {
             w->store.counters[LG_C_BYTES_RECEIVED] += (uint64_t)n;
             if (d->on_read(c, w->rbuf, (size_t)n) < 0) {

@@ -83,8 +83,9 @@ struct lg_config {
     const char *tool; /* program name for messages */
     unsigned *levels; /* client count per level */
     size_t n_levels;
-    uint64_t duration_ns; /* per level */
-    uint64_t timeout_ns;  /* per request, and the drain window after the deadline */
+    uint64_t duration_ns;    /* per level */
+    uint64_t timeout_ns;     /* per request, and the drain window after the deadline */
+    uint64_t retry_delay_ns; /* closed loop: pause after a connection on which nothing succeeded */
     unsigned threads;
     double rate;           /* requests per second across all clients; 0 = closed loop */
     unsigned slots;        /* requests in flight per client (streams, outstanding) */

@@ -22,6 +22,7 @@ enum lg_series_id {
     LG_S_PROXY_CONNECT,
     LG_S_TLS_HANDSHAKE,
     LG_S_TTFB,
+    LG_S_SEND_LAG, /* open loop only */
     LG_S__COUNT,
 };
 
@@ -34,6 +35,8 @@ enum lg_counter_id {
     LG_C_CONNECTIONS,
     LG_C_RECONNECTS,
     LG_C_BYTES_RECEIVED,
+    LG_C_SCHEDULED, /* open loop only: requests the schedule made due */
+    LG_C_UNSENT,    /* open loop only: due but never started */
     LG_C__COUNT,
 };
 
@@ -103,12 +106,11 @@ struct lg_client {
     /* queued output after a short write */
     uint8_t *outq;
     size_t outq_len, outq_off, outq_cap;
-    ev_timer restart; /* deferred kick after a failure, so failures cannot recurse */
-    /* open loop */
-    ev_timer sched;
-    double next_due_ns;     /* scheduled time of the next request not yet due */
-    double backlog_due_ns;  /* scheduled time of the oldest due, unsent request */
-    unsigned backlog;       /* due requests waiting for a slot */
+    ev_timer restart;    /* deferred kick after a failure, so failures cannot recurse */
+    bool conn_succeeded; /* a request completed on the current connection */
+    /* open loop: the client's requests the schedule made due, and those
+     * started; the difference is its backlog, waiting for a slot */
+    uint64_t due, started;
     uint64_t conn_requests; /* requests started on the current connection */
     uint64_t attempts;      /* this level, for the validity check */
     struct lg_req *slots;
@@ -135,7 +137,7 @@ struct lg_worker {
     uint8_t *rbuf; /* one read buffer per thread, shared by its clients */
     size_t rbuf_len;
     /* timing */
-    uint64_t level_start_ns, deadline_ns, drain_end_ns;
+    uint64_t level_start_ns, deadline_ns;
     uint64_t sec_end_ns; /* end of the current whole second of the timeline */
     size_t sec_index;
     uint64_t event_ns; /* clock read for the current event, or 0 */
@@ -147,7 +149,15 @@ struct lg_worker {
     ev_timer deadline_timer;
     ev_timer tick_timer;
     ev_async wakeup;
-    double rate_interval_s;             /* per-client interval in open loop */
+    /* open loop (schedule.c) */
+    struct lg_schedule {
+        int fd; /* timerfd; -1 in a closed loop */
+        ev_io io;
+        double ns_per_request; /* 1e9 / rate */
+        uint64_t cycle;        /* round of this worker's clients the cursor is in */
+        unsigned cursor;       /* index of the client whose request is due next */
+        uint64_t next_due_ns;
+    } sched;
     _Atomic uint64_t progress_requests; /* published once per tick for the progress line */
     _Atomic uint64_t progress_errors;
     struct lg_reqlog *log;
@@ -170,7 +180,8 @@ void lg_client_begin(struct lg_client *c); /* level start: connect or arm the sc
 void lg_client_teardown(struct lg_client *c);
 void lg_client_kick(struct lg_client *c);
 void lg_client_timeout(struct lg_req *r);
-void lg_client_stop_schedule(struct lg_client *c);
+/* The deadline: no more restarts; returns the client's due requests that never started. */
+uint64_t lg_client_stop(struct lg_client *c);
 void lg_client_abandon(struct lg_client *c); /* level end: in flight -> unfinished */
 
 /* worker.c */

@@ -81,6 +81,12 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
         lg_json_u64(&o, r->clients);
         lg_json_lit(&o, ", \"seconds\": ");
         lg_json_double(&o, r->seconds);
+        if (cfg->rate > 0) {
+            lg_json_lit(&o, ", \"requested_rate\": ");
+            lg_json_double(&o, cfg->rate);
+            lg_json_lit(&o, ", \"achieved_rate\": ");
+            lg_json_double(&o, r->seconds > 0 ? (double)r->attempts / r->seconds : 0);
+        }
         lg_json_lit(&o, ", \"interrupted\": ");
         lg_json_lit(&o, r->interrupted ? "true" : "false");
         lg_json_lit(&o, ", \"sampled\": [");

@@ -1,5 +1,6 @@
 /* Common options and value parsers. See options.h. */
 #include "loadgen/options.h"
+#include "loadgen/clock.h"
 #include "loadgen/watch.h"
 
 #include <ctype.h>
@@ -164,7 +165,11 @@ const char lg_common_help[] =
     "  -R, --rate R             open loop: R requests per second in total; latency is\n"
     "                           taken from each request's scheduled time\n"
     "      --timeout TIME       per request, and the drain window after the deadline\n"
-    "      --max-error-rate X   errors/attempts allowed before exit status 1 (0..1, default 0)\n"
+    "      --retry-delay TIME   closed loop: after a connection on which no request\n"
+    "                           succeeded failed, wait this long before the next attempt\n"
+    "                           (default 100ms; 0: at once)\n"
+    "      --max-error-rate X   errors/attempts allowed before exit status 1 (0..1, default 0;\n"
+    "                           open loop: unsent requests count as errors)\n"
     "Output:\n"
     "      --max-samples N      per metric per level; beyond it a uniform random subset\n"
     "                           is kept (default 1000000)\n"
@@ -185,6 +190,7 @@ void lg_config_defaults(struct lg_config *cfg, const char *tool, uint64_t defaul
     cfg->tool = tool;
     cfg->duration_ns = 10ull * 1000000000u;
     cfg->timeout_ns = default_timeout_ns;
+    cfg->retry_delay_ns = 100ull * LG_NS_PER_MS;
     cfg->threads = 1;
     cfg->slots = 1;
     cfg->max_samples = 1000000;
@@ -223,6 +229,13 @@ int lg_config_option(struct lg_config *cfg, int opt, const char *arg)
     case LG_OPT_TIMEOUT:
         if (lg_parse_duration(arg, &cfg->timeout_ns) < 0)
             lg_usage_error(tool, "--timeout: '%s' is not a duration (examples: 500ms, 2s)", arg);
+        return 1;
+    case LG_OPT_RETRY_DELAY:
+        if (strcmp(arg, "0") == 0)
+            cfg->retry_delay_ns = 0;
+        else if (lg_parse_duration(arg, &cfg->retry_delay_ns) < 0)
+            lg_usage_error(tool, "--retry-delay: '%s' is not a duration (examples: 0, 100ms, 1s)",
+                           arg);
         return 1;
     case 't':
         if (lg_parse_unsigned(arg, 1, 256, &u) < 0)

@@ -38,6 +38,7 @@ enum {
     LG_OPT_CACERT,
     LG_OPT_SNI,
     LG_OPT_TLS_RESUME,
+    LG_OPT_RETRY_DELAY,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
 #define LG_COMMON_SHORTOPTS "c:d:t:R:q"
@@ -45,6 +46,7 @@ enum {
     {"clients", required_argument, NULL, 'c'}, {"levels", required_argument, NULL, LG_OPT_LEVELS}, \
         {"duration", required_argument, NULL, 'd'}, {"threads", required_argument, NULL, 't'},     \
         {"timeout", required_argument, NULL, LG_OPT_TIMEOUT},                                      \
+        {"retry-delay", required_argument, NULL, LG_OPT_RETRY_DELAY},                              \
         {"rate", required_argument, NULL, 'R'},                                                    \
         {"max-samples", required_argument, NULL, LG_OPT_MAX_SAMPLES},                              \
         {"max-error-rate", required_argument, NULL, LG_OPT_MAX_ERROR_RATE},                        \

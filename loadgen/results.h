@@ -21,8 +21,9 @@ struct lg_level_result {
     struct lg_metric *m;
     size_t n, cap;
     uint64_t attempts, requests, errors, unfinished;
-    unsigned idle_clients; /* clients that made no attempt */
-    double seconds;        /* how long the level ran until its deadline */
+    uint64_t scheduled, unsent; /* open loop */
+    unsigned idle_clients;      /* clients that made no attempt */
+    double seconds;             /* how long the level ran until its deadline */
     bool interrupted;
     char **error_detail; /* per class, first reason seen */
 };

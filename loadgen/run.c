@@ -7,6 +7,7 @@
 #include "loadgen/progress.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/results.h"
+#include "loadgen/schedule.h"
 #include "loadgen/selfwatch.h"
 #include "loadgen/summary.h"
 
@@ -121,8 +122,8 @@ static int level_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
                          unsigned n_classes, struct lg_rng *rng, bool *sampled)
 {
     static const char *const series_names[LG_S__COUNT] = {
-        "latency_cold_ms",  "latency_warm_ms",  "connect_ms",
-        "proxy_connect_ms", "tls_handshake_ms", "ttfb_ms",
+        "latency_cold_ms",  "latency_warm_ms", "connect_ms",  "proxy_connect_ms",
+        "tls_handshake_ms", "ttfb_ms",         "send_lag_ms",
     };
     struct lg_series **parts = calloc(nw, sizeof(*parts));
     if (!parts) return -1;
@@ -160,14 +161,15 @@ static int level_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
         return -1;
 
     static const char *const counter_names[LG_C__COUNT] = {
-        "attempts",    "requests",   "errors",         "unfinished",
-        "connections", "reconnects", "bytes_received",
+        "attempts",   "requests",       "errors",    "unfinished", "connections",
+        "reconnects", "bytes_received", "scheduled", "unsent",
     };
     uint64_t totals[LG_C__COUNT] = {0};
     for (unsigned i = 0; i < nw; i++)
         for (int k = 0; k < LG_C__COUNT; k++)
             totals[k] += ws[i].store.counters[k];
     for (int k = 0; k < LG_C__COUNT; k++) {
+        if ((k == LG_C_SCHEDULED || k == LG_C_UNSENT) && cfg->rate <= 0) continue;
         const char *unit = k == LG_C_BYTES_RECEIVED ? "bytes" : "count";
         double *v = malloc(sizeof(*v));
         if (!v) return -1;
@@ -197,6 +199,8 @@ static int level_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
     res->requests = totals[LG_C_REQUESTS];
     res->errors = totals[LG_C_ERRORS];
     res->unfinished = totals[LG_C_UNFINISHED];
+    res->scheduled = totals[LG_C_SCHEDULED];
+    res->unsent = totals[LG_C_UNSENT];
     res->error_detail = calloc(n_classes, sizeof(char *));
     if (!res->error_detail) return -1;
     for (unsigned cls = 0; cls < n_classes; cls++)
@@ -231,7 +235,6 @@ static int run_level(const struct lg_config *cfg, const struct lg_driver *drv, s
         w->deadline_ns = start + cfg->duration_ns;
         w->draining = false;
         w->stopped = interrupted != 0;
-        w->rate_interval_s = cfg->rate > 0 ? (double)clients / cfg->rate : 0;
         for (unsigned k = 0; k < share; k++) {
             unsigned id = next + k;
             lg_client_setup(w, &co.clients[id], id,
@@ -330,6 +333,12 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
             goto out;
         }
         lg_worker_init_async(w);
+        w->sched.fd = -1;
+        if (cfg->rate > 0 && lg_schedule_init(w) < 0) {
+            fprintf(stderr, "%s: cannot create the open loop's timer: %s\n", cfg->tool,
+                    strerror(errno));
+            goto out;
+        }
     }
 
     struct lg_rng rng;
@@ -391,15 +400,25 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
     if (status == LG_EXIT_OK) {
         for (size_t l = 0; l < done; l++) {
             const struct lg_level_result *r = &results[l];
-            double bad = (double)(r->errors + r->unfinished);
-            double rate = r->attempts ? bad / (double)r->attempts : 0;
+            /* in an open loop, a request that was due but never sent failed too */
+            double bad = (double)(r->errors + r->unfinished + r->unsent);
+            double tried = (double)(r->attempts + r->unsent);
+            double rate = tried > 0 ? bad / tried : 0;
             if (bad > 0 && rate > cfg->max_error_rate) {
-                fprintf(stderr,
-                        "%s: level c%u: %llu errors and %llu unfinished in %llu attempts "
-                        "(%.4g%%) exceed --max-error-rate %g\n",
-                        cfg->tool, r->clients, (unsigned long long)r->errors,
-                        (unsigned long long)r->unfinished, (unsigned long long)r->attempts,
-                        rate * 100, cfg->max_error_rate);
+                if (cfg->rate > 0)
+                    fprintf(stderr,
+                            "%s: level c%u: %llu errors, %llu unfinished and %llu unsent of %llu "
+                            "scheduled (%.4g%%) exceed --max-error-rate %g\n",
+                            cfg->tool, r->clients, (unsigned long long)r->errors,
+                            (unsigned long long)r->unfinished, (unsigned long long)r->unsent,
+                            (unsigned long long)r->scheduled, rate * 100, cfg->max_error_rate);
+                else
+                    fprintf(stderr,
+                            "%s: level c%u: %llu errors and %llu unfinished in %llu attempts "
+                            "(%.4g%%) exceed --max-error-rate %g\n",
+                            cfg->tool, r->clients, (unsigned long long)r->errors,
+                            (unsigned long long)r->unfinished, (unsigned long long)r->attempts,
+                            rate * 100, cfg->max_error_rate);
                 status = LG_EXIT_ERRORS;
             }
         }
@@ -414,6 +433,7 @@ out:
     if (ws) {
         for (unsigned i = 0; i < nw; i++) {
             if (ws[i].loop) ev_loop_destroy(ws[i].loop);
+            lg_schedule_free(&ws[i]);
             lg_selfwatch_free(&ws[i]);
         }
     }

@@ -42,10 +42,16 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
     fprintf(out, "\n  connections %.0f, reconnects %.0f, %.0f bytes received%s\n",
             count_of(r, "connections"), count_of(r, "reconnects"), count_of(r, "bytes_received"),
             r->interrupted ? " (interrupted)" : "");
+    if (r->unsent)
+        fprintf(out,
+                "  %llu of %llu scheduled requests were never sent: the target or the "
+                "connections could not keep up with the rate; more clients (-c) or a lower rate\n",
+                (unsigned long long)r->unsent, (unsigned long long)r->scheduled);
     fprintf(out, "  %-18s %9s %9s %9s %9s %9s %9s %9s\n", "ms", "n", "min", "p50", "p90", "p99",
             "p99.9", "max");
     static const char *const rows[] = {"latency_cold_ms",  "latency_warm_ms",  "connect_ms",
-                                       "proxy_connect_ms", "tls_handshake_ms", "ttfb_ms"};
+                                       "proxy_connect_ms", "tls_handshake_ms", "ttfb_ms",
+                                       "send_lag_ms"};
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
         latency_row(out, r, rows[i]);
     for (unsigned cls = 1; cls < n_classes; cls++) {

@@ -3,6 +3,7 @@
  * expires requests in start order, and the once-a-second tick. */
 #include "loadgen/internal.h"
 #include "loadgen/progress.h"
+#include "loadgen/schedule.h"
 #include "loadgen/selfwatch.h"
 
 #include <signal.h>
@@ -57,8 +58,20 @@ static void on_timeouts(struct ev_loop *loop, ev_timer *t, int revents)
     lg_worker_maybe_finish(w);
 }
 
+/* No request starts from here on. In an open loop the requests due before
+ * the deadline are made due first; those that never got a slot are unsent. */
+static void begin_drain(struct lg_worker *w)
+{
+    if (w->draining) return;
+    if (w->cfg->rate > 0) lg_schedule_end(w);
+    w->draining = true;
+    for (unsigned i = 0; i < w->n_clients; i++)
+        w->store.counters[LG_C_UNSENT] += lg_client_stop(&w->clients[i]);
+}
+
 static void end_drain(struct lg_worker *w)
 {
+    begin_drain(w);
     for (unsigned i = 0; i < w->n_clients; i++)
         lg_client_abandon(&w->clients[i]);
     ev_break(w->loop, EVBREAK_ONE);
@@ -74,9 +87,7 @@ static void on_deadline(struct ev_loop *loop, ev_timer *t, int revents)
         end_drain(w);
         return;
     }
-    w->draining = true;
-    for (unsigned i = 0; i < w->n_clients; i++)
-        lg_client_stop_schedule(&w->clients[i]);
+    begin_drain(w);
     if (w->n_inflight == 0) {
         ev_break(loop, EVBREAK_ONE);
         return;
@@ -169,6 +180,7 @@ void lg_worker_run_level(struct lg_worker *w)
             w->event_ns = 0;
             lg_client_begin(&w->clients[i]);
         }
+        if (w->cfg->rate > 0) lg_schedule_begin(w);
         ev_run(loop, 0);
     }
 

@@ -8,6 +8,7 @@ The document must be exactly one JSON object with the single key "metrics", a
 non-empty map of metrics, each with a known unit and a non-empty list of finite
 numbers. --invariants checks, for every level, the accounting identities:
 attempts = requests + errors + unfinished, errors = sum of errors.<class>,
+scheduled = attempts + unsent (open loop),
 requests = cold + warm latency samples (when nothing was sampled away).
 Each EXPR is a Python expression over helpers: v(key) the single value of a
 count (0 when absent), n(key) the number of samples (0 when absent),
@@ -103,6 +104,8 @@ def main(argv):
                 lat = n(p + "latency_cold_ms") + n(p + "latency_warm_ms")
                 if req <= 1000000 and lat != req:
                     errs.append("%s requests %s != cold + warm samples %s" % (p, req, lat))
+                if has(p + "scheduled") and v(p + "scheduled") != att + v(p + "unsent"):
+                    errs.append("%s scheduled %s != attempts %s + unsent %s" % (p, v(p + "scheduled"), att, v(p + "unsent")))
                 if att < c:
                     errs.append("%s attempts %s < clients %s" % (p, att, c))
             continue
