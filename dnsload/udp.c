@@ -44,10 +44,14 @@ static void udp_on_close(struct lg_client *c)
     dns_forget_late(c);
 }
 
-static int udp_on_socket_error(struct lg_client *c, int err)
+static int udp_on_socket_error(struct lg_client *c, int err, int slot)
 {
     /* ECONNREFUSED (port unreachable) and its kin arrive as errors on the
-     * connected socket: charged to the oldest query, the socket stays open. */
+     * connected socket: the query they are about fails, the socket stays. */
+    if (slot < 0) {
+        lg_count(c, DNS_C_UNEXPECTED, 1); /* about a query that already ended */
+        return 0;
+    }
     lg_note_error(c, DNS_ERR_ICMP, strerror(err));
     return DNS_ERR_ICMP;
 }

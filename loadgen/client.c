@@ -1,15 +1,12 @@
 /* A logical client: one connection (or one UDP socket) for the whole level,
- * its setup phases (connect, proxy tunnel, TLS), its request slots, and the
- * closed- or open-loop rule that decides when the next request starts. */
+ * set up by the worker's stages in order, its request slots, and the closed-
+ * or open-loop rule that decides when the next request starts. The client
+ * alone owns the watchers: transports and stages only say what they wait for. */
 #include "loadgen/internal.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/schedule.h"
-#include "loadgen/tunnel.h"
 
-#include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,7 +34,7 @@ void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void
         free_mem[i] = slots - 1 - i; /* slot 0 on top */
     }
     c->n_free = slots;
-    c->tp = w->tgt->tls ? &lg_transport_tls : &lg_transport_plain;
+    c->tp = w->tp;
     ev_init(&c->rio, on_read_event);
     ev_init(&c->wio, on_write_event);
     ev_init(&c->restart, on_restart);
@@ -46,17 +43,22 @@ void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void
 
 /* --- request slots ------------------------------------------------------ */
 
+static void record_send_lag(struct lg_worker *w, const struct lg_req *r)
+{
+    if (w->cfg->rate > 0)
+        lg_series_add(&w->store.series[LG_S_SEND_LAG], (double)(r->sent_ns - r->origin_ns) / 1e6,
+                      &w->rng);
+}
+
 /* Starts a request whose latency counts from `origin` (its scheduled time in
  * an open loop); `now` is a fresh clock read taken as it goes out. */
 static struct lg_req *req_start(struct lg_client *c, uint64_t origin, uint64_t now, bool cold)
 {
     struct lg_worker *w = c->w;
     struct lg_req *r = &c->slots[c->free_slots[--c->n_free]];
-    if (w->cfg->rate > 0) {
-        c->started++;
-        lg_series_add(&w->store.series[LG_S_SEND_LAG], (double)(now - origin) / 1e6, &w->rng);
-    }
+    if (w->cfg->rate > 0) c->started++;
     r->flags = LG_REQ_ACTIVE | (cold ? LG_REQ_COLD : 0);
+    r->seq++;
     r->origin_ns = origin;
     r->sent_ns = now;
     r->deadline_ns = now + w->cfg->timeout_ns;
@@ -66,6 +68,13 @@ static struct lg_req *req_start(struct lg_client *c, uint64_t origin, uint64_t n
     w->store.counters[LG_C_ATTEMPTS]++;
     lg_worker_track(w, r);
     return r;
+}
+
+/* Counts an error class at the one place classes are counted: a class out
+ * of range (a driver's mistake) would index past the table. */
+static int checked_class(const struct lg_worker *w, int cls)
+{
+    return cls > 0 && (unsigned)cls < w->n_classes ? cls : LG_ERR_RESET;
 }
 
 static void req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinished)
@@ -93,6 +102,7 @@ static void req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfi
         }
         if (now < w->deadline_ns && w->sec_index < st->timeline_len) st->timeline[w->sec_index]++;
     } else {
+        cls = checked_class(w, cls);
         st->counters[LG_C_ERRORS]++;
         st->errors[cls]++;
     }
@@ -102,14 +112,61 @@ static void req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfi
     c->free_slots[c->n_free++] = r->slot;
 }
 
+void lg_req_departed(struct lg_client *c, struct lg_req *r)
+{
+    r->flags &= ~(uint32_t)LG_REQ_QUEUED;
+    r->sent_ns = lg_now_ns();
+    record_send_lag(c->w, r);
+}
+
+void lg_conn_peer_error(struct lg_client *c, int err)
+{
+    /* The error is about a datagram that left: the oldest such request. */
+    struct lg_req *oldest = NULL;
+    for (unsigned i = 0; i < c->w->cfg->slots; i++) {
+        struct lg_req *r = &c->slots[i];
+        if ((r->flags & LG_REQ_ACTIVE) && !(r->flags & (LG_REQ_SENDING | LG_REQ_QUEUED)) &&
+            (!oldest || r->sent_ns < oldest->sent_ns))
+            oldest = r;
+    }
+    const struct lg_driver *d = c->w->drv;
+    int cls = d->on_socket_error ? d->on_socket_error(c, err, oldest ? (int)oldest->slot : -1)
+                                 : LG_ERR_CONNECT_REFUSED;
+    if (oldest && cls) req_finish(c, oldest, cls, false);
+}
+
+/* --- watchers ------------------------------------------------------------- */
+
+static void watch(struct lg_client *c, bool read, bool write)
+{
+    struct ev_loop *loop = c->w->loop;
+    if (read && !ev_is_active(&c->rio))
+        ev_io_start(loop, &c->rio);
+    else if (!read && ev_is_active(&c->rio))
+        ev_io_stop(loop, &c->rio);
+    if (write && !ev_is_active(&c->wio))
+        ev_io_start(loop, &c->wio);
+    else if (!write && ev_is_active(&c->wio))
+        ev_io_stop(loop, &c->wio);
+}
+
+/* What the transport said about output: queued output waits for writability
+ * (write watcher on) or for the next read (TLS); 0, or -1 if it failed. */
+static int output_state(struct lg_client *c, int rc)
+{
+    if (rc == LG_IO_ERROR) return -1;
+    c->write_waits_read = rc == LG_IO_WANT_READ;
+    if (!c->read_waits_write) watch(c, true, rc == LG_IO_WANT_WRITE);
+    return 0;
+}
+
 /* --- connection ---------------------------------------------------------- */
 
 static void conn_close(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
     if (c->fd < 0) return;
-    ev_io_stop(w->loop, &c->rio);
-    ev_io_stop(w->loop, &c->wio);
+    watch(c, false, false);
     c->tp->close(c);
     if (c->state == LG_CONN_READY && w->drv->on_close) w->drv->on_close(c);
     close(c->fd);
@@ -117,28 +174,20 @@ static void conn_close(struct lg_client *c)
     c->state = LG_CONN_CLOSED;
     c->outq_len = c->outq_off = 0;
     c->close_when_idle = false;
-    c->tls_read_wants_write = false;
+    c->read_waits_write = c->write_waits_read = false;
     c->alpn = NULL;
 }
 
-static int connect_error_class(int err)
+/* Runs the driver's submit for a started request, so that a transport
+ * queueing its bytes can tell which request they belong to. */
+static int submit(struct lg_client *c, struct lg_req *r)
 {
-    switch (err) {
-    case ECONNREFUSED:
-        return LG_ERR_CONNECT_REFUSED;
-    case ETIMEDOUT:
-        return LG_ERR_CONNECT_TIMEOUT;
-    default:
-        return LG_ERR_CONNECT;
-    }
-}
-
-static void want_write(struct lg_client *c, bool on)
-{
-    if (on && !ev_is_active(&c->wio))
-        ev_io_start(c->w->loop, &c->wio);
-    else if (!on && ev_is_active(&c->wio))
-        ev_io_stop(c->w->loop, &c->wio);
+    r->flags |= LG_REQ_SENDING;
+    c->sending = r;
+    int rc = c->w->drv->submit(c, r->slot);
+    c->sending = NULL;
+    r->flags &= ~(uint32_t)LG_REQ_SENDING;
+    return rc;
 }
 
 /* The connection can carry requests: hand it to the driver and send the cold
@@ -147,6 +196,7 @@ static void conn_ready(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
     c->state = LG_CONN_READY;
+    watch(c, true, false);
     if (w->drv->on_ready && w->drv->on_ready(c) < 0) {
         conn_failed(c);
         return;
@@ -155,10 +205,7 @@ static void conn_ready(struct lg_client *c)
         struct lg_req *r = &c->slots[i];
         if ((r->flags & LG_REQ_ACTIVE) && (r->flags & LG_REQ_COLD)) {
             r->sent_ns = lg_now_ns();
-            c->submitting = i + 1;
-            int rc = w->drv->submit(c, i);
-            c->submitting = 0;
-            if (rc < 0) {
+            if (submit(c, r) < 0) {
                 conn_failed(c);
                 return;
             }
@@ -167,65 +214,37 @@ static void conn_ready(struct lg_client *c)
     lg_client_kick(c); /* the other slots, or the open loop's backlog */
 }
 
-static void tls_step(struct lg_client *c)
+/* Runs setup stages from the current one on: each that completes records its
+ * phase (fresh clock reads at both ends) and starts the next. */
+static void setup_continue(struct lg_client *c, enum lg_step st)
 {
     struct lg_worker *w = c->w;
-    switch (c->tp->handshake(c)) {
-    case LG_HS_DONE: {
-        uint64_t now = lg_now_ns();
-        want_write(c, false);
-        lg_series_add(&w->store.series[LG_S_TLS_HANDSHAKE], (double)(now - c->phase_ns) / 1e6,
-                      &w->rng);
-        conn_ready(c);
-        break;
-    }
-    case LG_HS_WANT_READ:
-        want_write(c, false);
-        break;
-    case LG_HS_WANT_WRITE:
-        want_write(c, true);
-        break;
-    case LG_HS_FAILED:
-        conn_failed(c);
-        break;
-    }
-}
-
-static void start_tls_or_ready(struct lg_client *c)
-{
-    if (c->w->tgt->tls) {
-        c->state = LG_CONN_TLS;
-        if (c->tp->start(c) < 0) {
+    for (;;) {
+        switch (st) {
+        case LG_STEP_WANT_READ:
+            watch(c, true, false);
+            return;
+        case LG_STEP_WANT_WRITE:
+            watch(c, false, true);
+            return;
+        case LG_STEP_FAILED:
             conn_failed(c);
+            return;
+        case LG_STEP_DONE:
+            break;
+        }
+        const struct lg_stage *done = w->stages[c->stage];
+        uint64_t now = lg_now_ns();
+        lg_series_add(&w->store.series[done->phase_series], (double)(now - c->phase_ns) / 1e6,
+                      &w->rng);
+        if (done == &lg_stage_connect) w->store.counters[LG_C_CONNECTIONS]++;
+        if (++c->stage == w->n_stages) {
+            conn_ready(c);
             return;
         }
         c->phase_ns = lg_now_ns();
-        tls_step(c);
-    } else {
-        conn_ready(c);
+        st = w->stages[c->stage]->start(c);
     }
-}
-
-static void conn_connected(struct lg_client *c)
-{
-    struct lg_worker *w = c->w;
-    uint64_t now = lg_now_ns();
-    w->store.counters[LG_C_CONNECTIONS]++;
-    /* a UDP socket has no connect phase to measure */
-    if (!w->drv->datagram)
-        lg_series_add(&w->store.series[LG_S_CONNECT], (double)(now - c->conn_start_ns) / 1e6,
-                      &w->rng);
-    want_write(c, false);
-    ev_io_start(w->loop, &c->rio);
-    if (w->tgt->tunnel_request) {
-        c->state = LG_CONN_TUNNEL;
-        c->tunnel_got = 0;
-        c->tunnel_match = 0;
-        c->phase_ns = lg_now_ns();
-        if (lg_tunnel_send(c) < 0) conn_failed(c);
-        return;
-    }
-    start_tls_or_ready(c);
 }
 
 /* Opens a connection for a cold request whose latency starts at `origin`
@@ -233,7 +252,6 @@ static void conn_connected(struct lg_client *c)
 static void conn_open(struct lg_client *c, uint64_t origin)
 {
     struct lg_worker *w = c->w;
-    const struct lg_target *t = w->tgt;
     uint64_t now = lg_now_ns();
     if (now >= w->deadline_ns) return;
     if (c->connections++ > 0) w->store.counters[LG_C_RECONNECTS]++;
@@ -242,33 +260,23 @@ static void conn_open(struct lg_client *c, uint64_t origin)
     c->conn_succeeded = false;
     c->fail_class = 0;
     c->capacity = w->cfg->slots;
-    req_start(c, origin ? origin : now, now, true);
-    int type = w->drv->datagram ? SOCK_DGRAM : SOCK_STREAM;
-    int fd = socket(t->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        lg_store_error(w, LG_ERR_SOCKET, strerror(errno));
-        c->fail_class = LG_ERR_SOCKET;
+    struct lg_req *r = req_start(c, origin ? origin : now, now, true);
+    record_send_lag(w, r); /* a cold request is acted on when its connection starts */
+    if (c->tp->open(c) < 0) {
         conn_failed(c);
         return;
     }
-    c->fd = fd;
-    ev_io_set(&c->rio, fd, EV_READ);
-    ev_io_set(&c->wio, fd, EV_WRITE);
-    if (type == SOCK_STREAM && (t->addr.ss_family == AF_INET || t->addr.ss_family == AF_INET6)) {
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    ev_io_set(&c->rio, c->fd, EV_READ);
+    ev_io_set(&c->wio, c->fd, EV_WRITE);
+    c->stage = 0;
+    if (w->n_stages == 0) { /* a UDP socket is ready once open */
+        w->store.counters[LG_C_CONNECTIONS]++;
+        conn_ready(c);
+        return;
     }
-    c->state = LG_CONN_CONNECTING;
-    if (connect(fd, (const struct sockaddr *)&t->addr, t->addrlen) == 0) {
-        conn_connected(c);
-    } else if (errno == EINPROGRESS) {
-        want_write(c, true);
-    } else {
-        int err = errno;
-        c->fail_class = connect_error_class(err);
-        lg_store_error(w, c->fail_class, strerror(err));
-        conn_failed(c);
-    }
+    c->state = LG_CONN_SETUP;
+    c->phase_ns = lg_now_ns();
+    setup_continue(c, w->stages[0]->start(c));
 }
 
 /* Every request in flight on the connection gets the failure's class; the
@@ -297,8 +305,7 @@ static void conn_failed(struct lg_client *c)
 /* --- when requests start --------------------------------------------------- */
 
 /* Starts a warm request on the ready connection. False when the client
- * cannot go on now (the deadline passed, the connection failed, or a
- * datagram could not be sent). */
+ * cannot go on now (the deadline passed, or the connection failed). */
 static bool send_warm(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
@@ -306,16 +313,13 @@ static bool send_warm(struct lg_client *c)
     if (now >= w->deadline_ns) return false;
     uint64_t origin = w->cfg->rate > 0 ? lg_schedule_due(w, c, c->started) : now;
     struct lg_req *r = req_start(c, origin, now, false);
-    c->submitting = r->slot + 1;
-    int rc = w->drv->submit(c, r->slot);
-    c->submitting = 0;
-    if (rc < 0) {
+    if (submit(c, r) < 0) {
         conn_failed(c);
         return false;
     }
-    /* a datagram that could not be sent ends its request and pauses the
-     * client until the next loop iteration */
-    return !ev_is_active(&c->restart);
+    /* a datagram that waits for the socket takes its sample when it leaves */
+    if ((r->flags & (LG_REQ_ACTIVE | LG_REQ_QUEUED)) == LG_REQ_ACTIVE) record_send_lag(w, r);
+    return c->state == LG_CONN_READY;
 }
 
 /* Starts what the client may start now: in a closed loop, as many requests
@@ -383,13 +387,12 @@ void lg_client_timeout(struct lg_req *r)
     struct lg_client *c = r->client;
     struct lg_worker *w = c->w;
     int cls = LG_ERR_TIMEOUT;
-    if (c->state == LG_CONN_CONNECTING)
-        cls = LG_ERR_CONNECT_TIMEOUT;
-    else if (c->state == LG_CONN_TLS)
-        cls = LG_ERR_TLS_HANDSHAKE;
-    else if (c->state == LG_CONN_TUNNEL)
-        cls = LG_ERR_PROXY_REFUSED;
-    if (cls != LG_ERR_TIMEOUT) lg_store_error(w, cls, "timed out");
+    if (c->state == LG_CONN_SETUP) {
+        cls = w->stages[c->stage]->timeout_class;
+        char detail[64];
+        snprintf(detail, sizeof(detail), "timed out in the %s stage", w->stages[c->stage]->name);
+        lg_store_error(w, cls, detail);
+    }
     if (c->state == LG_CONN_READY && w->drv->on_timeout && w->drv->on_timeout(c, r->slot) == 0) {
         if (r->flags & LG_REQ_ACTIVE) req_finish(c, r, cls, false);
         lg_client_kick(c);
@@ -403,112 +406,67 @@ void lg_client_timeout(struct lg_req *r)
 
 /* --- events -------------------------------------------------------------- */
 
-static void handle_tunnel(struct lg_client *c)
+static void peer_closed(struct lg_client *c)
 {
-    int rc = lg_tunnel_on_readable(c);
-    if (rc < 0) {
+    if (c->w->drv->on_read(c, NULL, 0) < 0) {
         conn_failed(c);
-    } else if (rc > 0) {
-        uint64_t now = lg_now_ns();
-        lg_series_add(&c->w->store.series[LG_S_PROXY_CONNECT], (double)(now - c->phase_ns) / 1e6,
-                      &c->w->rng);
-        start_tls_or_ready(c);
+    } else if (c->inflight) {
+        c->fail_class = LG_ERR_EOF;
+        lg_store_error(c->w, LG_ERR_EOF,
+                       "the server closed the connection before the response ended");
+        conn_failed(c);
+    } else {
+        /* an idle keep-alive connection the server closed: no error, the
+         * next request reconnects and is cold */
+        conn_close(c);
     }
 }
 
 static void read_ready(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
-    const struct lg_driver *d = w->drv;
     for (;;) {
         ssize_t n = c->tp->read(c, w->rbuf, w->rbuf_len);
         w->event_ns = 0; /* what this read completes, it completes now */
-        if (n > 0) {
+        if (n >= 0) {
             w->store.counters[LG_C_BYTES_RECEIVED] += (uint64_t)n;
-            if (d->on_read(c, w->rbuf, (size_t)n) < 0) {
+            if (w->drv->on_read(c, w->rbuf, (size_t)n) < 0) {
                 conn_failed(c);
                 return;
             }
             if (c->state != LG_CONN_READY) return;
-            /* A datagram per event, and a short stream read means the socket
-             * is drained: reading again would only return EAGAIN (epoll is
-             * level-triggered, so anything left is reported again). */
-            if (d->datagram || ((size_t)n < w->rbuf_len && !c->tp->pending(c))) return;
+            /* more would only return EAGAIN when the read drained the socket:
+             * epoll is level-triggered and reports anything left */
+            if (!c->tp->more(c, (size_t)n, w->rbuf_len)) break;
             continue;
         }
-        if (n == 0 && d->datagram) {
-            /* an empty datagram is a message, not the end of a stream */
-            if (d->on_read(c, w->rbuf, 0) < 0) conn_failed(c);
+        if (n == LG_IO_AGAIN) break;
+        if (n == LG_IO_WANT_WRITE) {
+            /* stop reading (a level-triggered read watcher would spin) until
+             * the socket is writable again */
+            c->read_waits_write = true;
+            watch(c, false, true);
             return;
         }
-        if (n == 0) {
-            if (d->on_read(c, NULL, 0) < 0) {
-                conn_failed(c);
-                return;
-            }
-            if (c->inflight) {
-                c->fail_class = LG_ERR_EOF;
-                conn_failed(c);
-            } else {
-                /* an idle keep-alive connection the server closed: no error,
-                 * the next request reconnects and is cold */
-                conn_close(c);
-            }
-            return;
-        }
-        if (n == LG_IO_AGAIN) return;
-        if (d->datagram && d->on_socket_error) {
-            int cls = d->on_socket_error(c, c->fail_class);
-            c->fail_class = 0;
-            if (cls) {
-                /* charge the oldest request in flight on this client */
-                struct lg_req *oldest = NULL;
-                for (unsigned i = 0; i < w->cfg->slots; i++) {
-                    struct lg_req *r = &c->slots[i];
-                    if ((r->flags & LG_REQ_ACTIVE) && (!oldest || r->sent_ns < oldest->sent_ns))
-                        oldest = r;
-                }
-                if (oldest) req_finish(c, oldest, cls, false);
-            }
-            return;
-        }
-        conn_failed(c);
+        if (n == LG_IO_EOF)
+            peer_closed(c);
+        else
+            conn_failed(c);
         return;
     }
+    if (c->write_waits_read && output_state(c, c->tp->flush(c)) < 0) conn_failed(c);
 }
 
 static void on_read_event(struct ev_loop *loop, ev_io *io, int revents)
 {
     struct lg_client *c = io->data;
     c->w->event_ns = 0;
-    switch (c->state) {
-    case LG_CONN_TUNNEL:
-        handle_tunnel(c);
-        break;
-    case LG_CONN_TLS:
-        tls_step(c);
-        break;
-    case LG_CONN_READY:
-        if (c->tls_read_wants_write) return; /* the TLS layer waits for writability first */
+    if (c->state == LG_CONN_SETUP)
+        setup_continue(c, c->w->stages[c->stage]->step(c));
+    else if (c->state == LG_CONN_READY)
         read_ready(c);
-        break;
-    default:
-        break;
-    }
     lg_client_kick(c);
     lg_worker_maybe_finish(c->w);
-}
-
-static int flush_queue(struct lg_client *c)
-{
-    while (c->outq_off < c->outq_len) {
-        ssize_t n = c->tp->write(c, c->outq + c->outq_off, c->outq_len - c->outq_off);
-        if (n == LG_IO_AGAIN) return 0;
-        if (n < 0) return -1;
-        c->outq_off += (size_t)n;
-    }
-    c->outq_off = c->outq_len = 0;
-    return 1;
 }
 
 static void on_write_event(struct ev_loop *loop, ev_io *io, int revents)
@@ -516,32 +474,23 @@ static void on_write_event(struct ev_loop *loop, ev_io *io, int revents)
     struct lg_client *c = io->data;
     struct lg_worker *w = c->w;
     w->event_ns = 0;
-    if (c->state == LG_CONN_CONNECTING) {
-        int err = 0;
-        socklen_t len = sizeof(err);
-        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) err = errno;
-        if (err) {
-            c->fail_class = connect_error_class(err);
-            lg_store_error(w, c->fail_class, strerror(err));
+    if (c->state == LG_CONN_SETUP) {
+        setup_continue(c, w->stages[c->stage]->step(c));
+    } else if (c->state == LG_CONN_READY) {
+        bool resume_read = c->read_waits_write, flushed = false;
+        c->read_waits_write = false;
+        int rc = c->write_waits_read ? LG_IO_WANT_READ : LG_IO_DONE;
+        if (c->outq_len && !c->write_waits_read) {
+            rc = c->tp->flush(c);
+            flushed = true;
+        }
+        if (output_state(c, rc) < 0) {
             conn_failed(c);
         } else {
-            conn_connected(c);
-        }
-    } else if (c->state == LG_CONN_TLS) {
-        tls_step(c);
-    } else if (c->state == LG_CONN_READY || c->state == LG_CONN_TUNNEL) {
-        int rc = flush_queue(c);
-        if (rc < 0) {
-            conn_failed(c);
-        } else if (rc > 0) {
-            want_write(c, false);
-            if (c->tls_read_wants_write) {
-                c->tls_read_wants_write = false;
-                read_ready(c);
-            } else if (c->state == LG_CONN_READY && w->drv->on_writable &&
-                       w->drv->on_writable(c) < 0) {
+            if (resume_read) read_ready(c);
+            if (flushed && rc == LG_IO_DONE && c->state == LG_CONN_READY && w->drv->on_writable &&
+                w->drv->on_writable(c) < 0)
                 conn_failed(c);
-            }
         }
     }
     lg_client_kick(c);
@@ -575,66 +524,9 @@ const char *lg_client_alpn(const struct lg_client *c)
     return c->alpn;
 }
 
-/* A datagram goes out whole or not at all, and a failed send is that one
- * request's error: the socket stays, as it would for any lost datagram. */
-static int dgram_write(struct lg_client *c, const void *data, size_t len)
-{
-    struct lg_worker *w = c->w;
-    ssize_t n;
-    do
-        n = send(c->fd, data, len, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    if (n == (ssize_t)len) return 0;
-    int err = n < 0 ? errno : EMSGSIZE;
-    int cls = LG_ERR_SEND;
-    if (err == ECONNREFUSED || err == EHOSTUNREACH || err == ENETUNREACH) {
-        /* an ICMP error from an earlier datagram, reported on this send */
-        cls = w->drv->on_socket_error ? w->drv->on_socket_error(c, err) : LG_ERR_SEND;
-    } else {
-        lg_store_error(w, LG_ERR_SEND, strerror(err));
-    }
-    if (c->submitting && cls) {
-        struct lg_req *r = &c->slots[c->submitting - 1];
-        if (r->flags & LG_REQ_ACTIVE) req_finish(c, r, cls, false);
-    }
-    if (!w->draining && !w->stopped && !ev_is_active(&c->restart)) {
-        ev_timer_set(&c->restart, 0., 0.);
-        ev_timer_start(w->loop, &c->restart);
-    }
-    return 0;
-}
-
 int lg_conn_write(struct lg_client *c, const void *data, size_t len)
 {
-    const uint8_t *p = data;
-    if (c->w->drv->datagram) return dgram_write(c, data, len);
-    if (c->outq_len == 0) {
-        while (len) {
-            ssize_t n = c->tp->write(c, p, len);
-            if (n == LG_IO_AGAIN) break;
-            if (n < 0) return -1;
-            p += n;
-            len -= (size_t)n;
-        }
-        if (!len) return 0;
-    }
-    if (c->outq_len + len > c->outq_cap) {
-        size_t cap = c->outq_cap ? c->outq_cap : 4096;
-        while (cap < c->outq_len + len)
-            cap *= 2;
-        uint8_t *q = realloc(c->outq, cap);
-        if (!q) {
-            c->fail_class = LG_ERR_SEND;
-            lg_store_error(c->w, LG_ERR_SEND, "out of memory queueing output");
-            return -1;
-        }
-        c->outq = q;
-        c->outq_cap = cap;
-    }
-    memcpy(c->outq + c->outq_len, p, len);
-    c->outq_len += len;
-    want_write(c, true);
-    return 0;
+    return output_state(c, c->tp->send(c, data, len));
 }
 
 bool lg_conn_write_blocked(const struct lg_client *c)
@@ -654,8 +546,8 @@ void lg_conn_close_when_idle(struct lg_client *c)
 
 void lg_conn_fail(struct lg_client *c, int error_class, const char *detail)
 {
-    c->fail_class = error_class;
-    if (detail) lg_store_error(c->w, error_class, detail);
+    c->fail_class = checked_class(c->w, error_class);
+    if (detail) lg_store_error(c->w, c->fail_class, detail);
 }
 
 void lg_note_error(struct lg_client *c, int error_class, const char *detail)

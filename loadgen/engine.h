@@ -40,7 +40,7 @@ struct lg_driver {
     unsigned n_errors;
     const char *const *counter_names; /* extra exact counts (e.g. rcode.NOERROR) */
     unsigned n_counters;
-    bool datagram; /* one connected UDP socket per client instead of a stream */
+    bool datagram; /* one connected UDP socket per client (the UDP transport) */
 
     /* The connection is usable (after connect, tunnel and TLS). */
     int (*on_ready)(struct lg_client *c);
@@ -56,9 +56,11 @@ struct lg_driver {
     int (*on_timeout)(struct lg_client *c, unsigned slot);
     /* The connection is gone (closed by either side): forget its state. */
     void (*on_close)(struct lg_client *c);
-    /* A socket error the engine cannot attribute (ICMP on a UDP socket).
-     * Returns the class to charge the oldest request with, or 0 to ignore. */
-    int (*on_socket_error)(struct lg_client *c, int err);
+    /* An ICMP error on a UDP socket, about an earlier datagram: `slot` is
+     * the oldest request whose datagram left, or -1 when none is in flight
+     * (the error is about one that already ended). Returns the class to end
+     * that request with, or 0 to leave it. */
+    int (*on_socket_error)(struct lg_client *c, int err, int slot);
     /* Level end: free anything the client state owns. Optional. */
     void (*client_free)(struct lg_client *c);
 };

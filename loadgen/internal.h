@@ -13,6 +13,7 @@
 #include "loadgen/rng.h"
 #include "loadgen/series.h"
 #include "loadgen/transport.h"
+#include "loadgen/tunnel.h"
 
 /* Sample series every level has; see DESIGN.md for their definitions. */
 enum lg_series_id {
@@ -35,8 +36,9 @@ enum lg_counter_id {
     LG_C_CONNECTIONS,
     LG_C_RECONNECTS,
     LG_C_BYTES_RECEIVED,
-    LG_C_SCHEDULED, /* open loop only: requests the schedule made due */
-    LG_C_UNSENT,    /* open loop only: due but never started */
+    LG_C_SCHEDULED,    /* open loop only: requests the schedule made due */
+    LG_C_UNSENT,       /* open loop only: due but never started */
+    LG_C_SEND_BLOCKED, /* sends that waited for the socket (transports that name it) */
     LG_C__COUNT,
 };
 
@@ -55,6 +57,8 @@ enum lg_req_flags {
     LG_REQ_ACTIVE = 1,
     LG_REQ_COLD = 2,
     LG_REQ_FIRST_BYTE = 4,
+    LG_REQ_SENDING = 8, /* its submit runs: its bytes are not on the wire yet */
+    LG_REQ_QUEUED = 16, /* its message waits for the socket (the datagram transport) */
 };
 
 /* A request in flight. Timeouts are the same for every request, so the
@@ -69,13 +73,12 @@ struct lg_req {
     uint64_t first_byte_ns;
     uint32_t flags;
     uint32_t slot;
+    uint32_t seq; /* counts the slot's requests: tells a queued message's request apart */
 };
 
 enum lg_conn_state {
     LG_CONN_CLOSED,
-    LG_CONN_CONNECTING,
-    LG_CONN_TUNNEL, /* waiting for the proxy's reply to CONNECT */
-    LG_CONN_TLS,
+    LG_CONN_SETUP, /* running the worker's setup stages */
     LG_CONN_READY,
 };
 
@@ -86,24 +89,24 @@ struct lg_client {
     int fd;
     unsigned id;
     enum lg_conn_state state;
+    unsigned stage; /* the setup stage running (LG_CONN_SETUP) */
     ev_io rio, wio;
     const struct lg_transport *tp;
     void *tls;         /* SSL * when the target is TLS */
     void *tls_session; /* kept across reconnects with --tls-resume */
     const char *alpn;
     uint64_t conn_start_ns; /* attempt start of the current connection */
-    uint64_t phase_ns;      /* start of the current setup phase */
-    unsigned connections;   /* connections opened in this level */
+    uint64_t phase_ns;      /* start of the current setup stage */
+    struct lg_tunnel_state tunnel;
+    unsigned connections; /* connections opened in this level */
     unsigned inflight;
-    unsigned submitting;  /* slot + 1 while the driver's submit runs, else 0 */
-    unsigned capacity;    /* requests the current connection carries at once */
-    unsigned tunnel_got;  /* bytes of the proxy reply seen */
-    uint8_t tunnel_match; /* how much of "\r\n\r\n" the reply ended with */
-    char tunnel_head[16]; /* start of the reply: "HTTP/1.1 200" */
+    unsigned capacity;      /* requests the current connection carries at once */
+    struct lg_req *sending; /* the request whose submit runs, so a transport can tag it */
     bool close_when_idle;
-    bool tls_read_wants_write;
-    int fail_class; /* set by lg_conn_fail */
-    /* queued output after a short write */
+    bool read_waits_write; /* the transport cannot read on until the socket is writable */
+    bool write_waits_read; /* queued output waits for the next read (TLS) */
+    int fail_class;        /* set by lg_conn_fail */
+    /* output the socket did not take yet, in the transport's own format */
     uint8_t *outq;
     size_t outq_len, outq_off, outq_cap;
     ev_timer restart;    /* deferred kick after a failure, so failures cannot recurse */
@@ -127,6 +130,9 @@ struct lg_worker {
     const struct lg_config *cfg;
     const struct lg_driver *drv;
     const struct lg_target *tgt;
+    const struct lg_transport *tp;    /* how the clients' bytes move */
+    const struct lg_stage *stages[3]; /* how a connection is set up, in order */
+    unsigned n_stages;
     void *driver_ctx;
     unsigned n_classes;
     struct lg_client *clients;
@@ -174,6 +180,10 @@ struct lg_worker {
 };
 
 /* client.c */
+/* The transport's calls back: an ICMP error on a datagram socket (charged to
+ * the oldest request whose bytes left), and a queued request's bytes left. */
+void lg_conn_peer_error(struct lg_client *c, int err);
+void lg_req_departed(struct lg_client *c, struct lg_req *r);
 void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void *state_mem,
                      struct lg_req *slot_mem, uint32_t *free_mem);
 void lg_client_begin(struct lg_client *c); /* level start: connect or arm the schedule */

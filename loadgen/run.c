@@ -160,9 +160,12 @@ static int level_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
     if (lg_result_add(res, "requests_per_second", "requests_per_second", rps, tl, tl) < 0)
         return -1;
 
-    static const char *const counter_names[LG_C__COUNT] = {
-        "attempts",   "requests",       "errors",    "unfinished", "connections",
-        "reconnects", "bytes_received", "scheduled", "unsent",
+    const char *const counter_names[LG_C__COUNT] = {
+        "attempts",       "requests",
+        "errors",         "unfinished",
+        "connections",    "reconnects",
+        "bytes_received", "scheduled",
+        "unsent",         ws[0].tp->blocked_counter, /* NULL: the transport does not count them */
     };
     uint64_t totals[LG_C__COUNT] = {0};
     for (unsigned i = 0; i < nw; i++)
@@ -170,6 +173,7 @@ static int level_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
             totals[k] += ws[i].store.counters[k];
     for (int k = 0; k < LG_C__COUNT; k++) {
         if ((k == LG_C_SCHEDULED || k == LG_C_UNSENT) && cfg->rate <= 0) continue;
+        if (!counter_names[k]) continue;
         const char *unit = k == LG_C_BYTES_RECEIVED ? "bytes" : "count";
         double *v = malloc(sizeof(*v));
         if (!v) return -1;
@@ -326,6 +330,13 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         w->rbuf = rbufs + (size_t)i * 65536;
         w->rbuf_len = 65536;
         w->log = log;
+        /* the one place that asks what kind of socket the driver wants */
+        w->tp = drv->datagram ? &lg_transport_udp
+                : tgt->tls    ? &lg_transport_tls
+                              : &lg_transport_stream;
+        if (!drv->datagram) w->stages[w->n_stages++] = &lg_stage_connect;
+        if (tgt->tunnel_request) w->stages[w->n_stages++] = &lg_stage_tunnel;
+        if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
         lg_rng_seed(&w->rng, cfg->seed * 7919 + i + 1);
         w->loop = ev_loop_new(EVFLAG_AUTO);
         if (!w->loop) {

@@ -1,6 +1,6 @@
 /* Generator self-diagnostics: loop lag from the 1 s tick, per-thread CPU and
- * run-queue wait over a level, UDP receive-queue drops read from
- * /proc/net/udp{,6} at level end, and the saturation warning. See selfwatch.h. */
+ * run-queue wait over a level, the transport's receive-queue drops at level
+ * end, and the saturation warning. See selfwatch.h. */
 #include "loadgen/selfwatch.h"
 #include "loadgen/internal.h"
 #include "loadgen/procfs.h"
@@ -72,42 +72,6 @@ double lg_selfwatch_tick(struct lg_worker *w, uint64_t now)
     return (double)(w->tick_due_ns - now) / 1e9;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Receive-queue drops of this worker's UDP sockets: their inodes (fstat of a
- * socket gives the inode /proc/net/udp lists) against the drops column. */
-static void udp_drops(struct lg_worker *w)
-{
-    uint64_t *inodes = malloc((w->n_clients ? w->n_clients : 1) * sizeof(*inodes));
-    if (!inodes) return;
-    size_t n = 0;
-    for (unsigned i = 0; i < w->n_clients; i++) {
-        struct stat sb;
-        if (w->clients[i].fd >= 0 && fstat(w->clients[i].fd, &sb) == 0 && S_ISSOCK(sb.st_mode))
-            inodes[n++] = (uint64_t)sb.st_ino;
-    }
-    qsort(inodes, n, sizeof(*inodes), cmp_u64);
-    char *buf = NULL;
-    size_t cap = 0;
-    bool any = false;
-    uint64_t drops = 0;
-    static const char *const tables[] = {"/proc/net/udp", "/proc/net/udp6"};
-    for (int t = 0; t < 2; t++) {
-        long len = lg_procfs_read(AT_FDCWD, tables[t], &buf, &cap);
-        if (len < 0) continue;
-        any = true;
-        drops += lg_procfs_udp_drops(buf, (size_t)len, inodes, n);
-    }
-    free(buf);
-    free(inodes);
-    w->rx_dropped = drops;
-    w->have_rx_dropped = any;
-}
-
 void lg_selfwatch_worker_end(struct lg_worker *w)
 {
     w->loop_wall_ns = lg_now_ns() - w->loop_start_ns;
@@ -117,7 +81,7 @@ void lg_selfwatch_worker_end(struct lg_worker *w)
         w->wait_ns = wait - w->wait_start_ns;
     else
         w->have_wait = false;
-    if (w->drv->datagram) udp_drops(w);
+    if (w->tp->dropped) w->have_rx_dropped = w->tp->dropped(w, &w->rx_dropped);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -152,15 +116,13 @@ int lg_selfwatch_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
     }
     if (lg_result_add(res, "loop_lag_ms", "milliseconds", lag, n_lag, n_lag) < 0) return -1;
 
-    if (drv->datagram) {
-        uint64_t drops = 0;
-        bool any = false;
-        for (unsigned i = 0; i < nw; i++) {
-            drops += ws[i].rx_dropped;
-            any |= ws[i].have_rx_dropped;
-        }
-        if (any && lg_result_add_count(res, "rx_dropped", drops) < 0) return -1;
+    uint64_t drops = 0;
+    bool any = false;
+    for (unsigned i = 0; i < nw; i++) {
+        drops += ws[i].rx_dropped;
+        any |= ws[i].have_rx_dropped;
     }
+    if (any && lg_result_add_count(res, "rx_dropped", drops) < 0) return -1;
 
     /* the most saturated loop thread */
     unsigned worst = 0;

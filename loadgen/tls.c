@@ -1,7 +1,8 @@
-/* The TLS transport (OpenSSL): certificate verification against the system
- * store plus --cacert, SNI, ALPN, optional session resumption across a
- * client's reconnects, and handshake failures classified as tls_verify
- * (the certificate) or tls_handshake (everything else). */
+/* TLS (OpenSSL): the run's context (certificate verification against the
+ * system store plus --cacert, SNI, ALPN, optional session resumption across a
+ * client's reconnects), the handshake stage, whose failures are classified as
+ * tls_verify (the certificate) or tls_handshake (everything else), and the
+ * TLS transport the connection uses once the handshake is done. */
 #include "loadgen/internal.h"
 #include "loadgen/options.h"
 
@@ -27,6 +28,10 @@ int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecur
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
                               SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    /* A peer that closes the TCP connection without close_notify has closed
+     * it all the same: eof, as over cleartext (HTTP framing still catches a
+     * cut response), not a reset. */
+    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
     if (!insecure) {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
         SSL_CTX_set_default_verify_paths(ctx);
@@ -77,28 +82,6 @@ void lg_tls_session_free(void *session)
     SSL_SESSION_free(session);
 }
 
-static int tls_start(struct lg_client *c)
-{
-    const struct lg_tls_config *t = c->w->tgt->tls;
-    SSL *ssl = SSL_new(t->ctx);
-    if (!ssl || SSL_set_fd(ssl, c->fd) != 1) {
-        SSL_free(ssl);
-        lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE, "cannot create a TLS session");
-        return -1;
-    }
-    if (t->sni) SSL_set_tlsext_host_name(ssl, t->sni);
-    if (t->verify_host) {
-        /* An IP literal is checked against the certificate's IP addresses. */
-        X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
-        if (X509_VERIFY_PARAM_set1_ip_asc(param, t->verify_host) != 1)
-            SSL_set1_host(ssl, t->verify_host);
-    }
-    if (t->resume && c->tls_session) SSL_set_session(ssl, c->tls_session);
-    SSL_set_connect_state(ssl);
-    c->tls = ssl;
-    return 0;
-}
-
 static void tls_fail(struct lg_client *c, int cls, const char *what)
 {
     char detail[256];
@@ -111,7 +94,9 @@ static void tls_fail(struct lg_client *c, int cls, const char *what)
     lg_conn_fail(c, cls, detail);
 }
 
-static enum lg_handshake tls_handshake(struct lg_client *c)
+/* --- the handshake stage -------------------------------------------------- */
+
+static enum lg_step tls_handshake_step(struct lg_client *c)
 {
     SSL *ssl = c->tls;
     ERR_clear_error();
@@ -126,13 +111,13 @@ static enum lg_handshake tls_handshake(struct lg_client *c)
             c->alpn = "http/1.1";
         else
             c->alpn = NULL;
-        return LG_HS_DONE;
+        return LG_STEP_DONE;
     }
     switch (SSL_get_error(ssl, rc)) {
     case SSL_ERROR_WANT_READ:
-        return LG_HS_WANT_READ;
+        return LG_STEP_WANT_READ;
     case SSL_ERROR_WANT_WRITE:
-        return LG_HS_WANT_WRITE;
+        return LG_STEP_WANT_WRITE;
     default:
         break;
     }
@@ -150,13 +135,49 @@ static enum lg_handshake tls_handshake(struct lg_client *c)
     } else {
         tls_fail(c, LG_ERR_TLS_HANDSHAKE, "handshake failed");
     }
-    return LG_HS_FAILED;
+    return LG_STEP_FAILED;
+}
+
+static enum lg_step tls_handshake_start(struct lg_client *c)
+{
+    const struct lg_tls_config *t = c->w->tgt->tls;
+    SSL *ssl = SSL_new(t->ctx);
+    if (!ssl || SSL_set_fd(ssl, c->fd) != 1) {
+        SSL_free(ssl);
+        lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE, "cannot create a TLS session");
+        return LG_STEP_FAILED;
+    }
+    if (t->sni) SSL_set_tlsext_host_name(ssl, t->sni);
+    if (t->verify_host) {
+        /* An IP literal is checked against the certificate's IP addresses. */
+        X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
+        if (X509_VERIFY_PARAM_set1_ip_asc(param, t->verify_host) != 1)
+            SSL_set1_host(ssl, t->verify_host);
+    }
+    if (t->resume && c->tls_session) SSL_set_session(ssl, c->tls_session);
+    SSL_set_connect_state(ssl);
+    c->tls = ssl;
+    return tls_handshake_step(c);
+}
+
+const struct lg_stage lg_stage_tls = {
+    .name = "tls",
+    .phase_series = LG_S_TLS_HANDSHAKE,
+    .timeout_class = LG_ERR_TLS_HANDSHAKE,
+    .start = tls_handshake_start,
+    .step = tls_handshake_step,
+};
+
+/* --- the transport ----------------------------------------------------- */
+
+static int tls_open(struct lg_client *c)
+{
+    return lg_transport_stream.open(c);
 }
 
 static ssize_t tls_read(struct lg_client *c, uint8_t *buf, size_t len)
 {
     SSL *ssl = c->tls;
-    if (!ssl) return lg_transport_plain.read(c, buf, len); /* the proxy tunnel stage */
     /* No ERR_clear_error() here: it costs hundreds of instructions per
      * call, and every path that leaves an error in the queue clears it. */
     int n = SSL_read(ssl, buf, (int)(len > 1u << 30 ? 1u << 30 : len));
@@ -165,14 +186,11 @@ static ssize_t tls_read(struct lg_client *c, uint8_t *buf, size_t len)
     case SSL_ERROR_WANT_READ:
         return LG_IO_AGAIN;
     case SSL_ERROR_WANT_WRITE:
-        c->tls_read_wants_write = true;
-        ev_io_start(c->w->loop, &c->wio);
-        return LG_IO_AGAIN;
+        return LG_IO_WANT_WRITE;
     case SSL_ERROR_ZERO_RETURN:
-        return 0;
+        return LG_IO_EOF; /* close_notify, or a TCP close without it */
     case SSL_ERROR_SYSCALL:
-        if (ERR_peek_last_error() == 0 && n == 0)
-            return 0; /* EOF without close_notify: treated as a plain close */
+        if (ERR_peek_last_error() == 0 && n == 0) return LG_IO_EOF;
         ERR_clear_error();
         lg_conn_fail(c, LG_ERR_RESET, errno ? strerror(errno) : "TLS read failed");
         return LG_IO_ERROR;
@@ -182,25 +200,53 @@ static ssize_t tls_read(struct lg_client *c, uint8_t *buf, size_t len)
     }
 }
 
-static ssize_t tls_write(struct lg_client *c, const uint8_t *buf, size_t len)
+static bool tls_more(const struct lg_client *c, size_t n, size_t len)
 {
-    SSL *ssl = c->tls;
-    if (!ssl) return lg_transport_plain.write(c, buf, len);
-    int n = SSL_write(ssl, buf, (int)(len > 1u << 30 ? 1u << 30 : len));
-    if (n > 0) return n;
-    switch (SSL_get_error(ssl, n)) {
-    case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE:
-        return LG_IO_AGAIN;
-    default:
-        tls_fail(c, LG_ERR_SEND, "TLS write failed");
-        return LG_IO_ERROR;
-    }
+    return n == len || SSL_pending(c->tls) > 0;
 }
 
-static bool tls_pending(const struct lg_client *c)
+/* Writes from buf until it is all out or the session must wait; what is left
+ * waits in the queue (OpenSSL accepts the retry from another address). */
+static int tls_write_some(struct lg_client *c, const uint8_t *buf, size_t len, size_t *done)
 {
-    return c->tls && SSL_pending(c->tls) > 0;
+    SSL *ssl = c->tls;
+    *done = 0;
+    while (*done < len) {
+        size_t left = len - *done;
+        int n = SSL_write(ssl, buf + *done, (int)(left > 1u << 30 ? 1u << 30 : left));
+        if (n > 0) {
+            *done += (size_t)n;
+            continue;
+        }
+        switch (SSL_get_error(ssl, n)) {
+        case SSL_ERROR_WANT_WRITE:
+            return LG_IO_WANT_WRITE;
+        case SSL_ERROR_WANT_READ:
+            return LG_IO_WANT_READ;
+        default:
+            tls_fail(c, LG_ERR_SEND, "TLS write failed");
+            return LG_IO_ERROR;
+        }
+    }
+    return LG_IO_DONE;
+}
+
+static int tls_send(struct lg_client *c, const uint8_t *buf, size_t len)
+{
+    if (c->outq_len) return lg_outq_append(c, buf, len) < 0 ? LG_IO_ERROR : LG_IO_WANT_WRITE;
+    size_t done;
+    int rc = tls_write_some(c, buf, len, &done);
+    if (rc == LG_IO_DONE || rc == LG_IO_ERROR) return rc;
+    return lg_outq_append(c, buf + done, len - done) < 0 ? LG_IO_ERROR : rc;
+}
+
+static int tls_flush(struct lg_client *c)
+{
+    size_t done;
+    int rc = tls_write_some(c, c->outq + c->outq_off, c->outq_len - c->outq_off, &done);
+    c->outq_off += done;
+    if (rc == LG_IO_DONE) c->outq_off = c->outq_len = 0;
+    return rc;
 }
 
 static void tls_close(struct lg_client *c)
@@ -220,10 +266,10 @@ static void tls_close(struct lg_client *c)
 
 const struct lg_transport lg_transport_tls = {
     .name = "tls",
-    .start = tls_start,
-    .handshake = tls_handshake,
+    .open = tls_open,
     .read = tls_read,
-    .write = tls_write,
-    .pending = tls_pending,
+    .more = tls_more,
+    .send = tls_send,
+    .flush = tls_flush,
     .close = tls_close,
 };

@@ -1,5 +1,7 @@
-/* A transport is a small table of functions (wrk's struct sock): the client
- * code never asks whether it holds a plain socket or a TLS session. */
+/* How a client's bytes move (a transport, wrk's struct sock: a TCP or Unix
+ * stream, a connected UDP socket, TLS over a stream) and how its connection
+ * is set up (stages run in order: TCP connect, proxy CONNECT, TLS handshake).
+ * Each call reports what it waits for; the client alone owns the watchers. */
 #ifndef LOADGEN_TRANSPORT_H
 #define LOADGEN_TRANSPORT_H
 
@@ -9,34 +11,76 @@
 #include <sys/types.h>
 
 struct lg_client;
+struct lg_worker;
 
-/* Results of read and write besides a byte count. */
+/* What read, send and flush return besides a byte count. */
 enum {
-    LG_IO_AGAIN = -1, /* would block; for TLS, want_write may be set */
-    LG_IO_ERROR = -2, /* the connection failed: c->fail_class says why */
-};
-
-enum lg_handshake {
-    LG_HS_DONE,
-    LG_HS_WANT_READ,
-    LG_HS_WANT_WRITE,
-    LG_HS_FAILED, /* c->fail_class says why */
+    LG_IO_DONE = 0,        /* send, flush: everything went out */
+    LG_IO_AGAIN = -1,      /* read: nothing more now */
+    LG_IO_WANT_WRITE = -2, /* read: cannot go on until writable; send, flush: queued */
+    LG_IO_WANT_READ = -3,  /* send, flush: queued until the next read (TLS) */
+    LG_IO_EOF = -4,        /* read: the peer closed the stream */
+    LG_IO_ERROR = -5,      /* the connection failed: c->fail_class says why */
 };
 
 struct lg_transport {
     const char *name;
-    /* Starts the protocol on a connected socket (TLS: creates the session). */
-    int (*start)(struct lg_client *c);
-    enum lg_handshake (*handshake)(struct lg_client *c);
-    ssize_t (*read)(struct lg_client *c, uint8_t *buf, size_t len); /* 0 = EOF */
-    ssize_t (*write)(struct lg_client *c, const uint8_t *buf, size_t len);
-    /* Bytes already decrypted and waiting inside the transport. */
-    bool (*pending)(const struct lg_client *c);
+    /* Creates the socket in c->fd (and connects a UDP socket, which is
+     * immediate). 0, or -1 with c->fail_class set. */
+    int (*open)(struct lg_client *c);
+    /* Bytes (a stream) or one message (a datagram; 0 is an empty one), or an
+     * LG_IO_ code. */
+    ssize_t (*read)(struct lg_client *c, uint8_t *buf, size_t len);
+    /* Whether another read right after one that returned n of len bytes can
+     * find more without waiting (level-triggered epoll reports the rest). */
+    bool (*more)(const struct lg_client *c, size_t n, size_t len);
+    /* Writes or queues all of it: LG_IO_DONE, LG_IO_WANT_WRITE,
+     * LG_IO_WANT_READ or LG_IO_ERROR. */
+    int (*send)(struct lg_client *c, const uint8_t *buf, size_t len);
+    /* Writes what was queued: the same codes as send. */
+    int (*flush)(struct lg_client *c);
+    /* Before the socket closes: frees what the transport holds. */
     void (*close)(struct lg_client *c);
+    /* Level end, optional: datagrams the worker's sockets dropped. */
+    bool (*dropped)(struct lg_worker *w, uint64_t *count);
+    /* The name of the count of sends that had to wait for the socket, for a
+     * transport where that is the generator's own limit, or NULL. */
+    const char *blocked_counter;
 };
 
-extern const struct lg_transport lg_transport_plain;
-extern const struct lg_transport lg_transport_tls;
+extern const struct lg_transport lg_transport_stream; /* TCP or Unix stream */
+extern const struct lg_transport lg_transport_udp;    /* connected UDP socket */
+extern const struct lg_transport lg_transport_tls;    /* TLS over a stream */
+
+enum lg_step {
+    LG_STEP_DONE,
+    LG_STEP_WANT_READ,
+    LG_STEP_WANT_WRITE,
+    LG_STEP_FAILED, /* c->fail_class says why */
+};
+
+/* One stage of setting up a connection. */
+struct lg_stage {
+    const char *name;
+    int phase_series;  /* the phase sample taken when it completes (enum lg_series_id) */
+    int timeout_class; /* a request that times out during it fails with this class */
+    /* Begins the stage on the connected socket: its first step's result. */
+    enum lg_step (*start)(struct lg_client *c);
+    /* Goes on after a readable or writable event. */
+    enum lg_step (*step)(struct lg_client *c);
+};
+
+extern const struct lg_stage lg_stage_connect; /* TCP or Unix connect */
+extern const struct lg_stage lg_stage_tunnel;  /* CONNECT through an HTTP proxy */
+extern const struct lg_stage lg_stage_tls;     /* TLS handshake */
+
+/* The stream transport's raw socket calls, for the stages that run before
+ * TLS (and for TLS itself, which reads and writes through OpenSSL). */
+ssize_t lg_stream_read(struct lg_client *c, uint8_t *buf, size_t len);
+ssize_t lg_stream_write(struct lg_client *c, const uint8_t *buf, size_t len);
+/* The output queue every transport shares: append bytes to it. -1 with
+ * c->fail_class set when memory runs out. */
+int lg_outq_append(struct lg_client *c, const void *data, size_t len);
 
 /* TLS settings of a run, shared read-only by every thread (tls.c). */
 struct lg_tls_config {

@@ -1,5 +1,6 @@
-/* CONNECT through an HTTP proxy. The reply is read in small pieces and never
- * past its blank line, so the TLS bytes that follow stay in the socket. */
+/* The CONNECT stage. See tunnel.h. The reply is read in small pieces and
+ * never past its blank line, so the bytes after it (the TLS server's) stay
+ * in the socket for the next stage. */
 #include "loadgen/tunnel.h"
 #include "loadgen/internal.h"
 
@@ -8,17 +9,11 @@
 
 enum { TUNNEL_REPLY_MAX = 16384 };
 
-int lg_tunnel_send(struct lg_client *c)
-{
-    const struct lg_target *t = c->w->tgt;
-    return lg_conn_write(c, t->tunnel_request, t->tunnel_request_len);
-}
-
-static int tunnel_status(const struct lg_client *c)
+static int reply_status(const struct lg_tunnel_state *t)
 {
     /* "HTTP/1.x NNN" */
-    const char *h = c->tunnel_head;
-    if (c->tunnel_got < 12 || memcmp(h, "HTTP/1.", 7) != 0 || h[8] != ' ') return -1;
+    const char *h = t->head;
+    if (t->got < 12 || memcmp(h, "HTTP/1.", 7) != 0 || h[8] != ' ') return -1;
     int code = 0;
     for (int i = 9; i < 12; i++) {
         if (h[i] < '0' || h[i] > '9') return -1;
@@ -27,47 +22,73 @@ static int tunnel_status(const struct lg_client *c)
     return code;
 }
 
-int lg_tunnel_on_readable(struct lg_client *c)
+static enum lg_step read_reply(struct lg_client *c)
 {
     static const char end[] = "\r\n\r\n";
-    uint8_t buf[512];
+    struct lg_tunnel_state *t = &c->tunnel;
+    uint8_t buf[4];
     for (;;) {
-        /* Read one byte at a time once the end could be near, so nothing past
-         * the reply's blank line is consumed; the reply is short and read once
-         * per connection, so the cost does not matter. */
-        size_t want = 4 - c->tunnel_match;
-        ssize_t n = c->tp->read(c, buf, want);
-        if (n == LG_IO_AGAIN) return 0;
-        if (n < 0) return -1;
-        if (n == 0) {
+        /* At most what could complete the blank line: the reply is short and
+         * read once per connection, so small reads cost nothing that matters. */
+        ssize_t n = lg_stream_read(c, buf, 4u - t->match);
+        if (n == LG_IO_AGAIN) return LG_STEP_WANT_READ;
+        if (n == LG_IO_EOF) {
             lg_conn_fail(c, LG_ERR_PROXY_REFUSED,
                          "proxy closed the connection before answering CONNECT");
-            return -1;
+            return LG_STEP_FAILED;
         }
+        if (n < 0) return LG_STEP_FAILED;
         c->w->store.counters[LG_C_BYTES_RECEIVED] += (uint64_t)n;
         for (ssize_t i = 0; i < n; i++) {
-            if (c->tunnel_got < sizeof(c->tunnel_head))
-                c->tunnel_head[c->tunnel_got] = (char)buf[i];
-            c->tunnel_got++;
-            if (buf[i] == (uint8_t)end[c->tunnel_match])
-                c->tunnel_match++;
+            if (t->got < sizeof(t->head)) t->head[t->got] = (char)buf[i];
+            t->got++;
+            if (buf[i] == (uint8_t)end[t->match])
+                t->match++;
             else
-                c->tunnel_match = buf[i] == '\r' ? 1 : 0;
+                t->match = buf[i] == '\r' ? 1 : 0;
         }
-        if (c->tunnel_match == 4) {
-            int code = tunnel_status(c);
-            if (code >= 200 && code < 300) return 1;
+        if (t->match == 4) {
+            int code = reply_status(t);
+            if (code >= 200 && code < 300) return LG_STEP_DONE;
             char detail[64];
             if (code < 0)
                 snprintf(detail, sizeof(detail), "proxy sent a malformed reply to CONNECT");
             else
                 snprintf(detail, sizeof(detail), "proxy answered CONNECT with %d", code);
             lg_conn_fail(c, LG_ERR_PROXY_REFUSED, detail);
-            return -1;
+            return LG_STEP_FAILED;
         }
-        if (c->tunnel_got > TUNNEL_REPLY_MAX) {
+        if (t->got > TUNNEL_REPLY_MAX) {
             lg_conn_fail(c, LG_ERR_PROXY_REFUSED, "proxy reply to CONNECT too long");
-            return -1;
+            return LG_STEP_FAILED;
         }
     }
 }
+
+static enum lg_step tunnel_step(struct lg_client *c)
+{
+    const struct lg_target *tg = c->w->tgt;
+    struct lg_tunnel_state *t = &c->tunnel;
+    while (t->sent < tg->tunnel_request_len) {
+        ssize_t n = lg_stream_write(c, (const uint8_t *)tg->tunnel_request + t->sent,
+                                    tg->tunnel_request_len - t->sent);
+        if (n == LG_IO_AGAIN) return LG_STEP_WANT_WRITE;
+        if (n < 0) return LG_STEP_FAILED;
+        t->sent += (uint32_t)n;
+    }
+    return read_reply(c);
+}
+
+static enum lg_step tunnel_start(struct lg_client *c)
+{
+    memset(&c->tunnel, 0, sizeof(c->tunnel));
+    return tunnel_step(c);
+}
+
+const struct lg_stage lg_stage_tunnel = {
+    .name = "tunnel",
+    .phase_series = LG_S_PROXY_CONNECT,
+    .timeout_class = LG_ERR_PROXY_REFUSED,
+    .start = tunnel_start,
+    .step = tunnel_step,
+};

@@ -1,12 +1,16 @@
 /* The proxy tunnel stage of a connection: send CONNECT, read the proxy's
- * reply, and refuse anything but 2xx as a proxy_refused error. */
+ * reply up to its blank line, and refuse anything but 2xx as proxy_refused.
+ * What the stage keeps per client while it runs. */
 #ifndef LOADGEN_TUNNEL_H
 #define LOADGEN_TUNNEL_H
 
-struct lg_client;
+#include <stdint.h>
 
-int lg_tunnel_send(struct lg_client *c);
-/* 1: the tunnel is open; 0: more of the reply is needed; -1: failed. */
-int lg_tunnel_on_readable(struct lg_client *c);
+struct lg_tunnel_state {
+    uint32_t sent; /* bytes of the CONNECT request written */
+    uint32_t got;  /* bytes of the proxy's reply read */
+    uint8_t match; /* how much of "\r\n\r\n" the reply ends with */
+    char head[16]; /* start of the reply: "HTTP/1.1 200" */
+};
 
 #endif
