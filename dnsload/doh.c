@@ -42,7 +42,8 @@ static void doh_on_data(struct lg_client *c, unsigned slot, const uint8_t *d, si
             cap *= 2;
         uint8_t *b = realloc(s->body, cap);
         if (!b) {
-            s->body_too_long = true; /* reported as malformed; nothing better to do here */
+            s->body_too_long = true; /* this request fails; the run stops with status 4 */
+            lg_fail_run(c, "out of memory for a DoH reply");
             return;
         }
         s->body = b;

@@ -31,6 +31,12 @@ int dns_client_prepare(struct lg_client *c, size_t sendbuf_len)
     dc->slots = calloc(n, sizeof(*dc->slots));
     dc->sendbuf = malloc(sendbuf_len);
     if (!dc->slots || !dc->sendbuf) {
+        /* nothing half-made stays behind for the next connection to use */
+        free(dc->slots);
+        free(dc->sendbuf);
+        dc->slots = NULL;
+        dc->sendbuf = NULL;
+        lg_fail_run(c, "out of memory for a client's request slots");
         lg_conn_fail(c, LG_ERR_SOCKET, "out of memory for the client's request slots");
         return -1;
     }

@@ -38,6 +38,7 @@ static int keep_partial(struct lg_client *c, struct dns_client *dc, const uint8_
             cap *= 2;
         uint8_t *p = realloc(dc->partial, cap);
         if (!p) {
+            lg_fail_run(c, "out of memory reassembling a reply");
             lg_conn_fail(c, LG_ERR_SOCKET, "out of memory reassembling a reply");
             return -1;
         }

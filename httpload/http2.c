@@ -75,6 +75,7 @@ static struct h2_client *h2_client_new(struct lg_client *c)
 static int h2_on_ready(struct lg_client *c, struct http_client *hc)
 {
     if (!hc->h2 && !(hc->h2 = h2_client_new(c))) {
+        lg_fail_run(c, "out of memory for an HTTP/2 client");
         lg_conn_fail(c, HTTP_ERR_PROTOCOL, "out of memory for the HTTP/2 session");
         return -1;
     }

@@ -3,6 +3,7 @@
  * or open-loop rule that decides when the next request starts. The client
  * alone owns the watchers: transports and stages only say what they wait for. */
 #include "loadgen/internal.h"
+#include "loadgen/control.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/schedule.h"
 
@@ -573,6 +574,12 @@ void lg_req_done(struct lg_client *c, unsigned slot, int error_class)
 bool lg_req_active(const struct lg_client *c, unsigned slot)
 {
     return (c->slots[slot].flags & LG_REQ_ACTIVE) != 0;
+}
+
+void lg_fail_run(struct lg_client *c, const char *why)
+{
+    (void)c;
+    lg_control_fail(why);
 }
 
 void lg_count(struct lg_client *c, unsigned counter, uint64_t n)

@@ -157,6 +157,9 @@ void lg_req_done(struct lg_client *c, unsigned slot, int error_class);
 void lg_note_error(struct lg_client *c, int error_class, const char *detail);
 /* Whether `slot` is in flight. */
 bool lg_req_active(const struct lg_client *c, unsigned slot);
+/* The run cannot be carried out (memory ran out): every worker stops and
+ * the tool exits with status 4 and this message, without a document. */
+void lg_fail_run(struct lg_client *c, const char *why);
 /* Adds to one of the driver's extra counters. */
 void lg_count(struct lg_client *c, unsigned counter, uint64_t n);
 

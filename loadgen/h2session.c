@@ -443,6 +443,7 @@ struct lg_h2 *lg_h2_open(struct lg_client *c, const struct lg_h2_callbacks *cb)
     nghttp2_session_callbacks *cbs = NULL;
     nghttp2_option *opt = NULL;
     const char *why = "out of memory";
+    int rv = NGHTTP2_ERR_NOMEM;
     if (!h || nghttp2_session_callbacks_new(&cbs) != 0 || nghttp2_option_new(&opt) != 0) goto fail;
     h->c = c;
     h->cb = cb;
@@ -459,7 +460,7 @@ struct lg_h2 *lg_h2_open(struct lg_client *c, const struct lg_h2_callbacks *cb)
      * generator never reprioritises, and both cost time per stream */
     nghttp2_option_set_no_closed_streams(opt, 1);
     nghttp2_mem mem = {&h->pool, pool_malloc, pool_free, pool_calloc, pool_realloc};
-    int rv = nghttp2_session_client_new3(&h->session, cbs, h, opt, &mem);
+    rv = nghttp2_session_client_new3(&h->session, cbs, h, opt, &mem);
     nghttp2_session_callbacks_del(cbs);
     nghttp2_option_del(opt);
     cbs = NULL;
@@ -493,6 +494,7 @@ fail:
     nghttp2_session_callbacks_del(cbs);
     nghttp2_option_del(opt);
     lg_h2_free(h);
+    if (!h || rv == NGHTTP2_ERR_NOMEM) lg_fail_run(c, "out of memory for an HTTP/2 session");
     lg_conn_fail(c, cb->protocol_class, why);
     return NULL;
 }

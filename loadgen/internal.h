@@ -199,8 +199,6 @@ void lg_worker_run_level(struct lg_worker *w);
 void lg_worker_track(struct lg_worker *w, struct lg_req *r);
 void lg_worker_untrack(struct lg_worker *w, struct lg_req *r);
 void lg_worker_maybe_finish(struct lg_worker *w);
-void lg_worker_stop_all(void); /* signal-safe: wakes every running worker */
-void lg_worker_publish(struct lg_worker *ws, unsigned n);
 void lg_worker_init_async(struct lg_worker *w);
 
 /* store.c */

@@ -1,6 +1,7 @@
-/* Per-request NDJSON log. Each thread formats into its own buffer; a full
- * buffer goes out in one write() of whole records on an O_APPEND descriptor,
- * so threads never interleave inside a record. */
+/* Per-request NDJSON log. Each worker formats records into a buffer of its
+ * own; a full buffer goes to a writer thread, which writes it with one
+ * write() of whole records on an O_APPEND descriptor, so no request loop
+ * waits for the disk and threads never interleave inside a record. */
 #include "loadgen/reqlog.h"
 #include "loadgen/internal.h"
 #include "loadgen/jsonout.h"
@@ -14,13 +15,66 @@
 
 enum { LOG_BUF = 1 << 20, LOG_RECORD_MAX = 512, LOG_THREADS = 256 };
 
+struct logbuf {
+    struct logbuf *next;
+    size_t len;
+    char data[LOG_BUF];
+};
+
 struct lg_reqlog {
     int fd;
     const struct lg_driver *drv;
     lg_reqlog_namer name;
-    struct lg_jsonout out[LOG_THREADS];
+    pthread_t writer;
+    pthread_mutex_t mu;
+    pthread_cond_t work, idle;
+    struct logbuf *head, *tail; /* full buffers, in the order they filled */
+    struct logbuf *spare;       /* written buffers, for reuse */
+    bool writing, quit;
     int failed;
+    struct {
+        struct lg_jsonout o; /* formats into b->data; never writes itself */
+        struct logbuf *b;
+    } out[LOG_THREADS];
 };
+
+static void write_all(struct lg_reqlog *log, const char *p, size_t n)
+{
+    while (n && !log->failed) {
+        ssize_t k = write(log->fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            log->failed = 1;
+            break;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    struct lg_reqlog *log = arg;
+    pthread_mutex_lock(&log->mu);
+    for (;;) {
+        while (!log->head && !log->quit)
+            pthread_cond_wait(&log->work, &log->mu);
+        if (!log->head) break;
+        struct logbuf *b = log->head;
+        log->head = b->next;
+        if (!log->head) log->tail = NULL;
+        log->writing = true;
+        pthread_mutex_unlock(&log->mu);
+        write_all(log, b->data, b->len);
+        pthread_mutex_lock(&log->mu);
+        log->writing = false;
+        b->next = log->spare;
+        log->spare = b;
+        if (!log->head) pthread_cond_broadcast(&log->idle);
+    }
+    pthread_mutex_unlock(&log->mu);
+    return NULL;
+}
 
 struct lg_reqlog *lg_reqlog_open(const char *path, const struct lg_driver *drv,
                                  lg_reqlog_namer name)
@@ -36,7 +90,48 @@ struct lg_reqlog *lg_reqlog_open(const char *path, const struct lg_driver *drv,
     log->fd = fd;
     log->drv = drv;
     log->name = name;
+    pthread_mutex_init(&log->mu, NULL);
+    pthread_cond_init(&log->work, NULL);
+    pthread_cond_init(&log->idle, NULL);
+    int err = pthread_create(&log->writer, NULL, writer_main, log);
+    if (err) {
+        close(fd);
+        free(log);
+        errno = err;
+        return NULL;
+    }
     return log;
+}
+
+/* Queues a worker's buffer (if it holds anything) and gives the worker an
+ * empty one. Called with the lock held. */
+static void hand_off(struct lg_reqlog *log, unsigned i, bool want_new)
+{
+    struct logbuf *b = log->out[i].b;
+    if (b && log->out[i].o.len) {
+        b->len = log->out[i].o.len;
+        b->next = NULL;
+        if (log->tail)
+            log->tail->next = b;
+        else
+            log->head = b;
+        log->tail = b;
+        log->out[i].b = b = NULL;
+        pthread_cond_signal(&log->work);
+    }
+    if (b || !want_new) return;
+    if (log->spare) {
+        b = log->spare;
+        log->spare = b->next;
+    } else if (!(b = malloc(sizeof(*b)))) {
+        log->failed = 1; /* reported when the log closes */
+        return;
+    }
+    log->out[i].b = b;
+    memset(&log->out[i].o, 0, sizeof(log->out[i].o));
+    log->out[i].o.fd = -1;
+    log->out[i].o.buf = b->data;
+    log->out[i].o.cap = LOG_BUF;
 }
 
 void lg_reqlog_write(struct lg_reqlog *log, struct lg_client *c, const struct lg_req *r,
@@ -44,9 +139,13 @@ void lg_reqlog_write(struct lg_reqlog *log, struct lg_client *c, const struct lg
 {
     struct lg_worker *w = c->w;
     if (w->index >= LOG_THREADS) return;
-    struct lg_jsonout *o = &log->out[w->index];
-    if (!o->buf && lg_jsonout_open(o, log->fd, LOG_BUF) < 0) return;
-    if (o->len + LOG_RECORD_MAX > o->cap && lg_jsonout_flush(o) < 0) log->failed = 1;
+    struct lg_jsonout *o = &log->out[w->index].o;
+    if (!log->out[w->index].b || o->len + LOG_RECORD_MAX > o->cap) {
+        pthread_mutex_lock(&log->mu);
+        hand_off(log, w->index, true);
+        pthread_mutex_unlock(&log->mu);
+        if (!log->out[w->index].b) return; /* out of memory: counted in failed */
+    }
     uint64_t t0 = w->level_start_ns;
     lg_json_lit(o, "{\"level\":");
     lg_json_u64(o, w->level_clients);
@@ -79,17 +178,35 @@ void lg_reqlog_write(struct lg_reqlog *log, struct lg_client *c, const struct lg
 
 int lg_reqlog_flush(struct lg_reqlog *log)
 {
-    for (int i = 0; i < LOG_THREADS; i++)
-        if (log->out[i].buf && lg_jsonout_flush(&log->out[i]) < 0) log->failed = 1;
-    return log->failed ? -1 : 0;
+    pthread_mutex_lock(&log->mu);
+    for (unsigned i = 0; i < LOG_THREADS; i++)
+        hand_off(log, i, false);
+    while (log->head || log->writing)
+        pthread_cond_wait(&log->idle, &log->mu);
+    int failed = log->failed;
+    pthread_mutex_unlock(&log->mu);
+    return failed ? -1 : 0;
 }
 
 int lg_reqlog_close(struct lg_reqlog *log)
 {
-    for (int i = 0; i < LOG_THREADS; i++)
-        if (log->out[i].buf && lg_jsonout_close(&log->out[i]) < 0) log->failed = 1;
-    int failed = log->failed;
+    int failed = lg_reqlog_flush(log) < 0;
+    pthread_mutex_lock(&log->mu);
+    log->quit = true;
+    pthread_cond_signal(&log->work);
+    pthread_mutex_unlock(&log->mu);
+    pthread_join(log->writer, NULL);
+    for (unsigned i = 0; i < LOG_THREADS; i++)
+        free(log->out[i].b);
+    while (log->spare) {
+        struct logbuf *b = log->spare;
+        log->spare = b->next;
+        free(b);
+    }
     if (close(log->fd) < 0) failed = 1;
+    pthread_mutex_destroy(&log->mu);
+    pthread_cond_destroy(&log->work);
+    pthread_cond_destroy(&log->idle);
     free(log);
     return failed ? -1 : 0;
 }

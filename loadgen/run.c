@@ -3,8 +3,8 @@
  * metrics; at the end one document on stdout, a summary on stderr and the
  * exit status the contract defines. */
 #include "loadgen/internal.h"
+#include "loadgen/control.h"
 #include "loadgen/meta.h"
-#include "loadgen/progress.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/results.h"
 #include "loadgen/schedule.h"
@@ -34,14 +34,6 @@ static const char *const base_error_names[LG_ERR__BASE_COUNT] = {
     [LG_ERR_SEND] = "send",
     [LG_ERR_SOCKET] = "socket",
 };
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    interrupted = sig;
-    lg_worker_stop_all();
-}
 
 static const char *error_name(const struct lg_driver *d, unsigned cls)
 {
@@ -130,8 +122,13 @@ static int level_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
     for (int s = 0; s < LG_S__COUNT; s++) {
         struct lg_series merged;
         lg_series_init(&merged, cfg->max_samples);
-        for (unsigned i = 0; i < nw; i++)
+        for (unsigned i = 0; i < nw; i++) {
             parts[i] = &ws[i].store.series[s];
+            if (parts[i]->lost) {
+                free(parts);
+                return -1; /* out of memory: a sample could not be kept */
+            }
+        }
         if (lg_series_merge(&merged, parts, nw, rng) < 0) {
             free(parts);
             return -1;
@@ -220,6 +217,7 @@ static int run_level(const struct lg_config *cfg, const struct lg_driver *drv, s
 {
     struct cohort co;
     int rc = -1;
+    bool level_active = false;
     if (cohort_alloc(&co, clients, cfg->slots, drv->client_state_size) < 0) goto out;
     uint64_t whole = cfg->duration_ns / LG_NS_PER_S;
     size_t tl = whole ? (size_t)whole : 1;
@@ -238,7 +236,7 @@ static int run_level(const struct lg_config *cfg, const struct lg_driver *drv, s
         w->level_start_ns = start;
         w->deadline_ns = start + cfg->duration_ns;
         w->draining = false;
-        w->stopped = interrupted != 0;
+        w->stopped = false;
         for (unsigned k = 0; k < share; k++) {
             unsigned id = next + k;
             lg_client_setup(w, &co.clients[id], id,
@@ -248,31 +246,36 @@ static int run_level(const struct lg_config *cfg, const struct lg_driver *drv, s
         }
         next += share;
     }
-    lg_progress_begin(ws, nw, clients, cfg, start);
-    lg_worker_publish(ws, nw);
-    for (unsigned i = 1; i < nw; i++)
+    lg_control_level_begin(ws, nw, clients, start);
+    level_active = true;
+    for (unsigned i = 1; i < nw; i++) {
         ws[i].spawned = pthread_create(&ws[i].thread, NULL, worker_thread, &ws[i]) == 0;
-    for (unsigned i = 1; i < nw; i++)
-        if (!ws[i].spawned)
-            lg_worker_run_level(&ws[i]); /* no thread to be had: run it here, after the others */
+        /* a loop run later on this thread would not run concurrently: the
+         * level could not be what was asked for */
+        if (!ws[i].spawned) lg_control_fail("cannot start an event-loop thread");
+    }
     lg_worker_run_level(&ws[0]);
     for (unsigned i = 1; i < nw; i++)
         if (ws[i].spawned) pthread_join(ws[i].thread, NULL);
-    lg_worker_publish(NULL, 0);
     uint64_t end = lg_now_ns();
+    if (lg_control_failure()) { /* nothing of this level will be reported */
+        rc = 0;
+        goto out;
+    }
 
     res->clients = clients;
-    res->interrupted = interrupted != 0;
+    res->interrupted = lg_control_interrupted() != 0;
     res->seconds =
         (double)((end < start + cfg->duration_ns ? end : start + cfg->duration_ns) - start) / 1e9;
     for (unsigned id = 0; id < clients; id++)
         if (co.clients[id].attempts == 0) res->idle_clients++;
     if (level_collect(res, ws, nw, cfg, drv, n_classes, rng, sampled) < 0) goto out;
-    if (lg_progress_collect(res) < 0) goto out;
+    level_active = false;
+    if (lg_control_level_end(res) < 0) goto out;
     if (lg_selfwatch_collect(res, ws, nw, cfg, drv) < 0) goto out;
     rc = 0;
 out:
-    lg_progress_end();
+    if (level_active) lg_control_level_end(NULL);
     for (unsigned i = 0; i < nw; i++)
         lg_store_free(&ws[i].store, n_classes);
     cohort_free(&co);
@@ -299,13 +302,13 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         return LG_EXIT_USAGE;
     }
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    if (lg_control_start(cfg) < 0) {
+        fprintf(stderr, "%s: cannot start the control thread: %s\n", cfg->tool, strerror(errno));
+        if (meta_fd >= 0) close(meta_fd);
+        if (log) lg_reqlog_close(log);
+        return LG_EXIT_FAILED;
+    }
 
     char started_at[64];
     lg_meta_wallclock(started_at, sizeof(started_at));
@@ -356,7 +359,8 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
     lg_rng_seed(&rng, cfg->seed + 17);
     size_t done = 0;
     bool sampled = false;
-    for (size_t l = 0; l < cfg->n_levels && !interrupted; l++) {
+    for (size_t l = 0; l < cfg->n_levels && !lg_control_interrupted() && !lg_control_failure();
+         l++) {
         if (run_level(cfg, drv, ws, nw, cfg->levels[l], &results[l], n_classes, &rng, &sampled) <
             0) {
             fprintf(stderr, "%s: out of memory while running level c%u\n", cfg->tool,
@@ -368,6 +372,12 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
             fprintf(stderr, "%s: --log %s: write failed\n", cfg->tool, cfg->log_path);
         if (!cfg->quiet || cfg->summary)
             lg_summary_level(stderr, &results[l], drv, n_classes, error_name, cfg);
+    }
+    if (lg_control_failure()) {
+        fprintf(stderr, "%s: %s; the run could not be carried out, no document\n", cfg->tool,
+                lg_control_failure());
+        status = LG_EXIT_FAILED;
+        goto out;
     }
     if (sampled)
         fprintf(stderr,
@@ -434,12 +444,13 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
             }
         }
     }
-    if (interrupted) {
+    if (lg_control_interrupted()) {
         fprintf(stderr, "%s: interrupted by signal %d: the document holds what was measured\n",
-                cfg->tool, (int)interrupted);
+                cfg->tool, lg_control_interrupted());
         status = LG_EXIT_INTERRUPTED;
     }
 out:
+    lg_control_stop();
     if (meta_fd >= 0) close(meta_fd);
     if (ws) {
         for (unsigned i = 0; i < nw; i++) {

@@ -5,6 +5,7 @@
 #ifndef LOADGEN_SERIES_H
 #define LOADGEN_SERIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,7 @@ struct lg_series {
     size_t cap;    /* allocated slots */
     size_t limit;  /* the most samples ever held (--max-samples) */
     uint64_t seen; /* samples offered, exact */
+    bool lost;     /* memory ran out and a sample was lost: the run fails */
 };
 
 void lg_series_init(struct lg_series *s, size_t limit);
@@ -28,8 +30,10 @@ static inline void lg_series_add(struct lg_series *s, double x, struct lg_rng *r
 {
     s->seen++;
     if (s->n < s->limit) {
-        if (s->n == s->cap && lg_series_grow(s) < 0)
-            return; /* out of memory: seen stays exact, the sample is dropped */
+        if (s->n == s->cap && lg_series_grow(s) < 0) {
+            s->lost = true; /* never silently: the level reports it */
+            return;
+        }
         s->v[s->n++] = x;
         return;
     }

@@ -81,6 +81,7 @@ int lg_outq_append(struct lg_client *c, const void *data, size_t len)
             cap *= 2;
         uint8_t *q = realloc(c->outq, cap);
         if (!q) {
+            lg_fail_run(c, "out of memory queueing output");
             lg_conn_fail(c, LG_ERR_SEND, "out of memory queueing output");
             return -1;
         }

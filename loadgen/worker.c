@@ -2,7 +2,7 @@
  * timers that end the level (deadline, drain window), the single timer that
  * expires requests in start order, and the once-a-second tick. */
 #include "loadgen/internal.h"
-#include "loadgen/progress.h"
+#include "loadgen/control.h"
 #include "loadgen/schedule.h"
 #include "loadgen/selfwatch.h"
 
@@ -103,7 +103,6 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
                           memory_order_relaxed);
     atomic_store_explicit(&w->progress_errors, w->store.counters[LG_C_ERRORS],
                           memory_order_relaxed);
-    if (w->index == 0) lg_progress_tick();
 }
 
 /* The tick's timer: measures how late it fired (loop lag), re-arms itself
@@ -134,23 +133,6 @@ void lg_worker_init_async(struct lg_worker *w)
     ev_unref(w->loop);
 }
 
-/* Workers of the running level, for the signal handler. */
-static struct lg_worker *volatile running_workers;
-static volatile unsigned running_count;
-
-void lg_worker_stop_all(void)
-{
-    struct lg_worker *ws = running_workers;
-    for (unsigned i = 0; ws && i < running_count; i++)
-        ev_async_send(ws[i].loop, &ws[i].wakeup);
-}
-
-void lg_worker_publish(struct lg_worker *ws, unsigned n)
-{
-    running_count = n;
-    running_workers = ws;
-}
-
 void lg_worker_run_level(struct lg_worker *w)
 {
     struct ev_loop *loop = w->loop;
@@ -177,6 +159,9 @@ void lg_worker_run_level(struct lg_worker *w)
 
     if (!w->stopped) {
         for (unsigned i = 0; i < w->n_clients; i++) {
+            /* tens of thousands of connects take a while: a signal or a
+             * failure must not wait for all of them */
+            if ((i & 255) == 255 && (lg_control_interrupted() || lg_control_failure())) break;
             w->event_ns = 0;
             lg_client_begin(&w->clients[i]);
         }

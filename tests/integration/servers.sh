@@ -26,6 +26,7 @@ export SQUID_PORT=$((LG_PORT_BASE + 887))
 export HTTPFAULT_PORT=$((LG_PORT_BASE + 99))
 export BACKLOG_PORT=$((LG_PORT_BASE + 98))
 export HTTPFAULT_RESET_PORT=$((LG_PORT_BASE + 97))
+export HTTPFAULT_TLS_PORT=$((LG_PORT_BASE + 96))
 
 _wait_port() { # host port seconds
     local i
@@ -255,13 +256,16 @@ stop_servers() {
 # need_httpfault: the misbehaving HTTP fixture (tests/fixtures/httpfault.py).
 need_httpfault() {
     [ -f "$SRV/httpfault/httpfault.pid" ] && kill -0 "$(cat "$SRV/httpfault/httpfault.pid")" 2>/dev/null && return 0
-    _port_free "$HTTPFAULT_PORT" "$HTTPFAULT_RESET_PORT" || return 1
+    need_certs || return 1
+    _port_free "$HTTPFAULT_PORT" "$HTTPFAULT_RESET_PORT" "$HTTPFAULT_TLS_PORT" || return 1
     mkdir -p "$SRV/httpfault"
     local here
     here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)
-    python3 "$here/httpfault.py" "$HTTPFAULT_PORT" "$HTTPFAULT_RESET_PORT" >"$SRV/httpfault/log" 2>&1 &
+    python3 "$here/httpfault.py" "$HTTPFAULT_PORT" "$HTTPFAULT_RESET_PORT" "$HTTPFAULT_TLS_PORT" \
+        "$SRV/certs/server.pem" "$SRV/certs/server.key" >"$SRV/httpfault/log" 2>&1 &
     echo $! >"$SRV/httpfault/httpfault.pid"
-    _wait_port 127.0.0.1 "$HTTPFAULT_PORT" && _wait_port 127.0.0.1 "$HTTPFAULT_RESET_PORT"
+    _wait_port 127.0.0.1 "$HTTPFAULT_PORT" && _wait_port 127.0.0.1 "$HTTPFAULT_RESET_PORT" &&
+        _wait_port 127.0.0.1 "$HTTPFAULT_TLS_PORT"
 }
 
 # need_backlog: a listener that never accepts (tests/fixtures/backlog.py): once

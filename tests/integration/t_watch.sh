@@ -37,6 +37,39 @@ t_nginx_tree_is_sampled_under_load() {
         "all(f==int(f) for f in s('$w.fds'))"
 }
 
+# --watch finds the tree by reading every process's /proc/PID/stat: on a host
+# with 2,000 more processes that walk takes tens of milliseconds. It used to
+# run on the request loop and showed in loop_lag_ms and in latency; it runs on
+# a thread of its own now.
+t_watch_on_a_crowded_host_does_not_delay_requests() {
+    local pids=() i
+    for ((i = 0; i < 2000; i++)); do
+        sleep 60 &
+        pids+=($!)
+    done
+    run_tool $TMPROOT/plain.json $E $H -c 4 -R 2000 -d 3s "$BASE/"
+    local rc_plain=$RC
+    run_tool $O $E $H -c 4 -R 2000 -d 3s --watch nginx=$NGINX_PID "$BASE/"
+    kill "${pids[@]}" 2>/dev/null
+    wait "${pids[@]}" 2>/dev/null
+    assert_eq "$rc_plain" 0 "exit status without --watch"
+    assert_eq "$RC" 0 "exit status with --watch"
+    python3 - "$TMPROOT/plain.json" "$O" <<'PY' || fail "--watch delayed the requests"
+import json, sys
+a, b = (json.load(open(p))["metrics"] for p in sys.argv[1:3])
+def q(v, f):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(len(v) * f))]
+lag_a, lag_b = max(a["c4.loop_lag_ms"]["samples"]), max(b["c4.loop_lag_ms"]["samples"])
+p99_a, p99_b = (q(d["c4.latency_warm_ms"]["samples"], 0.995) for d in (a, b))
+print("loop lag max %.3f / %.3f ms, warm p99.5 %.3f / %.3f ms (without / with --watch)"
+      % (lag_a, lag_b, p99_a, p99_b))
+assert len(b["c4.watch.nginx.cpu_s"]["samples"]) == 3, "the tree was not sampled each second"
+assert lag_b <= lag_a + 5, "the loop's tick came late with --watch"
+assert p99_b <= 2 * p99_a + 1, "requests waited with --watch"
+PY
+}
+
 t_each_command_name_gets_its_own_series() {
     local pids=$TMPROOT/tree.pids
     rm -f "$pids"

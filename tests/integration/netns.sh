@@ -1,0 +1,76 @@
+# Network namespaces for tests that need more than loopback: one server
+# namespace and client namespaces joined to it by veth pairs, all made by the
+# test run itself and removed by stop_servers. Source after servers.sh (and
+# servers_dns.sh for knot). Needs root and iproute2.
+#
+# Client K lives in namespace $(netns_client K) with address $(netns_client_addr K)
+# and reaches the server namespace at $(netns_server_addr K); each pair has a
+# /24 of its own under 10.N.0.0/16, N taken from LG_PORT_BASE so two runs
+# with different bases do not collide.
+NETNS_PREFIX=lg$LG_PORT_BASE
+NETNS_SERVER=$NETNS_PREFIX-srv
+_NETNS_NET=$((20 + LG_PORT_BASE / 1000 % 200))
+
+netns_client() { echo "$NETNS_PREFIX-c$1"; }
+netns_client_addr() { echo "10.$_NETNS_NET.$1.1"; }
+netns_server_addr() { echo "10.$_NETNS_NET.$1.2"; }
+# the client end of pair K (inside the client namespace)
+netns_client_dev() { echo "v$LG_PORT_BASE""c$1"; }
+
+_netns_exists() { ip netns list 2>/dev/null | awk '{ print $1 }' | grep -qx "$1"; }
+
+# need_netns N: the server namespace and clients 0..N-1.
+need_netns() {
+    local n=$1 k c vc vs
+    [ "$(id -u)" = 0 ] || { echo "netns.sh: network namespaces need root" >&2; return 1; }
+    command -v ip >/dev/null || { echo "netns.sh: ip (iproute2) missing" >&2; return 1; }
+    mkdir -p "$SRV/netns"
+    # stop_servers runs this after it has killed the servers
+    cat >"$SRV/netns/netns.stop" <<EOF
+#!/usr/bin/env bash
+for ns in \$(ip netns list | awk '{ print \$1 }' | grep '^$NETNS_PREFIX-'); do ip netns delete "\$ns"; done
+EOF
+    chmod +x "$SRV/netns/netns.stop"
+    if ! _netns_exists "$NETNS_SERVER"; then
+        ip netns add "$NETNS_SERVER" && ip -n "$NETNS_SERVER" link set lo up || return 1
+    fi
+    for ((k = 0; k < n; k++)); do
+        c=$(netns_client "$k")
+        _netns_exists "$c" && continue
+        vc=$(netns_client_dev "$k")
+        vs="v$LG_PORT_BASE""s$k"
+        ip netns add "$c" && ip -n "$c" link set lo up &&
+            ip link add "$vc" type veth peer name "$vs" &&
+            ip link set "$vc" netns "$c" && ip link set "$vs" netns "$NETNS_SERVER" &&
+            ip -n "$c" addr add "$(netns_client_addr "$k")/24" dev "$vc" &&
+            ip -n "$NETNS_SERVER" addr add "$(netns_server_addr "$k")/24" dev "$vs" &&
+            ip -n "$c" link set "$vc" up && ip -n "$NETNS_SERVER" link set "$vs" up || {
+            echo "netns.sh: cannot make namespace $c" >&2
+            return 1
+        }
+    done
+}
+
+# need_knot_netns: knot in the server namespace on port 53 of every address,
+# serving servers_dns.sh's example.test zone.
+need_knot_netns() {
+    local d=$SRV/knot-netns
+    [ -f "$d/knotd.pid" ] && kill -0 "$(cat "$d/knotd.pid")" 2>/dev/null && return 0
+    need_netns 1 || return 1
+    mkdir -p "$d/zones" "$d/db" "$d/run"
+    need_knot || return 1 # writes the zone and the configuration this one copies
+    cp "$SRV/knot/zones/example.test.zone" "$d/zones/"
+    sed -e "s|listen: 127.0.0.1@$KNOT_PORT|listen: 0.0.0.0@53|" -e "s|$SRV/knot/|$d/|g" \
+        -e "s|\"$SRV/knot\"|\"$d\"|g" "$SRV/knot/knot.conf" >"$d/knot.conf"
+    ip netns exec "$NETNS_SERVER" knotd -c "$d/knot.conf" >"$d/stdout.log" 2>&1 &
+    echo $! >"$d/knotd.pid"
+    local i addr
+    addr=$(netns_server_addr 0)
+    for ((i = 0; i < 100; i++)); do
+        ip netns exec "$(netns_client 0)" kdig +timeout=1 +retry=0 -p 53 "@$addr" example.test SOA \
+            >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    echo "netns.sh: knot did not answer in $NETNS_SERVER" >&2
+    return 1
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Every error charged where it belongs: ICMP errors on UDP sockets end the
+# query they are about, a UDP socket that is full makes a datagram wait
+# rather than fail (a slow link in network namespaces fills it), a TLS peer
+# that closes without close_notify is eof, and memory running out is exit
+# status 4 with a message, never a crash.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/servers.sh"
+source "$(dirname "$0")/servers_dns.sh"
+source "$(dirname "$0")/netns.sh"
+trap stop_servers EXIT
+
+O=$TMPROOT/out.json
+E=$TMPROOT/err.txt
+# nothing listens on this UDP port: every datagram draws an ICMP port unreachable
+CLOSED_PORT=$((LG_PORT_BASE + 7))
+
+# With 8 queries in flight, the ICMP error about one query is often reported
+# by the send() of the next. It used to be charged to that next query (which
+# never left) while the one it was about timed out.
+t_icmp_error_ends_the_query_it_belongs_to() {
+    _port_free "$CLOSED_PORT" || { fail "port $CLOSED_PORT is in use"; return; }
+    run_tool $O $E "$DNSLOAD" -s 127.0.0.1 -p "$CLOSED_PORT" --query 'www.example.test A' \
+        -c 1 --outstanding 8 -d 1s --timeout 300ms
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c1.attempts')>100" "v('c1.errors.icmp')==v('c1.attempts')" \
+        "not has('c1.errors.timeout')" "v('c1.unfinished')==0" "not has('c1.errors.send')"
+}
+
+# A token bucket on the client's side of a veth pair lets about 400 queries
+# a second through; with 1024 in flight the socket's send buffer fills and
+# send() says EAGAIN. That used to be a "send" error.
+t_full_udp_socket_makes_a_datagram_wait() {
+    need_knot_netns || { fail "knot in a network namespace did not start"; return; }
+    local ns dev
+    ns=$(netns_client 0)
+    dev=$(netns_client_dev 0)
+    ip -n "$ns" link set "$dev" txqueuelen 100000
+    tc -n "$ns" qdisc replace dev "$dev" root tbf rate 256kbit burst 1600 limit 8mb ||
+        { fail "cannot shape the link"; return; }
+    run_tool $O $E ip netns exec "$ns" "$DNSLOAD" -s "$(netns_server_addr 0)" -p 53 \
+        --query 'www.example.test A' -c 1 --outstanding 1024 -d 2s --timeout 8s
+    tc -n "$ns" qdisc del dev "$dev" root
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c1.send_blocked')>0" "not has('c1.errors.send')" \
+        "v('c1.errors')==0" "v('c1.requests')==v('c1.attempts')"
+}
+
+t_tls_close_without_close_notify_is_eof() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    run_tool $O $E "$HTTPLOAD" -c 2 -d 500ms --cacert "$CA_PEM" \
+        "https://localhost:$HTTPFAULT_TLS_PORT/truncate"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.errors.eof')==v('c2.attempts')" "not has('c2.errors.reset')"
+    # a keep-alive connection closed while idle is no error at all
+    run_tool $O $E "$HTTPLOAD" -c 1 -R 10 -d 1s --cacert "$CA_PEM" \
+        "https://localhost:$HTTPFAULT_TLS_PORT/idleclose"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c1.errors')==0" "v('c1.reconnects')>=5"
+}
+
+# An LD_PRELOAD library that fails chosen allocations; under a sanitizer it
+# sits in front of the sanitizer's allocator.
+failalloc() {
+    local so=$TMPROOT/failalloc.so
+    [ -f "$so" ] || cc -shared -fPIC -O2 -o "$so" "$TESTDIR/../fixtures/failalloc.c" -ldl || return 1
+    echo "$so"
+}
+
+t_out_of_memory_for_query_slots_is_status_4() {
+    need_knot || { fail "knot did not start"; return; }
+    local so
+    so=$(failalloc) || { fail "cannot build the allocation fixture"; return; }
+    # each client allocates its 1024 query slots when its socket opens: the
+    # sixth client's allocation fails
+    run_tool $O $E env LD_PRELOAD="$so" FAILALLOC_NMEMB=1024 FAILALLOC_SKIP=5 \
+        ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+        "$DNSLOAD" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 64 \
+        --outstanding 1024 -d 1s -q
+    assert_eq "$RC" 4 "exit status"
+    assert_empty_file $O "no document"
+    assert_contains $E "out of memory for a client's request slots"
+    assert_eq "$(wc -l <$E)" 1 "one line on stderr"
+}
+
+run_tests

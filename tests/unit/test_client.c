@@ -1,0 +1,179 @@
+/* The client's handling of what a transport reports, on a real event loop
+ * with a fake transport over a socketpair: a read that must wait for
+ * writability stops the read watcher (a level-triggered one would spin), and
+ * an error class a driver gets wrong is counted in range. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "loadgen/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int peer_fd;
+static int reads;
+static int bad_class; /* what the fake driver finishes its request with */
+
+/* The first read wants a write first (a TLS session would); the next takes
+ * the byte that is waiting. */
+static ssize_t fake_read(struct lg_client *c, uint8_t *buf, size_t len)
+{
+    if (++reads == 1) return LG_IO_WANT_WRITE;
+    ssize_t n = recv(c->fd, buf, len, MSG_DONTWAIT);
+    return n > 0 ? n : LG_IO_AGAIN;
+}
+
+static int fake_open(struct lg_client *c)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0) return -1;
+    c->fd = sv[0];
+    peer_fd = sv[1];
+    return 0;
+}
+
+static bool fake_more(const struct lg_client *c, size_t n, size_t len)
+{
+    return false;
+}
+
+static int fake_send(struct lg_client *c, const uint8_t *buf, size_t len)
+{
+    return LG_IO_DONE;
+}
+
+static int fake_flush(struct lg_client *c)
+{
+    return LG_IO_DONE;
+}
+
+static void fake_close(struct lg_client *c) {}
+
+static const struct lg_transport fake = {
+    .name = "fake",
+    .open = fake_open,
+    .read = fake_read,
+    .more = fake_more,
+    .send = fake_send,
+    .flush = fake_flush,
+    .close = fake_close,
+};
+
+static int drv_submit(struct lg_client *c, unsigned slot)
+{
+    return 0;
+}
+
+static int drv_on_read(struct lg_client *c, const uint8_t *data, size_t len)
+{
+    if (len && lg_req_active(c, 0)) lg_req_done(c, 0, bad_class);
+    return 0;
+}
+
+static const struct lg_driver drv = {
+    .name = "fake",
+    .submit = drv_submit,
+    .on_read = drv_on_read,
+};
+
+static void on_stop(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    ev_break(loop, EVBREAK_ALL);
+}
+
+static void on_timeouts(struct ev_loop *loop, ev_timer *t, int revents) {}
+
+struct fixture {
+    struct lg_config cfg;
+    struct lg_target tgt;
+    struct lg_worker w;
+    struct lg_client c;
+    struct lg_req slot;
+    uint32_t free_slot;
+    uint8_t rbuf[256];
+};
+
+static void run_client(struct fixture *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->cfg.tool = "test";
+    f->cfg.slots = 1;
+    f->cfg.timeout_ns = 10ull * LG_NS_PER_S;
+    f->cfg.duration_ns = 10ull * LG_NS_PER_S;
+    struct lg_worker *w = &f->w;
+    w->cfg = &f->cfg;
+    w->drv = &drv;
+    w->tgt = &f->tgt;
+    w->tp = &fake;
+    w->n_classes = LG_ERR__BASE_COUNT;
+    w->loop = ev_loop_new(EVFLAG_AUTO);
+    w->rbuf = f->rbuf;
+    w->rbuf_len = sizeof(f->rbuf);
+    w->inflight.next = w->inflight.prev = &w->inflight;
+    ev_init(&w->timeout_timer, on_timeouts);
+    w->level_start_ns = lg_now_ns();
+    w->deadline_ns = w->level_start_ns + f->cfg.duration_ns;
+    assert_int_equal(lg_store_init(&w->store, w->n_classes, 0, 100, 1), 0);
+    w->clients = &f->c;
+    w->n_clients = 1;
+    lg_client_setup(w, &f->c, 0, NULL, &f->slot, &f->free_slot);
+    reads = 0;
+
+    lg_client_begin(&f->c); /* opens, and the request goes out */
+    assert_int_equal(f->c.state, LG_CONN_READY);
+    assert_int_equal(write(peer_fd, "x", 1), 1); /* its response */
+    ev_timer stop;
+    ev_timer_init(&stop, on_stop, 0.2, 0.);
+    ev_timer_start(w->loop, &stop);
+    ev_run(w->loop, 0);
+    ev_timer_stop(w->loop, &stop);
+    ev_timer_stop(w->loop, &w->timeout_timer);
+    lg_client_teardown(&f->c);
+    close(peer_fd);
+}
+
+static void free_client(struct fixture *f)
+{
+    lg_store_free(&f->w.store, f->w.n_classes);
+    ev_loop_destroy(f->w.loop);
+}
+
+static void read_that_waits_for_a_write_does_not_spin(void **state)
+{
+    struct fixture *f = malloc(sizeof(*f));
+    assert_non_null(f);
+    bad_class = LG_OK;
+    run_client(f);
+    /* once to learn it must wait, once after the socket was writable; the
+     * old client kept the read watcher on and read thousands of times */
+    assert_int_equal(reads, 2);
+    assert_int_equal(f->w.store.counters[LG_C_REQUESTS], 1);
+    free_client(f);
+    free(f);
+}
+
+static void error_class_out_of_range_is_counted_in_range(void **state)
+{
+    struct fixture *f = malloc(sizeof(*f));
+    assert_non_null(f);
+    bad_class = 9999;
+    run_client(f);
+    assert_int_equal(f->w.store.counters[LG_C_ERRORS], 1);
+    assert_int_equal(f->w.store.errors[LG_ERR_RESET], 1);
+    free_client(f);
+    free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(read_that_waits_for_a_write_does_not_spin),
+        cmocka_unit_test(error_class_out_of_range_is_counted_in_range),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
