@@ -31,54 +31,138 @@ enum {
     OPT_DOH_METHOD,
 };
 
-static void usage(void)
+static const struct lg_option options[] = {
+    {"server", 's', required_argument, 's', "Server", "-s, --server HOST",
+     "IPv4 or IPv6 address, or a name resolved once at start"},
+    {"port", 'p', required_argument, 'p', "Server", "-p, --port N",
+     "port (default 53; 853 for dot; 443 for doh)"},
+    {"transport", 0, required_argument, OPT_TRANSPORT, "Server", "    --transport T",
+     "udp (default), tcp, dot (DNS over TLS), doh (DNS over\nHTTPS, HTTP/2)"},
+    {"outstanding", 0, required_argument, OPT_OUTSTANDING, "Server", "    --outstanding N",
+     "queries in flight per client (default 1: closed loop,\none at a time; 1..1024); "
+     "pipelined on tcp and dot,\nconcurrent streams on doh"},
+    {"queries", 0, required_argument, OPT_QUERIES,
+     "Queries (sent in order, each client starting at its own offset)", "    --queries FILE",
+     "dnsperf's format: 'name TYPE' per line; blank lines and\nlines starting with # or ; "
+     "are skipped (repeatable)"},
+    {"query", 0, required_argument, OPT_QUERY,
+     "Queries (sent in order, each client starting at its own offset)", "    --query 'name TYPE'",
+     "one query (repeatable); TYPE is a mnemonic (A, AAAA,\nMX, HTTPS, ...) or TYPEnnn"},
+    {"edns", 0, optional_argument, OPT_EDNS,
+     "Queries (sent in order, each client starting at its own offset)", "    --edns[=SIZE]",
+     "add an EDNS OPT record advertising SIZE (512..65535,\ndefault 1232)"},
+    {"dnssec", 0, no_argument, OPT_DNSSEC,
+     "Queries (sent in order, each client starting at its own offset)", "    --dnssec",
+     "set the DO bit (implies --edns)"},
+    {"no-rd", 0, no_argument, OPT_NO_RD,
+     "Queries (sent in order, each client starting at its own offset)", "    --no-rd",
+     "clear the RD (recursion desired) bit"},
+    {"ok-rcodes", 0, required_argument, OPT_OK_RCODES,
+     "Queries (sent in order, each client starting at its own offset)", "    --ok-rcodes LIST",
+     "rcodes that succeed, by name or number\n(default NOERROR,NXDOMAIN)"},
+    {"doh-path", 0, required_argument, OPT_DOH_PATH, "DoH", "    --doh-path PATH",
+     "request path (default /dns-query)"},
+    {"doh-method", 0, required_argument, OPT_DOH_METHOD, "DoH", "    --doh-method M",
+     "post (default: application/dns-message body) or get\n(?dns=base64url, DNS ID 0)"},
+};
+
+static const char epilog[] =
+    "Answers: one counts when it comes from the server, carries an outstanding ID,\n"
+    "has QR set and echoes the question. Error classes: servfail, refused, formerr,\n"
+    "notimp, rcode_other, mismatch, malformed, icmp, timeout, send (and for doh:\n"
+    "http_status, protocol, stream_reset). Counted apart, not errors: truncated (TC\n"
+    "set; the answer still counts by its rcode), late (the answer to a query that\n"
+    "had timed out), unexpected (an ID with nothing outstanding, a duplicate).\n";
+
+/* What the command line says, as the options come. */
+struct args {
+    struct dns_ctx *ctx;
+    const char *server, *ok_rcodes;
+    unsigned long long port, outstanding;
+    bool doh_method_given;
+    struct dns_encode_opts enc;
+    /* --queries and --query in command-line order, encoded once options are known */
+    struct source {
+        bool file;
+        const char *arg;
+    } * sources;
+    size_t n_sources;
+};
+
+static void take_option(void *p, int id, const char *arg)
 {
-    printf("Usage: %s [options] --server HOST\n"
-           "DNS load over UDP, TCP, DoT and DoH: every logical client owns one UDP socket or\n"
-           "one connection for the whole level; one JSON document of raw samples on stdout,\n"
-           "a summary on stderr.\n\n"
-           "Server:\n"
-           "  -s, --server HOST        IPv4 or IPv6 address, or a name resolved once at start\n"
-           "  -p, --port N             port (default 53; 853 for dot; 443 for doh)\n"
-           "      --transport T        udp (default), tcp, dot (DNS over TLS), doh (DNS over\n"
-           "                           HTTPS, HTTP/2)\n"
-           "      --outstanding N      queries in flight per client (default 1: closed loop,\n"
-           "                           one at a time; 1..%u); pipelined on tcp and dot,\n"
-           "                           concurrent streams on doh\n"
-           "Queries (sent in order, each client starting at its own offset):\n"
-           "      --queries FILE       dnsperf's format: 'name TYPE' per line; blank lines and\n"
-           "                           lines starting with # or ; are skipped (repeatable)\n"
-           "      --query 'name TYPE'  one query (repeatable); TYPE is a mnemonic (A, AAAA,\n"
-           "                           MX, HTTPS, ...) or TYPEnnn\n"
-           "      --edns[=SIZE]        add an EDNS OPT record advertising SIZE (512..65535,\n"
-           "                           default 1232)\n"
-           "      --dnssec             set the DO bit (implies --edns)\n"
-           "      --no-rd              clear the RD (recursion desired) bit\n"
-           "      --ok-rcodes LIST     rcodes that succeed, by name or number\n"
-           "                           (default NOERROR,NXDOMAIN)\n"
-           "TLS (dot, doh):\n"
-           "  -k, --insecure           do not verify the server certificate\n"
-           "      --cacert FILE        trust the CA certificates in FILE (PEM) too\n"
-           "      --sni NAME           server name to send and verify (default: HOST when it\n"
-           "                           is a name); also the DoH :authority\n"
-           "      --tls-resume         resume a client's TLS session when it reconnects\n"
-           "DoH:\n"
-           "      --doh-path PATH      request path (default /dns-query)\n"
-           "      --doh-method M       post (default: application/dns-message body) or get\n"
-           "                           (?dns=base64url, DNS ID 0)\n"
-           "%s"
-           "  -h, --help               this help\n"
-           "  -V, --version            version\n\n"
-           "Answers: one counts when it comes from the server, carries an outstanding ID,\n"
-           "has QR set and echoes the question. Error classes: servfail, refused, formerr,\n"
-           "notimp, rcode_other, mismatch, malformed, icmp, timeout, send (and for doh:\n"
-           "http_status, protocol, stream_reset). Counted apart, not errors: truncated (TC\n"
-           "set; the answer still counts by its rcode), late (the answer to a query that\n"
-           "had timed out), unexpected (an ID with nothing outstanding, a duplicate).\n\n"
-           "Exit status: 0 success; 1 errors above --max-error-rate (the document is still\n"
-           "printed); 2 bad usage or input; 3 a level was invalid; 4 the run failed;\n"
-           "130 interrupted (the document holds what was measured).\n",
-           tool, DNS_MAX_OUTSTANDING, lg_common_help);
+    struct args *a = p;
+    struct dns_ctx *ctx = a->ctx;
+    switch (id) {
+    case 's':
+        a->server = arg;
+        break;
+    case 'p':
+        if (lg_parse_unsigned(arg, 1, 65535, &a->port) < 0)
+            lg_usage_error(tool, "--port: '%s' is not a port from 1 to 65535", arg);
+        break;
+    case OPT_TRANSPORT:
+        if (strcasecmp(arg, "udp") == 0)
+            ctx->transport = DNS_UDP;
+        else if (strcasecmp(arg, "tcp") == 0)
+            ctx->transport = DNS_TCP;
+        else if (strcasecmp(arg, "dot") == 0 || strcasecmp(arg, "tls") == 0)
+            ctx->transport = DNS_DOT;
+        else if (strcasecmp(arg, "doh") == 0 || strcasecmp(arg, "https") == 0)
+            ctx->transport = DNS_DOH;
+        else
+            lg_usage_error(tool, "--transport: '%s' is not one of udp, tcp, dot, doh", arg);
+        break;
+    case OPT_OUTSTANDING:
+        if (lg_parse_unsigned(arg, 1, DNS_MAX_OUTSTANDING, &a->outstanding) < 0)
+            lg_usage_error(tool, "--outstanding: '%s' is not a count from 1 to %u", arg,
+                           DNS_MAX_OUTSTANDING);
+        break;
+    case OPT_QUERIES:
+    case OPT_QUERY:
+        a->sources[a->n_sources].file = id == OPT_QUERIES;
+        a->sources[a->n_sources++].arg = arg;
+        break;
+    case OPT_EDNS:
+        a->enc.edns_size = DNS_EDNS_DEFAULT;
+        if (arg) {
+            unsigned long long size;
+            if (lg_parse_unsigned(arg, 512, 65535, &size) < 0)
+                lg_usage_error(tool, "--edns: '%s' is not a UDP payload size from 512 to 65535",
+                               arg);
+            a->enc.edns_size = (unsigned)size;
+        }
+        break;
+    case OPT_DNSSEC:
+        a->enc.dnssec = true;
+        break;
+    case OPT_NO_RD:
+        a->enc.rd = false;
+        break;
+    case OPT_OK_RCODES:
+        a->ok_rcodes = arg;
+        break;
+    case OPT_DOH_PATH:
+        if (arg[0] != '/' || strpbrk(arg, " \t\r\n#"))
+            lg_usage_error(tool, "--doh-path: '%s' is not a path (example: /dns-query)", arg);
+        ctx->doh_path = arg;
+        break;
+    case OPT_DOH_METHOD:
+        if (strcasecmp(arg, "get") == 0)
+            ctx->doh_get = true;
+        else if (strcasecmp(arg, "post") == 0)
+            ctx->doh_get = false;
+        else
+            lg_usage_error(tool, "--doh-method: '%s' is not get or post", arg);
+        a->doh_method_given = true;
+        break;
+    }
+}
+
+static void print_version(void)
+{
+    printf("%s %s (c-ares %s, nghttp2 %s)\n", tool, PACKAGE_VERSION, ares_version(NULL),
+           lg_h2_version());
 }
 
 static void parse_ok_rcodes(struct dns_ctx *ctx, const char *list)
@@ -131,150 +215,57 @@ int main(int argc, char **argv)
     ctx.transport = DNS_UDP;
     ctx.doh_path = "/dns-query";
     struct lg_tls_options tlsopt = {0};
-    const char *server = NULL, *ok_rcodes = "NOERROR,NXDOMAIN";
-    unsigned long long port = 0, outstanding = 1;
-    bool doh_method_given = false;
-    struct dns_encode_opts enc = {.rd = true};
-    /* --queries and --query in command-line order, encoded once options are known */
-    struct source {
-        bool file;
-        const char *arg;
-    } *sources = calloc((size_t)argc, sizeof(*sources));
-    size_t n_sources = 0;
-    if (!sources) lg_usage_error(tool, "out of memory");
-
-    static const struct option longopts[] = {
-        LG_COMMON_LONGOPTS,
-        {"server", required_argument, NULL, 's'},
-        {"port", required_argument, NULL, 'p'},
-        {"transport", required_argument, NULL, OPT_TRANSPORT},
-        {"outstanding", required_argument, NULL, OPT_OUTSTANDING},
-        {"queries", required_argument, NULL, OPT_QUERIES},
-        {"query", required_argument, NULL, OPT_QUERY},
-        {"edns", optional_argument, NULL, OPT_EDNS},
-        {"dnssec", no_argument, NULL, OPT_DNSSEC},
-        {"no-rd", no_argument, NULL, OPT_NO_RD},
-        {"ok-rcodes", required_argument, NULL, OPT_OK_RCODES},
-        LG_TLS_LONGOPTS,
-        {"doh-path", required_argument, NULL, OPT_DOH_PATH},
-        {"doh-method", required_argument, NULL, OPT_DOH_METHOD},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
+    struct args a = {.ctx = &ctx, .ok_rcodes = "NOERROR,NXDOMAIN", .outstanding = 1};
+    a.enc.rd = true;
+    a.sources = calloc((size_t)argc, sizeof(*a.sources));
+    if (!a.sources) lg_usage_error(tool, "out of memory");
+    const struct lg_cmdline cl = {
+        .tool = tool,
+        .synopsis = "[options] --server HOST",
+        .about = "DNS load over UDP, TCP, DoT and DoH: every logical client owns one UDP socket "
+                 "or\none connection for the whole level; one JSON document of raw samples on "
+                 "stdout,\na summary on stderr.\n",
+        .options = options,
+        .n_options = sizeof(options) / sizeof(options[0]),
+        .tls = true,
+        .tls_group = "TLS (dot, doh)",
+        .epilog = epilog,
+        .timeout_default = "2s",
+        .version = print_version,
+        .handle = take_option,
+        .ctx = &a,
     };
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":" LG_COMMON_SHORTOPTS "s:p:khV", longopts, NULL)) !=
-           -1) {
-        if (lg_config_option(&cfg, opt, optarg)) continue;
-        if (lg_tls_option(&tlsopt, opt, optarg)) continue;
-        switch (opt) {
-        case 's':
-            server = optarg;
-            break;
-        case 'p':
-            if (lg_parse_unsigned(optarg, 1, 65535, &port) < 0)
-                lg_usage_error(tool, "--port: '%s' is not a port from 1 to 65535", optarg);
-            break;
-        case OPT_TRANSPORT:
-            if (strcasecmp(optarg, "udp") == 0)
-                ctx.transport = DNS_UDP;
-            else if (strcasecmp(optarg, "tcp") == 0)
-                ctx.transport = DNS_TCP;
-            else if (strcasecmp(optarg, "dot") == 0 || strcasecmp(optarg, "tls") == 0)
-                ctx.transport = DNS_DOT;
-            else if (strcasecmp(optarg, "doh") == 0 || strcasecmp(optarg, "https") == 0)
-                ctx.transport = DNS_DOH;
-            else
-                lg_usage_error(tool, "--transport: '%s' is not one of udp, tcp, dot, doh", optarg);
-            break;
-        case OPT_OUTSTANDING:
-            if (lg_parse_unsigned(optarg, 1, DNS_MAX_OUTSTANDING, &outstanding) < 0)
-                lg_usage_error(tool, "--outstanding: '%s' is not a count from 1 to %u", optarg,
-                               DNS_MAX_OUTSTANDING);
-            break;
-        case OPT_QUERIES:
-        case OPT_QUERY:
-            sources[n_sources].file = opt == OPT_QUERIES;
-            sources[n_sources++].arg = optarg;
-            break;
-        case OPT_EDNS:
-            enc.edns_size = DNS_EDNS_DEFAULT;
-            if (optarg) {
-                unsigned long long size;
-                if (lg_parse_unsigned(optarg, 512, 65535, &size) < 0)
-                    lg_usage_error(tool, "--edns: '%s' is not a UDP payload size from 512 to 65535",
-                                   optarg);
-                enc.edns_size = (unsigned)size;
-            }
-            break;
-        case OPT_DNSSEC:
-            enc.dnssec = true;
-            break;
-        case OPT_NO_RD:
-            enc.rd = false;
-            break;
-        case OPT_OK_RCODES:
-            ok_rcodes = optarg;
-            break;
-        case OPT_DOH_PATH:
-            if (optarg[0] != '/' || strpbrk(optarg, " \t\r\n#"))
-                lg_usage_error(tool, "--doh-path: '%s' is not a path (example: /dns-query)",
-                               optarg);
-            ctx.doh_path = optarg;
-            break;
-        case OPT_DOH_METHOD:
-            if (strcasecmp(optarg, "get") == 0)
-                ctx.doh_get = true;
-            else if (strcasecmp(optarg, "post") == 0)
-                ctx.doh_get = false;
-            else
-                lg_usage_error(tool, "--doh-method: '%s' is not get or post", optarg);
-            doh_method_given = true;
-            break;
-        case 'h':
-            usage();
-            free(sources);
-            lg_config_free(&cfg);
-            return 0;
-        case 'V':
-            printf("%s %s (c-ares %s, nghttp2 %s)\n", tool, PACKAGE_VERSION, ares_version(NULL),
-                   lg_h2_version());
-            free(sources);
-            lg_config_free(&cfg);
-            return 0;
-        case ':':
-            lg_usage_error(tool, "%s needs a value", argv[optind - 1]);
-        default:
-            if (optopt && optopt < 256) lg_usage_error(tool, "unknown option -%c", optopt);
-            lg_usage_error(tool, "unknown option %s", argv[optind - 1]);
-        }
-    }
+    int optind = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
+    struct dns_encode_opts enc = a.enc;
+    unsigned long long port = a.port, outstanding = a.outstanding;
+
     if (optind < argc)
         lg_usage_error(tool, "unexpected argument '%s' (the server is given with --server)",
                        argv[optind]);
-    if (!server) lg_usage_error(tool, "missing --server HOST");
-    if (!n_sources) lg_usage_error(tool, "no queries: give --queries FILE or --query 'name TYPE'");
+    if (!a.server) lg_usage_error(tool, "missing --server HOST");
+    if (!a.n_sources)
+        lg_usage_error(tool, "no queries: give --queries FILE or --query 'name TYPE'");
     lg_config_finish(&cfg);
     if (enc.dnssec && !enc.edns_size) enc.edns_size = DNS_EDNS_DEFAULT;
-    parse_ok_rcodes(&ctx, ok_rcodes);
+    parse_ok_rcodes(&ctx, a.ok_rcodes);
     bool tls = ctx.transport == DNS_DOT || ctx.transport == DNS_DOH;
     if (!tls && lg_tls_options_given(&tlsopt))
         fprintf(stderr, "%s: note: TLS options are ignored for --transport %s\n", tool,
                 ctx.transport == DNS_UDP ? "udp" : "tcp");
-    if (ctx.transport != DNS_DOH && doh_method_given)
+    if (ctx.transport != DNS_DOH && a.doh_method_given)
         fprintf(stderr, "%s: note: --doh-method is ignored without --transport doh\n", tool);
 
     if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
         lg_usage_error(tool, "cannot initialise c-ares");
     char err[512];
-    for (size_t i = 0; i < n_sources; i++) {
-        int rc = sources[i].file
-                     ? dns_queries_load(&ctx.queries, sources[i].arg, &enc, err, sizeof(err))
-                     : dns_queries_add_text(&ctx.queries, sources[i].arg, &enc, err, sizeof(err));
-        if (rc < 0) lg_usage_error(tool, "%s%s", sources[i].file ? "--queries " : "--query: ", err);
+    for (size_t i = 0; i < a.n_sources; i++) {
+        int rc = a.sources[i].file
+                     ? dns_queries_load(&ctx.queries, a.sources[i].arg, &enc, err, sizeof(err))
+                     : dns_queries_add_text(&ctx.queries, a.sources[i].arg, &enc, err, sizeof(err));
+        if (rc < 0)
+            lg_usage_error(tool, "%s%s", a.sources[i].file ? "--queries " : "--query: ", err);
     }
-    free(sources);
+    free(a.sources);
     if (ctx.queries.n == 0) lg_usage_error(tool, "--queries: the files hold no queries");
     if (ctx.transport == DNS_DOH && ctx.doh_get &&
         dns_queries_build_get(&ctx.queries, ctx.doh_path) < 0)
@@ -288,7 +279,7 @@ int main(int argc, char **argv)
     cfg.slots = (unsigned)outstanding;
 
     char hostbuf[256];
-    const char *host = bare_host(server, hostbuf, sizeof(hostbuf));
+    const char *host = bare_host(a.server, hostbuf, sizeof(hostbuf));
     if (!port) port = ctx.transport == DNS_DOT ? 853 : ctx.transport == DNS_DOH ? 443 : 53;
     struct lg_target target;
     memset(&target, 0, sizeof(target));
@@ -324,15 +315,19 @@ int main(int argc, char **argv)
     const struct lg_driver *drv = ctx.transport == DNS_UDP   ? &dns_udp_driver
                                   : ctx.transport == DNS_DOH ? &dns_doh_driver
                                                              : &dns_tcp_driver;
-    char extra[400];
-    snprintf(extra, sizeof(extra),
-             "\"dns\": {\"transport\": \"%s\", \"queries\": %zu, \"outstanding\": %llu, "
-             "\"edns\": %u, \"dnssec\": %s, \"rd\": %s, \"doh_method\": \"%s\", "
-             "\"c-ares\": \"%s\", \"nghttp2\": \"%s\"}",
-             transport_names[ctx.transport], ctx.queries.n, outstanding, enc.edns_size,
-             enc.dnssec ? "true" : "false", enc.rd ? "true" : "false", ctx.doh_get ? "get" : "post",
-             ares_version(NULL), lg_h2_version());
-    int status = lg_run(&cfg, drv, &target, &ctx, extra);
+    const struct lg_meta_field fields[] = {
+        {"transport", LG_META_STR, transport_names[ctx.transport], 0, false},
+        {"queries", LG_META_NUM, NULL, (double)ctx.queries.n, false},
+        {"outstanding", LG_META_NUM, NULL, (double)outstanding, false},
+        {"edns", LG_META_NUM, NULL, enc.edns_size, false},
+        {"dnssec", LG_META_BOOL, NULL, 0, enc.dnssec},
+        {"rd", LG_META_BOOL, NULL, 0, enc.rd},
+        {"doh_method", LG_META_STR, ctx.doh_get ? "get" : "post", 0, false},
+        {"c-ares", LG_META_STR, ares_version(NULL), 0, false},
+        {"nghttp2", LG_META_STR, lg_h2_version(), 0, false},
+    };
+    const struct lg_meta_section extra = {"dns", fields, sizeof(fields) / sizeof(fields[0])};
+    int status = lg_run(&cfg, drv, &target, &ctx, &extra);
 
     if (tls) lg_tls_config_free(&tlscfg);
     dns_queries_free(&ctx.queries);

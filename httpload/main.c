@@ -21,7 +21,6 @@ static const char *tool = "httpload";
 
 enum {
     OPT_HTTP = LG_OPT_TOOL_BASE,
-    OPT_STREAMS,
     OPT_DATA,
     OPT_EXPECT_STATUS,
     OPT_PROXY_TUNNEL,
@@ -29,35 +28,95 @@ enum {
     OPT_UNIX_SOCKET,
 };
 
-static void usage(void)
+static const struct lg_option options[] = {
+    {"method", 'X', required_argument, 'X', "Request", "-X, --method NAME",
+     "request method (default GET)"},
+    {"header", 'H', required_argument, 'H', "Request", "-H, --header 'K: V'",
+     "add a header (repeatable; replaces a default of that name)"},
+    {"data", 0, required_argument, OPT_DATA, "Request", "    --data STR|@FILE",
+     "request body, sent with Content-Length"},
+    {"expect-status", 0, required_argument, OPT_EXPECT_STATUS, "Request",
+     "    --expect-status LIST", "status codes that succeed: 200-299,304 (default 200-299)"},
+    {"http", 0, required_argument, OPT_HTTP, "Protocol", "    --http 1.1|2|auto",
+     "HTTP version; auto: ALPN on https, 1.1 on http (default)"},
+    {"streams", 'm', required_argument, 'm', "Protocol", "-m, --streams N",
+     "concurrent HTTP/2 streams per client (default 1)"},
+    {"proxy", 'x', required_argument, 'x', "Connection", "-x, --proxy URL",
+     "HTTP proxy (http://HOST:PORT): CONNECT for https targets,\nabsolute-form requests for "
+     "http targets"},
+    {"proxy-tunnel", 0, no_argument, OPT_PROXY_TUNNEL, "Connection", "    --proxy-tunnel",
+     "tunnel http targets through CONNECT as well"},
+    {"proxy-header", 0, required_argument, OPT_PROXY_HEADER, "Connection",
+     "    --proxy-header 'K: V'", "add a header to CONNECT (repeatable)"},
+    {"unix-socket", 0, required_argument, OPT_UNIX_SOCKET, "Connection", "    --unix-socket PATH",
+     "connect to this Unix socket instead of the URL's host"},
+};
+
+/* What the command line says, as the options come. */
+struct args {
+    struct request_spec spec;
+    struct http_ctx ctx;
+    const char *data_arg, *proxy, *unix_path, *expect;
+    bool proxy_tunnel;
+};
+
+static void check_header(const char *opt, const char *h);
+
+static void take_option(void *p, int id, const char *arg)
 {
-    printf("Usage: %s [options] URL\n"
-           "HTTP/1.1 and HTTP/2 load over TCP, TLS, Unix sockets and proxies; one JSON document\n"
-           "of raw samples on stdout, a summary on stderr.\n\n"
-           "Request:\n"
-           "  -X, --method NAME        request method (default GET)\n"
-           "  -H, --header 'K: V'      add a header (repeatable; replaces a default of that name)\n"
-           "      --data STR|@FILE     request body, sent with Content-Length\n"
-           "      --expect-status LIST status codes that succeed: 200-299,304 (default 200-299)\n"
-           "Protocol:\n"
-           "      --http 1.1|2|auto    HTTP version; auto: ALPN on https, 1.1 on http (default)\n"
-           "  -m, --streams N          concurrent HTTP/2 streams per client (default 1)\n"
-           "  -k, --insecure           do not verify the server certificate\n"
-           "      --cacert FILE        trust the CA certificates in FILE (PEM) too\n"
-           "      --sni NAME           server name to send and verify (default: the URL host)\n"
-           "      --tls-resume         resume a client's TLS session when it reconnects\n"
-           "  -x, --proxy URL          HTTP proxy (http://HOST:PORT): CONNECT for https targets,\n"
-           "                           absolute-form requests for http targets\n"
-           "      --proxy-tunnel       tunnel http targets through CONNECT as well\n"
-           "      --proxy-header 'K: V' add a header to CONNECT (repeatable)\n"
-           "      --unix-socket PATH   connect to this Unix socket instead of the URL's host\n"
-           "%s"
-           "  -h, --help               this help\n"
-           "  -V, --version            version\n\n"
-           "Exit status: 0 success; 1 errors above --max-error-rate (the document is still\n"
-           "printed); 2 bad usage or input; 3 a level was invalid; 4 the run failed;\n"
-           "130 interrupted (the document holds what was measured).\n",
-           tool, lg_common_help);
+    struct args *a = p;
+    switch (id) {
+    case 'X':
+        if (!*arg || strpbrk(arg, " \t\r\n:/"))
+            lg_usage_error(tool, "--method: '%s' is not a method name", arg);
+        a->spec.method = arg;
+        break;
+    case 'H':
+        check_header("--header", arg);
+        request_spec_add_header(&a->spec, arg);
+        break;
+    case OPT_DATA:
+        a->data_arg = arg;
+        break;
+    case OPT_EXPECT_STATUS:
+        a->expect = arg;
+        break;
+    case OPT_HTTP:
+        if (strcmp(arg, "1.1") == 0 || strcmp(arg, "1") == 0)
+            a->ctx.mode = HTTP_MODE_1;
+        else if (strcmp(arg, "2") == 0)
+            a->ctx.mode = HTTP_MODE_2;
+        else if (strcmp(arg, "auto") == 0)
+            a->ctx.mode = HTTP_MODE_AUTO;
+        else
+            lg_usage_error(tool, "--http: '%s' is not one of 1.1, 2, auto", arg);
+        break;
+    case 'm': {
+        unsigned long long v;
+        if (lg_parse_unsigned(arg, 1, 1000, &v) < 0)
+            lg_usage_error(tool, "--streams: '%s' is not a stream count from 1 to 1000", arg);
+        a->ctx.streams = (unsigned)v;
+        break;
+    }
+    case 'x':
+        a->proxy = arg;
+        break;
+    case OPT_PROXY_TUNNEL:
+        a->proxy_tunnel = true;
+        break;
+    case OPT_PROXY_HEADER:
+        check_header("--proxy-header", arg);
+        request_spec_add_proxy_header(&a->spec, arg);
+        break;
+    case OPT_UNIX_SOCKET:
+        a->unix_path = arg;
+        break;
+    }
+}
+
+static void print_version(void)
+{
+    printf("%s %s (nghttp2 %s)\n", tool, PACKAGE_VERSION, nghttp2_version(0)->version_str);
 }
 
 /* "K: V" with a token name and no line breaks. */
@@ -141,99 +200,31 @@ int main(int argc, char **argv)
     lg_config_defaults(&cfg, tool, 10ull * 1000000000u);
     cfg.argc = argc;
     cfg.argv = argv;
-    struct request_spec spec;
-    request_spec_init(&spec);
+    struct args a;
+    memset(&a, 0, sizeof(a));
+    request_spec_init(&a.spec);
+    a.ctx.mode = HTTP_MODE_AUTO;
+    a.ctx.streams = 1;
+    a.expect = "200-299";
     struct lg_tls_options tlsopt = {0};
-    const char *data_arg = NULL, *proxy = NULL, *unix_path = NULL, *expect = "200-299";
-    bool proxy_tunnel = false;
-    struct http_ctx ctx;
-    memset(&ctx, 0, sizeof(ctx));
-    ctx.mode = HTTP_MODE_AUTO;
-    ctx.streams = 1;
-
-    static const struct option longopts[] = {
-        LG_COMMON_LONGOPTS,
-        {"method", required_argument, NULL, 'X'},
-        {"header", required_argument, NULL, 'H'},
-        {"data", required_argument, NULL, OPT_DATA},
-        {"expect-status", required_argument, NULL, OPT_EXPECT_STATUS},
-        {"http", required_argument, NULL, OPT_HTTP},
-        {"streams", required_argument, NULL, 'm'},
-        LG_TLS_LONGOPTS,
-        {"proxy", required_argument, NULL, 'x'},
-        {"proxy-tunnel", no_argument, NULL, OPT_PROXY_TUNNEL},
-        {"proxy-header", required_argument, NULL, OPT_PROXY_HEADER},
-        {"unix-socket", required_argument, NULL, OPT_UNIX_SOCKET},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
+    const struct lg_cmdline cl = {
+        .tool = tool,
+        .synopsis = "[options] URL",
+        .about = "HTTP/1.1 and HTTP/2 load over TCP, TLS, Unix sockets and proxies; one JSON "
+                 "document\nof raw samples on stdout, a summary on stderr.\n",
+        .options = options,
+        .n_options = sizeof(options) / sizeof(options[0]),
+        .tls = true,
+        .tls_group = "TLS",
+        .timeout_default = "10s",
+        .version = print_version,
+        .handle = take_option,
+        .ctx = &a,
     };
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":" LG_COMMON_SHORTOPTS "X:H:m:kx:hV", longopts, NULL)) !=
-           -1) {
-        if (lg_config_option(&cfg, opt, optarg)) continue;
-        if (lg_tls_option(&tlsopt, opt, optarg)) continue;
-        switch (opt) {
-        case 'X':
-            if (!*optarg || strpbrk(optarg, " \t\r\n:/"))
-                lg_usage_error(tool, "--method: '%s' is not a method name", optarg);
-            spec.method = optarg;
-            break;
-        case 'H':
-            check_header("--header", optarg);
-            request_spec_add_header(&spec, optarg);
-            break;
-        case OPT_DATA:
-            data_arg = optarg;
-            break;
-        case OPT_EXPECT_STATUS:
-            expect = optarg;
-            break;
-        case OPT_HTTP:
-            if (strcmp(optarg, "1.1") == 0 || strcmp(optarg, "1") == 0)
-                ctx.mode = HTTP_MODE_1;
-            else if (strcmp(optarg, "2") == 0)
-                ctx.mode = HTTP_MODE_2;
-            else if (strcmp(optarg, "auto") == 0)
-                ctx.mode = HTTP_MODE_AUTO;
-            else
-                lg_usage_error(tool, "--http: '%s' is not one of 1.1, 2, auto", optarg);
-            break;
-        case 'm': {
-            unsigned long long v;
-            if (lg_parse_unsigned(optarg, 1, 1000, &v) < 0)
-                lg_usage_error(tool, "--streams: '%s' is not a stream count from 1 to 1000",
-                               optarg);
-            ctx.streams = (unsigned)v;
-            break;
-        }
-        case 'x':
-            proxy = optarg;
-            break;
-        case OPT_PROXY_TUNNEL:
-            proxy_tunnel = true;
-            break;
-        case OPT_PROXY_HEADER:
-            check_header("--proxy-header", optarg);
-            request_spec_add_proxy_header(&spec, optarg);
-            break;
-        case OPT_UNIX_SOCKET:
-            unix_path = optarg;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        case 'V':
-            printf("%s %s (nghttp2 %s)\n", tool, PACKAGE_VERSION, nghttp2_version(0)->version_str);
-            return 0;
-        case ':':
-            lg_usage_error(tool, "%s needs a value", argv[optind - 1]);
-        default:
-            if (optopt && optopt < 256) lg_usage_error(tool, "unknown option -%c", optopt);
-            lg_usage_error(tool, "unknown option %s", argv[optind - 1]);
-        }
-    }
+    int optind = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
+    struct request_spec *spec = &a.spec;
+    struct http_ctx *ctx = &a.ctx;
+
     if (optind >= argc) lg_usage_error(tool, "missing URL");
     if (optind + 1 < argc)
         lg_usage_error(tool, "unexpected argument '%s' after the URL", argv[optind + 1]);
@@ -244,20 +235,21 @@ int main(int argc, char **argv)
     if (http_url_parse(argv[optind], &url, &why) < 0)
         lg_usage_error(tool, "URL '%s': %s", argv[optind], why);
     cfg.target_desc = argv[optind];
-    parse_status_list(&ctx, expect);
+    parse_status_list(ctx, a.expect);
 
-    if (data_arg) {
-        if (data_arg[0] == '@') {
-            spec.body = read_file(data_arg + 1, &spec.body_len);
-            if (!spec.body)
-                lg_usage_error(tool, "--data: cannot read '%s': %s", data_arg + 1, strerror(errno));
+    if (a.data_arg) {
+        if (a.data_arg[0] == '@') {
+            spec->body = read_file(a.data_arg + 1, &spec->body_len);
+            if (!spec->body)
+                lg_usage_error(tool, "--data: cannot read '%s': %s", a.data_arg + 1,
+                               strerror(errno));
         } else {
-            spec.body_len = strlen(data_arg);
-            spec.body = (uint8_t *)strdup(data_arg);
+            spec->body_len = strlen(a.data_arg);
+            spec->body = (uint8_t *)strdup(a.data_arg);
         }
-        if (!spec.method) spec.method = "POST";
+        if (!spec->method) spec->method = "POST";
     }
-    if (ctx.mode == HTTP_MODE_1 && ctx.streams > 1)
+    if (ctx->mode == HTTP_MODE_1 && ctx->streams > 1)
         lg_usage_error(tool, "--streams: HTTP/1.1 sends one request at a time per connection");
 
     /* where the sockets go */
@@ -266,24 +258,25 @@ int main(int argc, char **argv)
     struct http_url purl;
     memset(&purl, 0, sizeof(purl));
     bool absolute_form = false;
-    if (proxy && unix_path) lg_usage_error(tool, "--proxy and --unix-socket cannot be combined");
-    if (unix_path) {
+    if (a.proxy && a.unix_path)
+        lg_usage_error(tool, "--proxy and --unix-socket cannot be combined");
+    if (a.unix_path) {
         struct sockaddr_un *sun = (struct sockaddr_un *)&target.addr;
-        if (strlen(unix_path) >= sizeof(sun->sun_path))
-            lg_usage_error(tool, "--unix-socket: path '%s' is too long", unix_path);
+        if (strlen(a.unix_path) >= sizeof(sun->sun_path))
+            lg_usage_error(tool, "--unix-socket: path '%s' is too long", a.unix_path);
         sun->sun_family = AF_UNIX;
-        strcpy(sun->sun_path, unix_path);
+        strcpy(sun->sun_path, a.unix_path);
         target.addrlen = sizeof(*sun);
-    } else if (proxy) {
-        if (http_url_parse(proxy, &purl, &why) < 0)
-            lg_usage_error(tool, "--proxy '%s': %s", proxy, why);
+    } else if (a.proxy) {
+        if (http_url_parse(a.proxy, &purl, &why) < 0)
+            lg_usage_error(tool, "--proxy '%s': %s", a.proxy, why);
         if (purl.https)
-            lg_usage_error(tool, "--proxy '%s': only http:// proxies are supported", proxy);
+            lg_usage_error(tool, "--proxy '%s': only http:// proxies are supported", a.proxy);
         lg_resolve_target(tool, "--proxy", purl.host, purl.port, false, &target);
-        if (url.https || proxy_tunnel) {
+        if (url.https || a.proxy_tunnel) {
             char auth[300];
             http_url_authority(&url, true, auth, sizeof(auth));
-            if (request_build_connect(&spec, auth, &target) < 0)
+            if (request_build_connect(spec, auth, &target) < 0)
                 lg_usage_error(tool, "out of memory");
         } else {
             absolute_form = true;
@@ -291,21 +284,21 @@ int main(int argc, char **argv)
     } else {
         lg_resolve_target(tool, "URL", url.host, url.port, false, &target);
     }
-    if (!proxy && proxy_tunnel) lg_usage_error(tool, "--proxy-tunnel needs --proxy");
+    if (!a.proxy && a.proxy_tunnel) lg_usage_error(tool, "--proxy-tunnel needs --proxy");
 
     struct lg_tls_config tls;
     memset(&tls, 0, sizeof(tls));
-    ctx.tls = url.https;
+    ctx->tls = url.https;
     if (url.https) {
         static const unsigned char alpn_auto[] = "\x02h2\x08http/1.1";
         static const unsigned char alpn_h1[] = "\x08http/1.1";
         static const unsigned char alpn_h2[] = "\x02h2";
-        const unsigned char *alpn = ctx.mode == HTTP_MODE_AUTO ? alpn_auto
-                                    : ctx.mode == HTTP_MODE_1  ? alpn_h1
-                                                               : alpn_h2;
-        size_t alpn_len = ctx.mode == HTTP_MODE_AUTO ? sizeof(alpn_auto) - 1
-                          : ctx.mode == HTTP_MODE_1  ? sizeof(alpn_h1) - 1
-                                                     : sizeof(alpn_h2) - 1;
+        const unsigned char *alpn = ctx->mode == HTTP_MODE_AUTO ? alpn_auto
+                                    : ctx->mode == HTTP_MODE_1  ? alpn_h1
+                                                                : alpn_h2;
+        size_t alpn_len = ctx->mode == HTTP_MODE_AUTO ? sizeof(alpn_auto) - 1
+                          : ctx->mode == HTTP_MODE_1  ? sizeof(alpn_h1) - 1
+                                                      : sizeof(alpn_h2) - 1;
         char err[256];
         if (lg_tls_setup(&tls, &tlsopt, url.host, alpn, alpn_len, err, sizeof(err)) < 0)
             lg_usage_error(tool, "%s", err);
@@ -314,22 +307,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: note: TLS options are ignored for an http:// URL\n", tool);
     }
 
-    if (request_build(&spec, &url, absolute_form, &ctx) < 0) lg_usage_error(tool, "out of memory");
-    cfg.slots = ctx.mode == HTTP_MODE_1 ? 1 : ctx.streams;
-    if (ctx.mode == HTTP_MODE_AUTO && ctx.streams > 1 && !url.https)
+    if (request_build(spec, &url, absolute_form, ctx) < 0) lg_usage_error(tool, "out of memory");
+    cfg.slots = ctx->mode == HTTP_MODE_1 ? 1 : ctx->streams;
+    if (ctx->mode == HTTP_MODE_AUTO && ctx->streams > 1 && !url.https)
         lg_usage_error(tool, "--streams needs HTTP/2: add --http 2 for h2c");
 
-    char extra[256];
-    snprintf(extra, sizeof(extra), "\"http\": {\"nghttp2\": \"%s\", \"mode\": \"%s\"}",
-             nghttp2_version(0)->version_str,
-             ctx.mode == HTTP_MODE_1   ? "1.1"
-             : ctx.mode == HTTP_MODE_2 ? "2"
-                                       : "auto");
-    int status = lg_run(&cfg, &http_driver, &target, &ctx, extra);
+    const struct lg_meta_field fields[] = {
+        {"nghttp2", LG_META_STR, nghttp2_version(0)->version_str, 0, false},
+        {"mode", LG_META_STR,
+         ctx->mode == HTTP_MODE_1   ? "1.1"
+         : ctx->mode == HTTP_MODE_2 ? "2"
+                                    : "auto",
+         0, false},
+    };
+    const struct lg_meta_section extra = {"http", fields, sizeof(fields) / sizeof(fields[0])};
+    int status = lg_run(&cfg, &http_driver, &target, ctx, &extra);
 
     if (url.https) lg_tls_config_free(&tls);
-    request_ctx_free(&ctx);
-    request_spec_free(&spec);
+    request_ctx_free(ctx);
+    request_spec_free(spec);
     free((void *)target.tunnel_request);
     http_url_free(&url);
     http_url_free(&purl);

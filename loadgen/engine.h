@@ -116,11 +116,26 @@ enum {
     LG_EXIT_INTERRUPTED = 130, /* SIGINT or SIGTERM */
 };
 
+/* What a tool adds to --meta: an object `name` of strings, numbers and
+ * booleans (written with the same escaping as the rest of the file). */
+enum lg_meta_type { LG_META_STR, LG_META_NUM, LG_META_BOOL };
+struct lg_meta_field {
+    const char *key;
+    enum lg_meta_type type;
+    const char *str;
+    double num;
+    bool flag;
+};
+struct lg_meta_section {
+    const char *name;
+    const struct lg_meta_field *fields;
+    size_t n_fields;
+};
+
 /* Runs every level, writes the document to stdout and the summary to stderr.
- * Returns the exit status. `meta_extra` is a JSON object body (without braces)
- * the tool adds to --meta, or NULL. */
+ * Returns the exit status. `meta` is the tool's part of --meta, or NULL. */
 int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struct lg_target *tgt,
-           void *driver_ctx, const char *meta_extra);
+           void *driver_ctx, const struct lg_meta_section *meta);
 
 /* --- The driver's side of a client ------------------------------------- */
 

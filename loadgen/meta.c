@@ -24,7 +24,7 @@ void lg_meta_wallclock(char *buf, size_t len)
 
 int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *drv,
                   const char *started_at, const struct lg_level_result *levels, size_t n_levels,
-                  const char *extra)
+                  const struct lg_meta_section *extra)
 {
     struct lg_jsonout o;
     if (lg_jsonout_open(&o, fd, 65536) < 0) {
@@ -101,9 +101,23 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
         lg_json_lit(&o, "]}");
     }
     lg_json_lit(&o, "\n  ]");
-    if (extra && *extra) {
+    if (extra) {
         lg_json_lit(&o, ",\n  ");
-        lg_json_lit(&o, extra);
+        lg_json_str(&o, extra->name);
+        lg_json_lit(&o, ": {");
+        for (size_t i = 0; i < extra->n_fields; i++) {
+            const struct lg_meta_field *f = &extra->fields[i];
+            lg_json_lit(&o, i ? ", " : "");
+            lg_json_str(&o, f->key);
+            lg_json_lit(&o, ": ");
+            if (f->type == LG_META_STR)
+                lg_json_str(&o, f->str);
+            else if (f->type == LG_META_NUM)
+                lg_json_double(&o, f->num);
+            else
+                lg_json_lit(&o, f->flag ? "true" : "false");
+        }
+        lg_json_lit(&o, "}");
     }
     lg_json_lit(&o, "\n}\n");
     int rc = lg_jsonout_close(&o);

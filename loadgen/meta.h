@@ -9,12 +9,13 @@
 struct lg_config;
 struct lg_driver;
 struct lg_level_result;
+struct lg_meta_section;
 
 void lg_meta_wallclock(char *buf, size_t len);
 /* Writes the descriptor to fd (opened by the caller before the run, so an
  * unwritable path is a usage error, not a lost result) and closes it. */
 int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *drv,
                   const char *started_at, const struct lg_level_result *levels, size_t n_levels,
-                  const char *extra);
+                  const struct lg_meta_section *extra);
 
 #endif

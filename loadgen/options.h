@@ -22,7 +22,7 @@ int lg_parse_double(const char *s, double min, double max, double *out);
 __attribute__((noreturn, format(printf, 2, 3))) void lg_usage_error(const char *tool,
                                                                     const char *fmt, ...);
 
-/* Long option ids of the common options (short forms in LG_COMMON_SHORTOPTS). */
+/* Ids of the shared long options without a short form. */
 enum {
     LG_OPT_LEVELS = 1000,
     LG_OPT_TIMEOUT,
@@ -39,26 +39,41 @@ enum {
     LG_OPT_SNI,
     LG_OPT_TLS_RESUME,
     LG_OPT_RETRY_DELAY,
+    LG_OPT_HELP,
+    LG_OPT_VERSION,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
-#define LG_COMMON_SHORTOPTS "c:d:t:R:q"
-#define LG_COMMON_LONGOPTS                                                                         \
-    {"clients", required_argument, NULL, 'c'}, {"levels", required_argument, NULL, LG_OPT_LEVELS}, \
-        {"duration", required_argument, NULL, 'd'}, {"threads", required_argument, NULL, 't'},     \
-        {"timeout", required_argument, NULL, LG_OPT_TIMEOUT},                                      \
-        {"retry-delay", required_argument, NULL, LG_OPT_RETRY_DELAY},                              \
-        {"rate", required_argument, NULL, 'R'},                                                    \
-        {"max-samples", required_argument, NULL, LG_OPT_MAX_SAMPLES},                              \
-        {"max-error-rate", required_argument, NULL, LG_OPT_MAX_ERROR_RATE},                        \
-        {"quiet", no_argument, NULL, 'q'}, {"summary", no_argument, NULL, LG_OPT_SUMMARY},         \
-        {"meta", required_argument, NULL, LG_OPT_META},                                            \
-        {"log", required_argument, NULL, LG_OPT_LOG},                                              \
-        {"seed", required_argument, NULL, LG_OPT_SEED},                                            \
-        {"progress", no_argument, NULL, LG_OPT_PROGRESS},                                          \
-        {"watch", required_argument, NULL, LG_OPT_WATCH},                                          \
-    {                                                                                              \
-        "no-progress", no_argument, NULL, LG_OPT_NO_PROGRESS                                       \
-    }
+
+/* One command-line option. `display` is its left column in --help, NULL when
+ * the line before documents it too; `help` may hold several lines. A help
+ * section starts where `group` changes. */
+struct lg_option {
+    const char *name;
+    int short_name; /* 0: none */
+    int has_arg;    /* no_argument, required_argument or optional_argument */
+    int id;         /* the short name, or an id from LG_OPT_TOOL_BASE on */
+    const char *group;
+    const char *display;
+    const char *help;
+};
+
+/* A tool's command line: its own options and what --help says around them. */
+struct lg_cmdline {
+    const char *tool;
+    const char *synopsis; /* after the tool's name: "[options] URL" */
+    const char *about;    /* what the tool does, a few lines */
+    const struct lg_option *options;
+    size_t n_options;
+    bool tls;                    /* the shared TLS options apply */
+    const char *tls_group;       /* their help section's heading */
+    const char *epilog;          /* after the options, before the exit statuses */
+    const char *timeout_default; /* for the --timeout line: "10s" */
+    void (*version)(void);
+    /* Takes one of the tool's options (arg is NULL without a value); a bad
+     * value is reported with lg_usage_error. */
+    void (*handle)(void *ctx, int id, const char *arg);
+    void *ctx;
+};
 
 /* TLS options both tools share (short form -k). */
 struct lg_tls_options {
@@ -67,14 +82,6 @@ struct lg_tls_options {
     bool insecure;      /* -k, --insecure */
     bool resume;        /* --tls-resume */
 };
-#define LG_TLS_LONGOPTS                                                                            \
-    {"insecure", no_argument, NULL, 'k'}, {"cacert", required_argument, NULL, LG_OPT_CACERT},      \
-        {"sni", required_argument, NULL, LG_OPT_SNI},                                              \
-    {                                                                                              \
-        "tls-resume", no_argument, NULL, LG_OPT_TLS_RESUME                                         \
-    }
-/* Handles one TLS option; returns 1 if it was one, 0 if not. */
-int lg_tls_option(struct lg_tls_options *t, int opt, const char *arg);
 bool lg_tls_options_given(const struct lg_tls_options *t);
 
 /* Resolves host:port once, at start, into the target's address (the first
@@ -83,12 +90,13 @@ bool lg_tls_options_given(const struct lg_tls_options *t);
 void lg_resolve_target(const char *tool, const char *what, const char *host, unsigned port,
                        bool datagram, struct lg_target *t);
 
-/* The help text of the common options. */
-extern const char lg_common_help[];
-
 void lg_config_defaults(struct lg_config *cfg, const char *tool, uint64_t default_timeout_ns);
-/* Handles one common option; returns 1 if it was one, 0 if not. Exits on a bad value. */
-int lg_config_option(struct lg_config *cfg, int opt, const char *arg);
+/* Parses the command line: the shared options into cfg and tls, the tool's
+ * own through cl->handle, in the order given; --help and --version print and
+ * exit 0; an unknown option or a missing value is a usage error. Returns the
+ * index of the first operand. */
+int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct lg_config *cfg,
+                     struct lg_tls_options *tls);
 /* Completes the configuration after parsing (default levels, checks across options). */
 void lg_config_finish(struct lg_config *cfg);
 void lg_config_free(struct lg_config *cfg);

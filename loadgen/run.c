@@ -283,7 +283,7 @@ out:
 }
 
 int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struct lg_target *tgt,
-           void *driver_ctx, const char *meta_extra)
+           void *driver_ctx, const struct lg_meta_section *meta_extra)
 {
     unsigned n_classes = LG_ERR__BASE_COUNT + drv->n_errors;
     if (check_fd_limit(cfg) < 0) return LG_EXIT_USAGE;

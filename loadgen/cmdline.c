@@ -1,0 +1,282 @@
+/* The command line both tools share: the tables of the shared options, the
+ * --help text made from them and the tool's own table, and the one parse
+ * loop (unknown options, missing values, --help, --version). */
+#include "loadgen/options.h"
+#include "loadgen/clock.h"
+#include "loadgen/watch.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct lg_option shared_options[] = {
+    {"clients", 'c', required_argument, 'c', "Load", "-c, --clients N",
+     "logical clients (one level, default 10); each owns one\nconnection (or UDP socket) for "
+     "the whole level"},
+    {"levels", 0, required_argument, LG_OPT_LEVELS, "Load", "    --levels N,N,...",
+     "run several levels in turn, each with a fresh cohort"},
+    {"duration", 'd', required_argument, 'd', "Load", "-d, --duration TIME",
+     "per level: 500ms, 10s, 2m (default 10s)"},
+    {"threads", 't', required_argument, 't', "Load", "-t, --threads N",
+     "event-loop threads (default 1)"},
+    {"rate", 'R', required_argument, 'R', "Load", "-R, --rate R",
+     "open loop: R requests per second in total; latency is\ntaken from each request's "
+     "scheduled time"},
+    {"timeout", 0, required_argument, LG_OPT_TIMEOUT, "Load", "    --timeout TIME",
+     "per request, and the drain window after the deadline\n(default %s)"},
+    {"retry-delay", 0, required_argument, LG_OPT_RETRY_DELAY, "Load", "    --retry-delay TIME",
+     "closed loop: after a connection on which no request\nsucceeded failed, wait this long "
+     "before the next attempt\n(default 100ms; 0: at once)"},
+    {"max-error-rate", 0, required_argument, LG_OPT_MAX_ERROR_RATE, "Load",
+     "    --max-error-rate X",
+     "errors/attempts allowed before exit status 1 (0..1, default 0;\nopen loop: unsent "
+     "requests count as errors)"},
+    {"max-samples", 0, required_argument, LG_OPT_MAX_SAMPLES, "Output", "    --max-samples N",
+     "per metric per level; beyond it a uniform random subset\nis kept (default 1000000)"},
+    {"meta", 0, required_argument, LG_OPT_META, "Output", "    --meta FILE",
+     "write a JSON descriptor of the run to FILE"},
+    {"log", 0, required_argument, LG_OPT_LOG, "Output", "    --log FILE",
+     "write one NDJSON record per request to FILE"},
+    {"quiet", 'q', no_argument, 'q', "Output", "-q, --quiet", "no summary on stderr"},
+    {"summary", 0, no_argument, LG_OPT_SUMMARY, "Output", "    --summary",
+     "print the summary even with --quiet"},
+    {"progress", 0, no_argument, LG_OPT_PROGRESS, "Output", "    --progress, --no-progress",
+     "one-line progress on stderr (default: when a terminal)"},
+    {"no-progress", 0, no_argument, LG_OPT_NO_PROGRESS, "Output", NULL, NULL},
+    {"seed", 0, required_argument, LG_OPT_SEED, "Output", "    --seed N",
+     "seed for sampling decisions (default 1)"},
+    {"watch", 0, required_argument, LG_OPT_WATCH, "Output",
+     "    --watch NAME=PID, --watch NAME=pidfile:PATH",
+     "sample a process and its descendants each second: CPU,\nRSS, PSS, USS, open fds, as "
+     "watch.NAME.* (repeatable)"},
+    {"help", 'h', no_argument, LG_OPT_HELP, "", "-h, --help", "this help"},
+    {"version", 'V', no_argument, LG_OPT_VERSION, "", "-V, --version", "version"},
+};
+enum { N_SHARED = sizeof(shared_options) / sizeof(shared_options[0]) };
+
+static const struct lg_option tls_options[] = {
+    {"insecure", 'k', no_argument, 'k', NULL, "-k, --insecure",
+     "do not verify the server certificate"},
+    {"cacert", 0, required_argument, LG_OPT_CACERT, NULL, "    --cacert FILE",
+     "trust the CA certificates in FILE (PEM) too"},
+    {"sni", 0, required_argument, LG_OPT_SNI, NULL, "    --sni NAME",
+     "server name to send and verify (default: the host,\nwhen it is a name)"},
+    {"tls-resume", 0, no_argument, LG_OPT_TLS_RESUME, NULL, "    --tls-resume",
+     "resume a client's TLS session when it reconnects"},
+};
+enum { N_TLS = sizeof(tls_options) / sizeof(tls_options[0]) };
+
+static const char exit_statuses[] =
+    "Exit status: 0 success; 1 errors above --max-error-rate (the document is still\n"
+    "printed); 2 bad usage or input; 3 a level was invalid; 4 the run failed;\n"
+    "130 interrupted (the document holds what was measured).\n";
+
+/* The options in --help order: the tool's, TLS, then the shared ones. */
+static const struct lg_option *nth_option(const struct lg_cmdline *cl, size_t i, const char **group)
+{
+    if (i < cl->n_options) {
+        *group = cl->options[i].group;
+        return &cl->options[i];
+    }
+    i -= cl->n_options;
+    if (cl->tls) {
+        if (i < N_TLS) {
+            *group = cl->tls_group;
+            return &tls_options[i];
+        }
+        i -= N_TLS;
+    }
+    if (i < N_SHARED) {
+        *group = shared_options[i].group;
+        return &shared_options[i];
+    }
+    return NULL;
+}
+
+static void print_help(const struct lg_cmdline *cl)
+{
+    printf("Usage: %s %s\n%s\n", cl->tool, cl->synopsis, cl->about);
+    const char *group = NULL, *last = NULL;
+    const struct lg_option *o;
+    for (size_t i = 0; (o = nth_option(cl, i, &group)); i++) {
+        if (!o->display) continue;
+        if (group && *group && (!last || strcmp(group, last) != 0)) printf("%s:\n", group);
+        last = group;
+        char help[512];
+        if (o->id == LG_OPT_TIMEOUT)
+            snprintf(help, sizeof(help), o->help, cl->timeout_default);
+        else
+            snprintf(help, sizeof(help), "%s", o->help);
+        const char *line = help;
+        if (strlen(o->display) > 24)
+            printf("  %s\n%27s", o->display, "");
+        else
+            printf("  %-24s ", o->display);
+        for (;;) {
+            const char *nl = strchr(line, '\n');
+            printf("%.*s\n", (int)(nl ? nl - line : (long)strlen(line)), line);
+            if (!nl) break;
+            line = nl + 1;
+            printf("%27s", "");
+        }
+    }
+    if (cl->epilog) printf("\n%s", cl->epilog);
+    printf("\n%s", exit_statuses);
+}
+
+static int tls_option(struct lg_tls_options *t, int opt, const char *arg)
+{
+    switch (opt) {
+    case 'k':
+        t->insecure = true;
+        return 1;
+    case LG_OPT_CACERT:
+        t->cacert = arg;
+        return 1;
+    case LG_OPT_SNI:
+        t->sni = arg;
+        return 1;
+    case LG_OPT_TLS_RESUME:
+        t->resume = true;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int config_option(struct lg_config *cfg, int opt, const char *arg)
+{
+    const char *tool = cfg->tool;
+    unsigned long long u;
+    switch (opt) {
+    case 'c':
+        if (lg_parse_unsigned(arg, 1, 10000000, &u) < 0)
+            lg_usage_error(tool, "--clients: '%s' is not a client count from 1 to 10000000", arg);
+        free(cfg->levels);
+        cfg->levels = malloc(sizeof(unsigned));
+        if (!cfg->levels) lg_usage_error(tool, "out of memory");
+        cfg->levels[0] = (unsigned)u;
+        cfg->n_levels = 1;
+        return 1;
+    case LG_OPT_LEVELS:
+        free(cfg->levels);
+        cfg->levels = NULL;
+        if (lg_parse_levels(arg, &cfg->levels, &cfg->n_levels) < 0)
+            lg_usage_error(tool,
+                           "--levels: '%s' is not a list of distinct client counts (example: "
+                           "1,16,64)",
+                           arg);
+        return 1;
+    case 'd':
+        if (lg_parse_duration(arg, &cfg->duration_ns) < 0)
+            lg_usage_error(tool, "--duration: '%s' is not a duration (examples: 500ms, 10s, 2m)",
+                           arg);
+        return 1;
+    case LG_OPT_TIMEOUT:
+        if (lg_parse_duration(arg, &cfg->timeout_ns) < 0)
+            lg_usage_error(tool, "--timeout: '%s' is not a duration (examples: 500ms, 2s)", arg);
+        return 1;
+    case LG_OPT_RETRY_DELAY:
+        if (strcmp(arg, "0") == 0)
+            cfg->retry_delay_ns = 0;
+        else if (lg_parse_duration(arg, &cfg->retry_delay_ns) < 0)
+            lg_usage_error(tool, "--retry-delay: '%s' is not a duration (examples: 0, 100ms, 1s)",
+                           arg);
+        return 1;
+    case 't':
+        if (lg_parse_unsigned(arg, 1, 256, &u) < 0)
+            lg_usage_error(tool, "--threads: '%s' is not a thread count from 1 to 256", arg);
+        cfg->threads = (unsigned)u;
+        return 1;
+    case 'R':
+        if (lg_parse_double(arg, 1e-3, 1e9, &cfg->rate) < 0)
+            lg_usage_error(tool, "--rate: '%s' is not a positive number of requests per second",
+                           arg);
+        return 1;
+    case LG_OPT_MAX_SAMPLES:
+        if (lg_parse_unsigned(arg, 1, 1000000000, &u) < 0)
+            lg_usage_error(tool, "--max-samples: '%s' is not a count from 1 to 1000000000", arg);
+        cfg->max_samples = (size_t)u;
+        return 1;
+    case LG_OPT_MAX_ERROR_RATE:
+        if (lg_parse_double(arg, 0, 1, &cfg->max_error_rate) < 0)
+            lg_usage_error(tool, "--max-error-rate: '%s' is not a ratio from 0 to 1 (0.01 = 1%%)",
+                           arg);
+        return 1;
+    case 'q':
+        cfg->quiet = true;
+        return 1;
+    case LG_OPT_SUMMARY:
+        cfg->summary = true;
+        return 1;
+    case LG_OPT_META:
+        cfg->meta_path = arg;
+        return 1;
+    case LG_OPT_LOG:
+        cfg->log_path = arg;
+        return 1;
+    case LG_OPT_SEED:
+        if (lg_parse_unsigned(arg, 0, UINT64_MAX, &u) < 0)
+            lg_usage_error(tool, "--seed: '%s' is not a non-negative integer", arg);
+        cfg->seed = u;
+        return 1;
+    case LG_OPT_PROGRESS:
+        cfg->progress = true;
+        return 1;
+    case LG_OPT_NO_PROGRESS:
+        cfg->progress = false;
+        return 1;
+    case LG_OPT_WATCH:
+        lg_watch_option(cfg, arg);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct lg_config *cfg,
+                     struct lg_tls_options *tls)
+{
+    /* getopt's tables, made from ours */
+    size_t n = cl->n_options + (cl->tls ? N_TLS : 0) + N_SHARED;
+    struct option *longopts = calloc(n + 1, sizeof(*longopts));
+    char *shortopts = malloc(2 + 3 * n);
+    if (!longopts || !shortopts) lg_usage_error(cl->tool, "out of memory");
+    size_t k = 0;
+    shortopts[k++] = ':'; /* a missing value is reported as ':' */
+    const char *group;
+    const struct lg_option *o;
+    for (size_t i = 0; (o = nth_option(cl, i, &group)); i++) {
+        longopts[i] = (struct option){o->name, o->has_arg, NULL, o->id};
+        if (o->short_name) {
+            shortopts[k++] = (char)o->short_name;
+            if (o->has_arg == required_argument) shortopts[k++] = ':';
+            if (o->has_arg == optional_argument) shortopts[k++] = ':', shortopts[k++] = ':';
+        }
+    }
+    shortopts[k] = '\0';
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (opt == 'h' || opt == LG_OPT_HELP) {
+            print_help(cl);
+            exit(0);
+        }
+        if (opt == 'V' || opt == LG_OPT_VERSION) {
+            cl->version();
+            exit(0);
+        }
+        if (opt == ':') lg_usage_error(cl->tool, "%s needs a value", argv[optind - 1]);
+        if (opt == '?') {
+            if (optopt && optopt < 256) lg_usage_error(cl->tool, "unknown option -%c", optopt);
+            lg_usage_error(cl->tool, "unknown option %s", argv[optind - 1]);
+        }
+        if (config_option(cfg, opt, optarg)) continue;
+        if (cl->tls && tls_option(tls, opt, optarg)) continue;
+        cl->handle(cl->ctx, opt, optarg);
+    }
+    free(longopts);
+    free(shortopts);
+    return optind;
+}
