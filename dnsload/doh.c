@@ -12,13 +12,29 @@
 
 #define DNS_MESSAGE_MAX 65535
 
+/* POST carries content-length: servers may compare the body with it, and
+ * BIND's DoH listener takes a missing one for 0 and answers 400. */
+enum { POST_CONTENT_LENGTH = 2 };
 static const struct lg_h2_header post_headers[] = {
     {"content-type", "application/dns-message"},
     {"accept", "application/dns-message"},
+    {"content-length", NULL}, /* set per request */
 };
 static const struct lg_h2_header get_headers[] = {
     {"accept", "application/dns-message"},
 };
+
+/* Writes n (at most 65535) in decimal; buf holds 6 bytes. */
+static const char *decimal(char *buf, size_t n)
+{
+    char *p = buf + 5;
+    *p = '\0';
+    do {
+        *--p = (char)('0' + n % 10);
+        n /= 10;
+    } while (n && p > buf);
+    return p;
+}
 
 static void doh_on_status(struct lg_client *c, unsigned slot, unsigned status)
 {
@@ -105,6 +121,9 @@ static int doh_submit(struct lg_client *c, unsigned slot)
         .scheme = "https",
         .authority = ctx->authority,
     };
+    /* nghttp2 copies the header list when the request is submitted */
+    struct lg_h2_header headers[sizeof(post_headers) / sizeof(post_headers[0])];
+    char length[6];
     if (ctx->doh_get) {
         dc->slots[slot].id = 0; /* the precomputed packet carries ID 0 */
         req.method = "GET";
@@ -117,10 +136,12 @@ static int doh_submit(struct lg_client *c, unsigned slot)
         memcpy(body, dns_query_packet(&ctx->queries, q), len);
         body[0] = (uint8_t)(id >> 8);
         body[1] = (uint8_t)id;
+        memcpy(headers, post_headers, sizeof(headers));
+        headers[POST_CONTENT_LENGTH].value = decimal(length, len);
         req.method = "POST";
         req.path = ctx->doh_path;
-        req.headers = post_headers;
-        req.n_headers = sizeof(post_headers) / sizeof(post_headers[0]);
+        req.headers = headers;
+        req.n_headers = sizeof(headers) / sizeof(headers[0]);
         req.body = body;
         req.body_len = len;
     }
