@@ -81,6 +81,9 @@ export CA_PEM=$SRV/certs/ca.pem
 # and an HTTPS listener with an untrusted certificate on UNTRUSTED_TLS_PORT.
 # Locations: / (small page), /close (Connection: close), /missing (404),
 # /big.bin (1 MiB), /chunked (chunked body), /echo (POST body echoed back).
+# Two name-based virtual hosts, vhost-a.test and vhost-b.test, on the same
+# HTTP, HTTPS and h2c listeners, each logging its own requests (one line each:
+# the protocol, then the host) to $SRV/nginx/vhost-a.log and vhost-b.log.
 need_nginx() {
     [ -f "$SRV/nginx/nginx.pid" ] && kill -0 "$(cat "$SRV/nginx/nginx.pid")" 2>/dev/null && return 0
     need_certs || return 1
@@ -113,6 +116,27 @@ http {
         location = /missing { return 404; }
         location = /chunked { chunked_transfer_encoding on; gzip on; gzip_min_length 1; gzip_types text/plain; return 200 "a chunked reply\n"; }
         location = /echo { client_max_body_size 10m; client_body_buffer_size 10m; echo_read_request_body_off_placeholder off; }
+    }
+    log_format vhost '\$server_protocol \$host';
+    server {
+        listen 127.0.0.1:$NGINX_HTTP_PORT;
+        listen 127.0.0.1:$NGINX_HTTPS_PORT ssl http2;
+        listen 127.0.0.1:$NGINX_H2C_PORT http2;
+        server_name vhost-a.test;
+        ssl_certificate $SRV/certs/server.pem;
+        ssl_certificate_key $SRV/certs/server.key;
+        access_log $d/vhost-a.log vhost;
+        location / { return 200 "vhost a\n"; }
+    }
+    server {
+        listen 127.0.0.1:$NGINX_HTTP_PORT;
+        listen 127.0.0.1:$NGINX_HTTPS_PORT ssl http2;
+        listen 127.0.0.1:$NGINX_H2C_PORT http2;
+        server_name vhost-b.test;
+        ssl_certificate $SRV/certs/server.pem;
+        ssl_certificate_key $SRV/certs/server.key;
+        access_log $d/vhost-b.log vhost;
+        location / { return 200 "vhost b\n"; }
     }
     server {
         listen 127.0.0.1:$UNTRUSTED_TLS_PORT ssl;

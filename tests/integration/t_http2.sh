@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # httpload over HTTP/2 (the engine's h2 session): nginx and nghttpd over TLS
 # with ALPN and as h2c with prior knowledge, concurrent streams, large bodies,
-# status errors, and a scripted h2 server for GOAWAY, RST_STREAM and timeouts.
+# status errors, -H Host naming the same virtual host on every protocol, and a
+# scripted h2 server for GOAWAY, RST_STREAM and timeouts.
 # Run: BUILD=/path/to/build bash tests/integration/t_http2.sh
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/servers.sh"
@@ -112,6 +113,41 @@ t_nginx_auto_picks_h2_by_alpn() {
     run_tool $O $E $H --http 1.1 -c 2 -d 300ms --cacert "$CA_PEM" "$TLS/"
     assert_eq "$RC" 0 "exit status (1.1)"
     doc $O "v('c2.bytes_received')>$H2_MAX_BYTES*v('c2.attempts')"
+}
+
+# -H 'Host: NAME' names the virtual host whatever the protocol: nginx's log of
+# vhost-a.test must grow by exactly the attempts, every line in the protocol
+# the run should have spoken, and vhost-b.test's log not at all.
+t_host_header_names_the_virtual_host_on_every_protocol() {
+    local a=$SRV/nginx/vhost-a.log b=$SRV/nginx/vhost-b.log proto mode url
+    local before_a before_b lines_a i
+    while read -r proto mode url; do
+        before_a=$(cat "$a" 2>/dev/null | wc -l)
+        before_b=$(cat "$b" 2>/dev/null | wc -l)
+        run_tool $O $E $H --http "$mode" -H 'Host: vhost-a.test' -c 2 -d 300ms \
+            --cacert "$CA_PEM" "$url"
+        assert_eq "$RC" 0 "exit status (--http $mode $url)"
+        # nginx logs a request just after its response: give the last one a moment
+        for ((i = 0; i < 20; i++)); do
+            lines_a=$(($(wc -l <"$a") - before_a))
+            doc $O "v('c2.attempts') == $lines_a" 2>/dev/null >&2 && break
+            sleep 0.1
+        done
+        echo "--http $mode $url: vhost-a.test logged $lines_a requests"
+        doc $O --invariants "v('c2.requests') > 10" "v('c2.errors') == 0" \
+            "v('c2.attempts') == $lines_a"
+        assert_eq "$(tail -n "+$((before_a + 1))" "$a" | grep -cv "^$proto vhost-a.test\$")" 0 \
+            "vhost-a.test log lines not '$proto vhost-a.test' (--http $mode $url)"
+        assert_eq "$(($(cat "$b" 2>/dev/null | wc -l) - before_b))" 0 \
+            "requests logged by vhost-b.test (--http $mode $url)"
+    done <<CASES
+HTTP/1.1 1.1 http://127.0.0.1:$NGINX_HTTP_PORT/
+HTTP/1.1 1.1 $TLS/
+HTTP/2.0 2 $TLS/
+HTTP/2.0 2 $H2C/
+HTTP/2.0 auto $TLS/
+HTTP/1.1 auto http://127.0.0.1:$NGINX_HTTP_PORT/
+CASES
 }
 
 t_nginx_h2c_prior_knowledge() {
