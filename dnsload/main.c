@@ -286,6 +286,7 @@ int main(int argc, char **argv)
         slot_bits++;
     ctx.gen_bits = 16 - slot_bits;
     cfg.slots = (unsigned)outstanding;
+    cfg.slots_option = "--outstanding";
 
     char hostbuf[256];
     const char *host = bare_host(server, hostbuf, sizeof(hostbuf));

@@ -668,6 +668,16 @@ void lg_conn_set_capacity(struct lg_client *c, unsigned n)
     c->capacity = n ? (n < c->w->cfg->slots ? n : c->w->cfg->slots) : 1;
 }
 
+void lg_conn_peer_limit(struct lg_client *c, unsigned n)
+{
+    struct lg_store *st = &c->w->store;
+    if (n < c->w->cfg->slots && (!st->peer_limited || n < st->peer_limit)) {
+        st->peer_limited = true;
+        st->peer_limit = n;
+    }
+    lg_conn_set_capacity(c, n);
+}
+
 void lg_conn_close_when_idle(struct lg_client *c)
 {
     c->close_when_idle = true;

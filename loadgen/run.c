@@ -193,6 +193,13 @@ static int level_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
             lg_result_add_count(res, drv->counter_names[k], e) < 0)
             return -1;
     }
+    for (unsigned i = 0; i < nw; i++) {
+        const struct lg_store *st = &ws[i].store;
+        if (st->peer_limited && (!res->peer_limited || st->peer_limit < res->peer_limit)) {
+            res->peer_limited = true;
+            res->peer_limit = st->peer_limit;
+        }
+    }
     res->attempts = totals[LG_C_ATTEMPTS];
     res->requests = totals[LG_C_REQUESTS];
     res->errors = totals[LG_C_ERRORS];
@@ -344,6 +351,13 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
             goto out;
         }
         done = l + 1;
+        if (results[l].peer_limited)
+            fprintf(stderr,
+                    "%s: level c%u: the server allows %u concurrent streams per connection: "
+                    "%s %u was capped to %u\n",
+                    cfg->tool, cfg->levels[l], results[l].peer_limit,
+                    cfg->slots_option ? cfg->slots_option : "requests in flight per client",
+                    cfg->slots, results[l].peer_limit);
         if (log && lg_reqlog_flush(log) < 0)
             fprintf(stderr, "%s: --log %s: write failed\n", cfg->tool, cfg->log_path);
         if (!cfg->quiet || cfg->summary)

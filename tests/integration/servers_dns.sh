@@ -6,7 +6,8 @@
 #   need_unbound  unbound with local data for example.test on
 #                 127.0.0.1:$UNBOUND_PORT (UDP+TCP), DoT on $UNBOUND_DOT_PORT and
 #                 DoH (HTTP/2, /dns-query) on $UNBOUND_DOH_PORT, with the test
-#                 certificate of need_certs (CA: $CA_PEM)
+#                 certificate of need_certs (CA: $CA_PEM); DoH allows 4
+#                 concurrent streams per connection (http-max-streams)
 #   need_bind     BIND 9 (named), authoritative for example.test (recursion off,
 #                 so other zones are REFUSED) on 127.0.0.1:$BIND_PORT UDP+TCP,
 #                 its own DoH listener (HTTP/2 over TLS, /dns-query) on
@@ -167,6 +168,7 @@ server:
     tls-service-key: "$SRV/certs/server.key"
     tls-service-pem: "$SRV/certs/server.pem"
     http-endpoint: "/dns-query"
+    http-max-streams: 4
     http-notls-downstream: no
     incoming-num-tcp: 1024
     so-reuseport: no

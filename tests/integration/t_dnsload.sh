@@ -137,6 +137,22 @@ t_unbound_doh_get() {
     unbound_run u_doh_get doh "$UNBOUND_DOH_PORT" --cacert "$CA_PEM" --doh-method get
 }
 
+# unbound's DoH allows 4 streams per connection (http-max-streams): 8
+# outstanding must not be sent before its SETTINGS (it would refuse the extra
+# ones) and the cap is reported on stderr and in --meta.
+t_doh_server_stream_limit_caps_outstanding() {
+    need_unbound || { fail "unbound did not start"; return; }
+    dns u_doh_cap -s 127.0.0.1 -p "$UNBOUND_DOH_PORT" --transport doh --cacert "$CA_PEM" \
+        --outstanding 8 --query 'www.example.test A' -c 2 -d 1s -q --meta "$W/u_doh_cap.meta"
+    assert_eq "$RC" 0 "exit status"
+    check "$W/u_doh_cap.json" --invariants 'v("c2.requests") > 50' 'v("c2.errors") == 0' \
+        'v("c2.reconnects") == 0'
+    assert_contains "$W/u_doh_cap.err" \
+        "dnsload: level c2: the server allows 4 concurrent streams per connection: --outstanding 8 was capped to 4"
+    assert_eq "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["levels"][0].get("server_max_streams"))' "$W/u_doh_cap.meta")" 4 \
+        "--meta server_max_streams"
+}
+
 t_doh_wrong_path_is_an_http_status_error() {
     need_unbound || { fail "unbound did not start"; return; }
     dns u_doh_404 -s 127.0.0.1 -p "$UNBOUND_DOH_PORT" --transport doh --cacert "$CA_PEM" \

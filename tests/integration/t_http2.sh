@@ -187,6 +187,32 @@ t_streams_8_over_h2c() {
         "n('c2.latency_cold_ms')==2"
 }
 
+# meta_level FILE KEY: levels[0][KEY] of a --meta descriptor, or "absent".
+meta_level() {
+    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["levels"][0].get(sys.argv[2], "absent"))' "$1" "$2"
+}
+
+# nghttpd on NGHTTPD_LIMIT_PORT allows 2 streams per connection. -m 8 must not
+# send streams before the server's SETTINGS (it would refuse those above 2,
+# which it never processed) and must say that the server capped it, even
+# with -q; a run within the limit says nothing.
+t_server_stream_limit_caps_streams_without_errors() {
+    run_tool $O $E $H --http 2 -m 8 -c 2 -d 500ms -q --meta "$TMPROOT/limit.meta" \
+        "http://127.0.0.1:$NGHTTPD_LIMIT_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.errors')==0" "v('c2.requests')>100" "v('c2.connections')==2" \
+        "v('c2.reconnects')==0"
+    assert_contains $E \
+        "httpload: level c2: the server allows 2 concurrent streams per connection: --streams 8 was capped to 2"
+    assert_eq "$(meta_level "$TMPROOT/limit.meta" server_max_streams)" 2 "--meta server_max_streams"
+    run_tool $O $E $H --http 2 -m 2 -c 2 -d 300ms -q --meta "$TMPROOT/limit.meta" \
+        "http://127.0.0.1:$NGHTTPD_LIMIT_PORT/"
+    assert_eq "$RC" 0 "exit status within the limit"
+    assert_empty_file $E "stderr within the limit"
+    assert_eq "$(meta_level "$TMPROOT/limit.meta" server_max_streams)" absent \
+        "--meta server_max_streams within the limit"
+}
+
 t_one_mebibyte_body_over_h2() {
     run_tool $O $E $H --http 2 -m 4 -c 2 -d 500ms --cacert "$CA_PEM" "$TLS/big.bin"
     assert_eq "$RC" 0 "exit status"
