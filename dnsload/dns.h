@@ -87,6 +87,7 @@ extern const struct lg_driver dns_udp_driver;
 extern const struct lg_driver dns_tcp_driver; /* TCP and DoT */
 extern const struct lg_driver dns_doh_driver;
 extern const char *const dns_error_names[];
+extern const char *const dns_error_descriptions[];
 extern const char *const dns_counter_names[];
 
 /* driver.c: what the transports share. */

@@ -12,6 +12,21 @@ const char *const dns_error_names[DNS_ERR__END - LG_ERR__BASE_COUNT] = {
     "malformed", "icmp",    "http_status", "protocol", "stream_reset",
 };
 
+/* The summary's line for a class whose errors came with no reason of their own. */
+const char *const dns_error_descriptions[DNS_ERR__END - LG_ERR__BASE_COUNT] = {
+    "the server answered SERVFAIL",
+    "the server answered REFUSED",
+    "the server answered FORMERR",
+    "the server answered NOTIMP",
+    "an answer with an rcode outside --ok-rcodes",
+    "an answer that does not match its query (QR clear, another ID or another question)",
+    "a reply too short for a DNS header, or unparsable",
+    "the kernel reported an ICMP error from the server (port or host unreachable)",
+    "DoH: an HTTP status other than 200",
+    "DoH: the HTTP/2 session broke the protocol, or the server did not offer h2",
+    "DoH: the server reset the query's stream",
+};
+
 const char *const dns_counter_names[DNS_C__COUNT] = {
     "truncated",     "late",           "unexpected",      "rcode.NOERROR",
     "rcode.FORMERR", "rcode.SERVFAIL", "rcode.NXDOMAIN",  "rcode.NOTIMP",

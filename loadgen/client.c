@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -411,7 +412,19 @@ void lg_client_timeout(struct lg_req *r)
         cls = LG_ERR_TLS_HANDSHAKE;
     else if (c->state == LG_CONN_TUNNEL)
         cls = LG_ERR_PROXY_REFUSED;
-    if (cls != LG_ERR_TIMEOUT) lg_store_error(w, cls, "timed out");
+    if (!w->store.error_detail[cls]) {
+        /* the first of its class only: the summary shows one reason */
+        static const char *const what[] = {
+            [LG_CONN_CONNECTING] = "the connection was not established",
+            [LG_CONN_TUNNEL] = "the proxy did not answer CONNECT",
+            [LG_CONN_TLS] = "the TLS handshake did not finish",
+            [LG_CONN_READY] = "no response",
+        };
+        char detail[128];
+        snprintf(detail, sizeof(detail), "%s within the --timeout of %g ms",
+                 what[c->state] ? what[c->state] : "no progress", (double)w->cfg->timeout_ns / 1e6);
+        lg_store_error(w, cls, detail);
+    }
     if (c->state == LG_CONN_READY && w->drv->on_timeout && w->drv->on_timeout(c, r->slot) == 0) {
         if (r->flags & LG_REQ_ACTIVE) req_finish(c, r, cls, false);
         lg_client_kick(c);
@@ -469,6 +482,13 @@ static void read_ready(struct lg_client *c)
             }
             if (c->inflight) {
                 c->fail_class = LG_ERR_EOF;
+                if (!w->store.error_detail[LG_ERR_EOF]) {
+                    char detail[96];
+                    snprintf(detail, sizeof(detail),
+                             "the server closed the connection with %u %s in flight", c->inflight,
+                             c->inflight == 1 ? "request" : "requests");
+                    lg_store_error(w, LG_ERR_EOF, detail);
+                }
                 conn_failed(c);
             } else {
                 /* an idle keep-alive connection the server closed: no error,

@@ -37,6 +37,9 @@ struct lg_driver {
     const char *name;
     size_t client_state_size;       /* per-client driver state, zeroed at level start */
     const char *const *error_names; /* driver error classes, numbered from LG_ERR__BASE_COUNT */
+    /* What each of those classes means, for the summary when no reason was
+     * recorded (one sentence each, same order as error_names) */
+    const char *const *error_descriptions;
     unsigned n_errors;
     const char *const *counter_names; /* extra exact counts (e.g. rcode.NOERROR) */
     unsigned n_counters;

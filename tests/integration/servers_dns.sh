@@ -191,7 +191,7 @@ CONF
         _wait_port 127.0.0.1 "$UNBOUND_DOH_PORT"
 }
 
-# need_dnsfault: tests/fixtures/dnsfault.py on 127.0.0.1:$DNSFAULT_PORT (UDP),
+# need_dnsfault: tests/fixtures/dnsfault.py on 127.0.0.1:$DNSFAULT_PORT (UDP and TCP),
 # answering by the first label of the name (see the fixture); late.* answers
 # come after $DNSFAULT_DELAY seconds.
 export DNSFAULT_PORT=$((LG_PORT_BASE + 55))

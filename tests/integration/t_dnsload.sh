@@ -324,6 +324,43 @@ t_fault_duplicate_answer_is_unexpected() {
         'v("c2.unexpected") > 0'
 }
 
+t_fault_tcp_close_is_eof() {
+    fault close --transport tcp --summary || return
+    assert_eq "$RC" 1 "exit status"
+    check "$W/f_close.json" --invariants 'v("c2.errors.eof") == v("c2.attempts") > 0' \
+        'v("c2.reconnects") > 0'
+    assert_contains "$W/f_close.err" "errors.eof .* the server closed the connection with 1 request in flight"
+}
+
+# Every errors.<class> line of the summary says what happened, whether the
+# code that failed recorded a reason or not (eof and timeout did not).
+t_every_error_class_in_the_summary_says_what_happened() {
+    need_dnsfault || { fail "dnsfault.py did not start"; return; }
+    local name args
+    while read -r name args; do
+        # shellcheck disable=SC2086
+        dns "d_$name" -s 127.0.0.1 -p "$DNSFAULT_PORT" --query "$name.example.test A" -c 2 \
+            -d 500ms --timeout 200ms $args
+        assert_eq "$RC" 1 "exit status of $name $args"
+        echo "$name $args:"; grep '^  errors\.' "$W/d_$name.err"
+        assert_errors_described "$W/d_$name.err"
+    done <<CASES
+drop
+close --transport tcp
+servfail --transport tcp
+wrongq
+short
+late --outstanding 4
+CASES
+    assert_contains "$W/d_drop.err" "errors.timeout .* no response within the --timeout of 200 ms"
+    dns d_icmp -s 127.0.0.1 -p 15399 --query 'www.example.test A' -c 1 -d 300ms
+    assert_errors_described "$W/d_icmp.err"
+    need_unbound || { fail "unbound did not start"; return; }
+    dns d_doh -s 127.0.0.1 -p "$UNBOUND_DOH_PORT" --transport doh --cacert "$CA_PEM" \
+        --doh-path /nothing-here --query 'www.example.test A' -c 1 -d 300ms
+    assert_errors_described "$W/d_doh.err"
+}
+
 t_icmp_port_unreachable() {
     # nothing listens on this loopback port: the kernel answers with ICMP
     dns icmp -s 127.0.0.1 -p 15399 --query 'www.example.test A' -c 2 -d 300ms -q
