@@ -82,8 +82,12 @@ static void doh_on_stream_close(struct lg_client *c, unsigned slot, int error_cl
     } else if (s->body_too_long) {
         lg_note_error(c, DNS_ERR_MALFORMED, "a DoH reply longer than a DNS message can be");
         lg_req_done(c, slot, DNS_ERR_MALFORMED);
+    } else if (s->body_len >= 2 && (s->body[0] << 8 | s->body[1]) != s->id) {
+        /* the stream, not the ID, found the slot: the ID is checked here */
+        lg_note_error(c, DNS_ERR_MISMATCH, "a reply with another ID than the query's");
+        lg_req_done(c, slot, DNS_ERR_MISMATCH);
     } else {
-        dns_finish(c, slot, s->body, s->body_len);
+        dns_finish(c, dc, lg_client_ctx(c), slot, s->body, s->body_len);
     }
 }
 
@@ -115,8 +119,13 @@ static int doh_submit(struct lg_client *c, unsigned slot)
 {
     struct dns_client *dc = lg_client_state(c);
     const struct dns_ctx *ctx = lg_client_ctx(c);
-    uint16_t id;
-    uint32_t q = dns_slot_begin(c, slot, &id);
+    uint32_t q;
+    int id = dns_slot_begin(c, dc, ctx, slot, &q);
+    if (id < 0) return -1;
+    struct dns_slot *s = &dc->slots[slot];
+    s->status = 0;
+    s->body_len = 0;
+    s->body_too_long = false;
     struct lg_h2_request req = {
         .scheme = "https",
         .authority = ctx->authority,
@@ -125,7 +134,7 @@ static int doh_submit(struct lg_client *c, unsigned slot)
     struct lg_h2_header headers[sizeof(post_headers) / sizeof(post_headers[0])];
     char length[6];
     if (ctx->doh_get) {
-        dc->slots[slot].id = 0; /* the precomputed packet carries ID 0 */
+        s->id = 0; /* the precomputed packet carries ID 0 */
         req.method = "GET";
         req.path = dns_query_get_path(&ctx->queries, q);
         req.headers = get_headers;
@@ -134,6 +143,7 @@ static int doh_submit(struct lg_client *c, unsigned slot)
         size_t len = ctx->queries.q[q].len;
         uint8_t *body = dc->sendbuf + (size_t)slot * ctx->queries.max_len;
         memcpy(body, dns_query_packet(&ctx->queries, q), len);
+        s->id = (uint16_t)id;
         body[0] = (uint8_t)(id >> 8);
         body[1] = (uint8_t)id;
         memcpy(headers, post_headers, sizeof(headers));

@@ -193,9 +193,11 @@ CONF
 
 # need_dnsfault: tests/fixtures/dnsfault.py on 127.0.0.1:$DNSFAULT_PORT (UDP and TCP),
 # answering by the first label of the name (see the fixture); late.* answers
-# come after $DNSFAULT_DELAY seconds.
+# come after $DNSFAULT_DELAY seconds, stale.* ones after 70000 more queries of
+# the same client and 1 s, each logged to $DNSFAULT_LOG.
 export DNSFAULT_PORT=$((LG_PORT_BASE + 55))
 export DNSFAULT_DELAY=${DNSFAULT_DELAY:-0.6}
+export DNSFAULT_LOG=$SRV/dnsfault/answers.log
 need_dnsfault() {
     [ -f "$SRV/dnsfault/dnsfault.pid" ] && kill -0 "$(cat "$SRV/dnsfault/dnsfault.pid")" 2>/dev/null && return 0
     _port_free "$DNSFAULT_PORT" || return 1
@@ -203,7 +205,9 @@ need_dnsfault() {
     fixture=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)/dnsfault.py
     mkdir -p "$d"
     rm -f "$d/ready"
-    python3 "$fixture" "$DNSFAULT_PORT" --delay "$DNSFAULT_DELAY" >"$d/ready" 2>"$d/stderr.log" &
+    : >"$DNSFAULT_LOG"
+    python3 "$fixture" "$DNSFAULT_PORT" --delay "$DNSFAULT_DELAY" --log "$DNSFAULT_LOG" \
+        >"$d/ready" 2>"$d/stderr.log" &
     echo $! >"$d/dnsfault.pid"
     local i
     for ((i = 0; i < 100; i++)); do

@@ -265,6 +265,39 @@ t_fault_wrong_id_is_unexpected() {
         'v("c2.unexpected") > 0' 'v("c2.late") == 0'
 }
 
+# --outstanding 1024 with answers more than 65536 queries late (stale.*: held
+# back for 70000 more queries of the client and 1 s, well past the --timeout):
+# every one that arrives is counted late, none is taken for a newer query's
+# answer (they are NXDOMAIN, so rcode.NXDOMAIN would count one), none is
+# unexpected. With the old IDs (slot bits and six generation bits, recurring
+# after 64 queries of a slot) such answers were matched to newer queries.
+t_answers_65536_queries_late_are_late_at_outstanding_1024() {
+    need_dnsfault || { fail "dnsfault.py did not start"; return; }
+    { echo 'stale.example.test A'; for ((i = 0; i < 99; i++)); do echo 'ok.example.test A'; done; } \
+        >"$W/stale.queries"
+    local transport before sent
+    for transport in tcp udp; do
+        before=$(wc -l <"$DNSFAULT_LOG")
+        dns "stale_$transport" -s 127.0.0.1 -p "$DNSFAULT_PORT" --transport "$transport" \
+            --queries "$W/stale.queries" -c 1 --outstanding 1024 --timeout 500ms -d 5s -q
+        sent=$(($(wc -l <"$DNSFAULT_LOG") - before))
+        echo "$transport: dnsfault.py sent $sent answers 70000 queries late"
+        assert_eq "$RC" 1 "$transport exit status (the stale queries time out)"
+        assert_ge "$sent" 10 "$transport: late answers sent (did 5 s see 70000 queries?)"
+        check "$W/stale_$transport.json" --invariants 'v("c1.unexpected") == 0' \
+            'v("c1.errors.mismatch") == 0' 'not has("c1.rcode.NXDOMAIN")' \
+            'v("c1.reconnects") == 0' 'v("c1.errors") == v("c1.errors.timeout")' \
+            'v("c1.late") <= v("c1.errors.timeout")' 'v("c1.requests") > 70000'
+        if [ "$transport" = tcp ]; then
+            # nothing is lost on a stream: every answer sent arrived
+            check "$W/stale_$transport.json" "v('c1.late') >= $sent"
+        else
+            # a datagram the socket dropped never arrived
+            check "$W/stale_$transport.json" "v('c1.late') + v('c1.rx_dropped') >= $sent"
+        fi
+    done
+}
+
 t_fault_qr_clear_and_wrong_question_are_mismatch() {
     local name
     for name in qrclear wrongq; do
