@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dnsload/check.h"
+#include "dnsload/ids.h"
 #include "dnsload/queries.h"
 #include "loadgen/engine.h"
 
@@ -48,7 +49,6 @@ struct dns_ctx {
     enum dns_transport transport;
     struct dns_query_list queries;
     bool ok_rcode[DNS_RCODE_MAX + 1];
-    unsigned gen_bits; /* low bits of an ID: the slot's generation; the rest name the slot */
     /* DoH */
     const char *authority;
     const char *doh_path;
@@ -58,13 +58,7 @@ struct dns_ctx {
 /* One request slot of a client. */
 struct dns_slot {
     uint32_t query; /* index into the query list */
-    uint16_t id;    /* the ID sent (UDP, TCP, DoH POST) */
-    uint16_t gen;   /* generation of the slot's latest query (the ID's low bits) */
-    /* Bit d is set while the query of generation gen - d timed out and has
-     * not been answered: a reply to it is late, not unexpected. The bits
-     * shift as generations advance, so an ID that is issued again has lost
-     * its bit by then (DNS_MAX_OUTSTANDING keeps gen_bits >= 6). */
-    uint64_t timed_out;
+    uint16_t id;    /* DoH: the ID the query carries (POST: the slot's, GET: 0) */
     /* DoH: response status and body, reassembled from DATA frames */
     uint16_t status;
     bool body_too_long;
@@ -74,6 +68,7 @@ struct dns_slot {
 
 struct dns_client {
     struct dns_slot *slots; /* allocated on the first connection of the level */
+    struct dns_ids ids;     /* the IDs of the current connection's queries */
     uint8_t *sendbuf;       /* one framed query (UDP, TCP) or one packet per slot (DoH POST) */
     uint32_t next_query;    /* walks the list from this client's own offset */
     /* TCP and DoT: a message split across reads */
@@ -87,21 +82,26 @@ extern const struct lg_driver dns_udp_driver;
 extern const struct lg_driver dns_tcp_driver; /* TCP and DoT */
 extern const struct lg_driver dns_doh_driver;
 extern const char *const dns_error_names[];
+extern const char *const dns_error_descriptions[];
 extern const char *const dns_counter_names[];
 
 /* driver.c: what the transports share. */
 /* Allocates the client's slots and send buffer once per level. 0, or -1
  * after lg_conn_fail. */
 int dns_client_prepare(struct lg_client *c, size_t sendbuf_len);
-/* Starts `slot` on the client's next query: returns the query index and
- * writes the slot's fresh ID to *id. */
-uint32_t dns_slot_begin(struct lg_client *c, unsigned slot, uint16_t *id);
+/* Starts `slot` on the client's next query: writes the query index to *query
+ * and returns the slot's fresh ID, or -1 after lg_conn_fail. */
+int dns_slot_begin(struct lg_client *c, struct dns_client *dc, const struct dns_ctx *ctx,
+                   unsigned slot, uint32_t *query);
 /* A message from the connection (UDP datagram, TCP frame): matched to its
  * slot by ID, then checked and counted; or counted as late or unexpected. */
 void dns_on_message(struct lg_client *c, const uint8_t *pkt, size_t len);
-/* Checks a reply to `slot` and finishes the request with its class. */
-void dns_finish(struct lg_client *c, unsigned slot, const uint8_t *pkt, size_t len);
-/* The query of `slot` timed out: remember it so a late answer is known. */
+/* Checks a reply to `slot` (its ID already matched) and finishes the request
+ * with its class. */
+void dns_finish(struct lg_client *c, const struct dns_client *dc, const struct dns_ctx *ctx,
+                unsigned slot, const uint8_t *pkt, size_t len);
+/* The query of `slot` timed out: its ID waits for a late answer and is not
+ * issued again meanwhile; when too many wait, the connection is renewed. */
 void dns_slot_timed_out(struct lg_client *c, unsigned slot);
 /* Forget what only the closed connection could still answer. */
 void dns_forget_late(struct lg_client *c);

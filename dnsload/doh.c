@@ -12,13 +12,29 @@
 
 #define DNS_MESSAGE_MAX 65535
 
+/* POST carries content-length: servers may compare the body with it, and
+ * BIND's DoH listener takes a missing one for 0 and answers 400. */
+enum { POST_CONTENT_LENGTH = 2 };
 static const struct lg_h2_header post_headers[] = {
     {"content-type", "application/dns-message"},
     {"accept", "application/dns-message"},
+    {"content-length", NULL}, /* set per request */
 };
 static const struct lg_h2_header get_headers[] = {
     {"accept", "application/dns-message"},
 };
+
+/* Writes n (at most 65535) in decimal; buf holds 6 bytes. */
+static const char *decimal(char *buf, size_t n)
+{
+    char *p = buf + 5;
+    *p = '\0';
+    do {
+        *--p = (char)('0' + n % 10);
+        n /= 10;
+    } while (n && p > buf);
+    return p;
+}
 
 static void doh_on_status(struct lg_client *c, unsigned slot, unsigned status)
 {
@@ -67,8 +83,12 @@ static void doh_on_stream_close(struct lg_client *c, unsigned slot, int error_cl
     } else if (s->body_too_long) {
         lg_note_error(c, DNS_ERR_MALFORMED, "a DoH reply longer than a DNS message can be");
         lg_req_done(c, slot, DNS_ERR_MALFORMED);
+    } else if (s->body_len >= 2 && (s->body[0] << 8 | s->body[1]) != s->id) {
+        /* the stream, not the ID, found the slot: the ID is checked here */
+        lg_note_error(c, DNS_ERR_MISMATCH, "a reply with another ID than the query's");
+        lg_req_done(c, slot, DNS_ERR_MISMATCH);
     } else {
-        dns_finish(c, slot, s->body, s->body_len);
+        dns_finish(c, dc, lg_client_ctx(c), slot, s->body, s->body_len);
     }
 }
 
@@ -100,14 +120,22 @@ static int doh_submit(struct lg_client *c, unsigned slot)
 {
     struct dns_client *dc = lg_client_state(c);
     const struct dns_ctx *ctx = lg_client_ctx(c);
-    uint16_t id;
-    uint32_t q = dns_slot_begin(c, slot, &id);
+    uint32_t q;
+    int id = dns_slot_begin(c, dc, ctx, slot, &q);
+    if (id < 0) return -1;
+    struct dns_slot *s = &dc->slots[slot];
+    s->status = 0;
+    s->body_len = 0;
+    s->body_too_long = false;
     struct lg_h2_request req = {
         .scheme = "https",
         .authority = ctx->authority,
     };
+    /* nghttp2 copies the header list when the request is submitted */
+    struct lg_h2_header headers[sizeof(post_headers) / sizeof(post_headers[0])];
+    char length[6];
     if (ctx->doh_get) {
-        dc->slots[slot].id = 0; /* the precomputed packet carries ID 0 */
+        s->id = 0; /* the precomputed packet carries ID 0 */
         req.method = "GET";
         req.path = dns_query_get_path(&ctx->queries, q);
         req.headers = get_headers;
@@ -116,12 +144,15 @@ static int doh_submit(struct lg_client *c, unsigned slot)
         size_t len = ctx->queries.q[q].len;
         uint8_t *body = dc->sendbuf + (size_t)slot * ctx->queries.max_len;
         memcpy(body, dns_query_packet(&ctx->queries, q), len);
+        s->id = (uint16_t)id;
         body[0] = (uint8_t)(id >> 8);
         body[1] = (uint8_t)id;
+        memcpy(headers, post_headers, sizeof(headers));
+        headers[POST_CONTENT_LENGTH].value = decimal(length, len);
         req.method = "POST";
         req.path = ctx->doh_path;
-        req.headers = post_headers;
-        req.n_headers = sizeof(post_headers) / sizeof(post_headers[0]);
+        req.headers = headers;
+        req.n_headers = sizeof(headers) / sizeof(headers[0]);
         req.body = body;
         req.body_len = len;
     }
@@ -163,6 +194,7 @@ const struct lg_driver dns_doh_driver = {
     .name = "dns-doh",
     .client_state_size = sizeof(struct dns_client),
     .error_names = dns_error_names,
+    .error_descriptions = dns_error_descriptions,
     .n_errors = DNS_ERR__END - LG_ERR__BASE_COUNT,
     .counter_names = dns_counter_names,
     .n_counters = DNS_C__COUNT,

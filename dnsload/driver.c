@@ -12,6 +12,21 @@ const char *const dns_error_names[DNS_ERR__END - LG_ERR__BASE_COUNT] = {
     "malformed", "icmp",    "http_status", "protocol", "stream_reset",
 };
 
+/* The summary's line for a class whose errors came with no reason of their own. */
+const char *const dns_error_descriptions[DNS_ERR__END - LG_ERR__BASE_COUNT] = {
+    "the server answered SERVFAIL",
+    "the server answered REFUSED",
+    "the server answered FORMERR",
+    "the server answered NOTIMP",
+    "an answer with an rcode outside --ok-rcodes",
+    "an answer that does not match its query (QR clear, another ID or another question)",
+    "a reply too short for a DNS header, or unparsable",
+    "the kernel reported an ICMP error from the server (port or host unreachable)",
+    "DoH: an HTTP status other than 200",
+    "DoH: the HTTP/2 session broke the protocol, or the server did not offer h2",
+    "DoH: the server reset the query's stream",
+};
+
 const char *const dns_counter_names[DNS_C__COUNT] = {
     "truncated",     "late",           "unexpected",      "rcode.NOERROR",
     "rcode.FORMERR", "rcode.SERVFAIL", "rcode.NXDOMAIN",  "rcode.NOTIMP",
@@ -28,9 +43,11 @@ int dns_client_prepare(struct lg_client *c, size_t sendbuf_len)
     const struct dns_ctx *ctx = lg_client_ctx(c);
     if (dc->slots) return 0; /* a reconnect within the level keeps them */
     unsigned n = lg_client_slots(c);
+    unsigned id = lg_client_id(c);
     dc->slots = calloc(n, sizeof(*dc->slots));
     dc->sendbuf = malloc(sendbuf_len);
-    if (!dc->slots || !dc->sendbuf) {
+    /* the first IDs are spread, so clients do not all start at the same one */
+    if (!dc->slots || !dc->sendbuf || dns_ids_init(&dc->ids, n, (uint16_t)(id * 40503u)) < 0) {
         /* nothing half-made stays behind for the next connection to use */
         free(dc->slots);
         free(dc->sendbuf);
@@ -40,49 +57,37 @@ int dns_client_prepare(struct lg_client *c, size_t sendbuf_len)
         lg_conn_fail(c, LG_ERR_SOCKET, "out of memory for the client's request slots");
         return -1;
     }
-    unsigned id = lg_client_id(c);
     dc->next_query = (uint32_t)(id % ctx->queries.n);
-    /* Spread the first IDs, so clients do not all start at the same one. */
-    for (unsigned i = 0; i < n; i++)
-        dc->slots[i].gen = (uint16_t)(id * 40503u + i * 7919u);
     return 0;
 }
 
-uint32_t dns_slot_begin(struct lg_client *c, unsigned slot, uint16_t *id)
+int dns_slot_begin(struct lg_client *c, struct dns_client *dc, const struct dns_ctx *ctx,
+                   unsigned slot, uint32_t *query)
 {
-    struct dns_client *dc = lg_client_state(c);
-    const struct dns_ctx *ctx = lg_client_ctx(c);
-    struct dns_slot *s = &dc->slots[slot];
-    uint32_t query = dc->next_query;
+    int id = dns_ids_issue(&dc->ids, slot);
+    if (id < 0) {
+        lg_conn_fail(c, LG_ERR_SOCKET, "no DNS ID left that no late answer could still claim");
+        return -1;
+    }
+    uint32_t q = dc->next_query;
     if (++dc->next_query == ctx->queries.n) dc->next_query = 0;
-    /* ID = slot in the high bits, the slot's generation in the low bits: a
-     * reply finds its slot in O(1), and an ID recurs on a slot only after
-     * 2^gen_bits queries. */
-    uint32_t mask = (1u << ctx->gen_bits) - 1;
-    s->gen = (uint16_t)((s->gen + 1) & mask);
-    s->timed_out <<= 1;
-    uint16_t fresh = (uint16_t)(((uint32_t)slot << ctx->gen_bits) | s->gen);
-    s->id = fresh;
-    s->query = query;
-    s->status = 0;
-    s->body_len = 0;
-    s->body_too_long = false;
-    *id = fresh;
-    return query;
+    dc->slots[slot].query = q;
+    *query = q;
+    return id;
 }
 
 void dns_slot_timed_out(struct lg_client *c, unsigned slot)
 {
     struct dns_client *dc = lg_client_state(c);
-    dc->slots[slot].timed_out |= 1;
+    /* Too many IDs wait for late answers (or the set could not be had): a new
+     * socket, which cannot hear the old one's answers, frees them all. */
+    if (dns_ids_timed_out(&dc->ids, slot) < 0) lg_conn_close_when_idle(c);
 }
 
 void dns_forget_late(struct lg_client *c)
 {
     struct dns_client *dc = lg_client_state(c);
-    if (!dc->slots) return;
-    for (unsigned i = 0; i < lg_client_slots(c); i++)
-        dc->slots[i].timed_out = 0;
+    if (dc->slots) dns_ids_reset(&dc->ids);
 }
 
 /* The outcome of a checked reply; counts rcode.<NAME> and truncated. */
@@ -135,34 +140,23 @@ static int classify(struct lg_client *c, const struct dns_ctx *ctx, enum dns_ver
     return cls;
 }
 
-void dns_finish(struct lg_client *c, unsigned slot, const uint8_t *pkt, size_t len)
+void dns_finish(struct lg_client *c, const struct dns_client *dc, const struct dns_ctx *ctx,
+                unsigned slot, const uint8_t *pkt, size_t len)
 {
-    struct dns_client *dc = lg_client_state(c);
-    const struct dns_ctx *ctx = lg_client_ctx(c);
     const struct dns_query_list *l = &ctx->queries;
-    const struct dns_slot *s = &dc->slots[slot];
+    uint32_t q = dc->slots[slot].query;
     struct dns_reply r;
     enum dns_verdict v =
-        dns_check_reply(pkt, len, dns_query_question(l, s->query), l->q[s->query].question_len, &r);
-    int cls;
-    if (len >= 2 && r.id != s->id) {
-        /* only DoH gets here with another ID: its streams, not IDs, find the slot */
-        lg_note_error(c, DNS_ERR_MISMATCH, "a reply with another ID than the query's");
-        cls = DNS_ERR_MISMATCH;
-    } else {
-        cls = classify(c, ctx, v, &r);
-    }
-    lg_req_done(c, slot, cls);
+        dns_check_reply(pkt, len, dns_query_question(l, q), l->q[q].question_len, &r);
+    lg_req_done(c, slot, classify(c, ctx, v, &r));
 }
 
 void dns_on_message(struct lg_client *c, const uint8_t *pkt, size_t len)
 {
     struct dns_client *dc = lg_client_state(c);
-    const struct dns_ctx *ctx = lg_client_ctx(c);
-    unsigned n_slots = lg_client_slots(c);
     if (len < 2) {
         /* No ID to match: with one slot it can only be for the query in flight. */
-        if (n_slots == 1 && lg_req_active(c, 0)) {
+        if (lg_client_slots(c) == 1 && lg_req_active(c, 0)) {
             lg_note_error(c, DNS_ERR_MALFORMED, "a reply shorter than its ID");
             lg_req_done(c, 0, DNS_ERR_MALFORMED);
         } else {
@@ -171,20 +165,20 @@ void dns_on_message(struct lg_client *c, const uint8_t *pkt, size_t len)
         return;
     }
     uint16_t id = (uint16_t)(pkt[0] << 8 | pkt[1]);
-    unsigned slot = ctx->gen_bits >= 16 ? 0 : id >> ctx->gen_bits;
-    if (dc->slots && slot < n_slots) {
-        struct dns_slot *s = &dc->slots[slot];
-        if (s->id == id && lg_req_active(c, slot)) {
-            dns_finish(c, slot, pkt, len);
+    unsigned slot = 0; /* set by a match (gcc cannot see it through the inline) */
+    switch (dc->slots ? dns_ids_match(&dc->ids, id, &slot) : DNS_ID_UNKNOWN) {
+    case DNS_ID_OUTSTANDING:
+        /* unless its query ended another way (ICMP error, failed send) */
+        if (lg_req_active(c, slot)) {
+            dns_finish(c, dc, lg_client_ctx(c), slot, pkt, len);
             return;
         }
-        uint32_t mask = (1u << ctx->gen_bits) - 1;
-        unsigned age = (s->gen - (id & mask)) & mask; /* generations ago */
-        if (age < 64 && (s->timed_out >> age & 1)) {
-            s->timed_out &= ~((uint64_t)1 << age); /* a second copy is unexpected */
-            lg_count(c, DNS_C_LATE, 1);
-            return;
-        }
+        break;
+    case DNS_ID_LATE:
+        lg_count(c, DNS_C_LATE, 1); /* its query timed out; never an answer to a newer one */
+        return;
+    case DNS_ID_UNKNOWN:
+        break;
     }
     lg_count(c, DNS_C_UNEXPECTED, 1); /* nothing outstanding with that ID: a duplicate or stray */
 }
@@ -196,6 +190,7 @@ void dns_client_free(struct lg_client *c)
         for (unsigned i = 0; i < lg_client_slots(c); i++)
             free(dc->slots[i].body);
     free(dc->slots);
+    dns_ids_free(&dc->ids);
     free(dc->sendbuf);
     free(dc->partial);
     memset(dc, 0, sizeof(*dc));

@@ -271,12 +271,8 @@ int main(int argc, char **argv)
         dns_queries_build_get(&ctx.queries, ctx.doh_path) < 0)
         lg_usage_error(tool, "out of memory");
 
-    /* IDs: the slot in the high bits, a per-slot generation in the rest */
-    unsigned slot_bits = 0;
-    while ((1ull << slot_bits) < outstanding)
-        slot_bits++;
-    ctx.gen_bits = 16 - slot_bits;
     cfg.slots = (unsigned)outstanding;
+    cfg.slots_option = "--outstanding";
 
     char hostbuf[256];
     const char *host = bare_host(a.server, hostbuf, sizeof(hostbuf));

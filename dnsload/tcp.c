@@ -17,8 +17,9 @@ static int tcp_submit(struct lg_client *c, unsigned slot)
 {
     struct dns_client *dc = lg_client_state(c);
     const struct dns_ctx *ctx = lg_client_ctx(c);
-    uint16_t id;
-    uint32_t q = dns_slot_begin(c, slot, &id);
+    uint32_t q;
+    int id = dns_slot_begin(c, dc, ctx, slot, &q);
+    if (id < 0) return -1;
     size_t len = (size_t)ctx->queries.q[q].len + 2;
     memcpy(dc->sendbuf, dns_query_framed(&ctx->queries, q), len);
     dc->sendbuf[2] = (uint8_t)(id >> 8);
@@ -100,6 +101,7 @@ const struct lg_driver dns_tcp_driver = {
     .name = "dns-tcp",
     .client_state_size = sizeof(struct dns_client),
     .error_names = dns_error_names,
+    .error_descriptions = dns_error_descriptions,
     .n_errors = DNS_ERR__END - LG_ERR__BASE_COUNT,
     .counter_names = dns_counter_names,
     .n_counters = DNS_C__COUNT,

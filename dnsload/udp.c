@@ -17,8 +17,9 @@ static int udp_submit(struct lg_client *c, unsigned slot)
 {
     struct dns_client *dc = lg_client_state(c);
     const struct dns_ctx *ctx = lg_client_ctx(c);
-    uint16_t id;
-    uint32_t q = dns_slot_begin(c, slot, &id);
+    uint32_t q;
+    int id = dns_slot_begin(c, dc, ctx, slot, &q);
+    if (id < 0) return -1;
     size_t len = ctx->queries.q[q].len;
     /* The shared packet is read-only (threads share it): copy, patch the ID. */
     memcpy(dc->sendbuf, dns_query_packet(&ctx->queries, q), len);
@@ -60,6 +61,7 @@ const struct lg_driver dns_udp_driver = {
     .name = "dns-udp",
     .client_state_size = sizeof(struct dns_client),
     .error_names = dns_error_names,
+    .error_descriptions = dns_error_descriptions,
     .n_errors = DNS_ERR__END - LG_ERR__BASE_COUNT,
     .counter_names = dns_counter_names,
     .n_counters = DNS_C__COUNT,

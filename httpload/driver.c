@@ -7,6 +7,12 @@
 #include <string.h>
 
 static const char *const http_error_names[] = {"protocol", "stream_reset", "status"};
+/* The summary's line for a class whose errors came with no reason of their own. */
+static const char *const http_error_descriptions[] = {
+    "the response broke the rules of HTTP",
+    "the server reset the request's HTTP/2 stream",
+    "a final status outside --expect-status",
+};
 
 int http_status_class(struct lg_client *c, const struct http_ctx *ctx, unsigned status)
 {
@@ -72,6 +78,7 @@ const struct lg_driver http_driver = {
     .name = "http",
     .client_state_size = sizeof(struct http_client),
     .error_names = http_error_names,
+    .error_descriptions = http_error_descriptions,
     .n_errors = 3,
     .on_ready = drv_on_ready,
     .submit = drv_submit,

@@ -309,6 +309,7 @@ int main(int argc, char **argv)
 
     if (request_build(spec, &url, absolute_form, ctx) < 0) lg_usage_error(tool, "out of memory");
     cfg.slots = ctx->mode == HTTP_MODE_1 ? 1 : ctx->streams;
+    cfg.slots_option = "--streams";
     if (ctx->mode == HTTP_MODE_AUTO && ctx->streams > 1 && !url.https)
         lg_usage_error(tool, "--streams needs HTTP/2: add --http 2 for h2c");
 

@@ -117,6 +117,7 @@ int request_build(const struct request_spec *s, const struct http_url *u, int ab
     http_url_authority(u, false, authority, sizeof(authority));
     ctx->method = s->method ? s->method : "GET";
     ctx->head = strcmp(ctx->method, "HEAD") == 0;
+    /* HTTP/2's :authority; the first -H 'Host: NAME' replaces it below */
     ctx->authority = strdup(authority);
     ctx->scheme = strdup(u->https ? "https" : "http");
     ctx->path = strdup(u->target);
@@ -183,10 +184,21 @@ int request_build(const struct request_spec *s, const struct http_url *u, int ab
         ctx->headers[n].name = strdup("content-length");
         ctx->headers[n++].value = strdup(cl);
     }
+    bool host_given = false;
     for (size_t i = 0; i < s->n_headers; i++) {
         struct http_header h;
         if (split_header(s->headers[i], &h) < 0) return -1;
-        if (h2_forbidden(h.name) || h.value[0] == '\0') {
+        if (!host_given && strcmp(h.name, "host") == 0 && h.value[0] != '\0') {
+            /* The virtual host is the same on both protocols: HTTP/1.1 sends
+             * the header as given, HTTP/2 sends it as :authority (as curl and
+             * h2load do). Otherwise --http auto could load another host than
+             * --http 1.1 without a word. */
+            free(ctx->authority);
+            ctx->authority = h.value;
+            h.value = NULL;
+            host_given = true;
+        }
+        if (!h.value || h2_forbidden(h.name) || h.value[0] == '\0') {
             free(h.name);
             free(h.value);
             continue;

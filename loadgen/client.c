@@ -388,10 +388,13 @@ void lg_client_timeout(struct lg_req *r)
     struct lg_client *c = r->client;
     struct lg_worker *w = c->w;
     int cls = LG_ERR_TIMEOUT;
-    if (c->state == LG_CONN_SETUP) {
-        cls = w->stages[c->stage]->timeout_class;
-        char detail[64];
-        snprintf(detail, sizeof(detail), "timed out in the %s stage", w->stages[c->stage]->name);
+    if (c->state == LG_CONN_SETUP) cls = w->stages[c->stage]->timeout_class;
+    if (!w->store.error_detail[cls]) {
+        /* the first of its class only: the summary shows one reason */
+        char detail[128];
+        snprintf(detail, sizeof(detail), "%s within the --timeout of %g ms",
+                 c->state == LG_CONN_SETUP ? w->stages[c->stage]->timeout_detail : "no response",
+                 (double)w->cfg->timeout_ns / 1e6);
         lg_store_error(w, cls, detail);
     }
     if (c->state == LG_CONN_READY && w->drv->on_timeout && w->drv->on_timeout(c, r->slot) == 0) {
@@ -413,8 +416,13 @@ static void peer_closed(struct lg_client *c)
         conn_failed(c);
     } else if (c->inflight) {
         c->fail_class = LG_ERR_EOF;
-        lg_store_error(c->w, LG_ERR_EOF,
-                       "the server closed the connection before the response ended");
+        if (!c->w->store.error_detail[LG_ERR_EOF]) {
+            char detail[96];
+            snprintf(detail, sizeof(detail),
+                     "the server closed the connection with %u %s in flight", c->inflight,
+                     c->inflight == 1 ? "request" : "requests");
+            lg_store_error(c->w, LG_ERR_EOF, detail);
+        }
         conn_failed(c);
     } else {
         /* an idle keep-alive connection the server closed: no error, the
@@ -538,6 +546,16 @@ bool lg_conn_write_blocked(const struct lg_client *c)
 void lg_conn_set_capacity(struct lg_client *c, unsigned n)
 {
     c->capacity = n ? (n < c->w->cfg->slots ? n : c->w->cfg->slots) : 1;
+}
+
+void lg_conn_peer_limit(struct lg_client *c, unsigned n)
+{
+    struct lg_store *st = &c->w->store;
+    if (n < c->w->cfg->slots && (!st->peer_limited || n < st->peer_limit)) {
+        st->peer_limited = true;
+        st->peer_limit = n;
+    }
+    lg_conn_set_capacity(c, n);
 }
 
 void lg_conn_close_when_idle(struct lg_client *c)

@@ -37,6 +37,9 @@ struct lg_driver {
     const char *name;
     size_t client_state_size;       /* per-client driver state, zeroed at level start */
     const char *const *error_names; /* driver error classes, numbered from LG_ERR__BASE_COUNT */
+    /* What each of those classes means, for the summary when no reason was
+     * recorded (one sentence each, same order as error_names) */
+    const char *const *error_descriptions;
     unsigned n_errors;
     const char *const *counter_names; /* extra exact counts (e.g. rcode.NOERROR) */
     unsigned n_counters;
@@ -98,6 +101,8 @@ struct lg_config {
     const char *meta_path; /* --meta FILE */
     const char *log_path;  /* --log FILE: one NDJSON record per request */
     uint64_t seed;
+    /* the option that sets slots, named in messages ("--streams") */
+    const char *slots_option;
     const char *target_desc; /* for messages and --meta */
     int argc;                /* the command line, for --meta */
     char **argv;
@@ -156,6 +161,11 @@ bool lg_conn_write_blocked(const struct lg_client *c);
 /* How many requests this connection carries at once (HTTP/1.1: 1; HTTP/2:
  * the server's stream limit). Defaults to the slots per client. */
 void lg_conn_set_capacity(struct lg_client *c, unsigned n);
+/* The server says how many requests it takes at once on this connection
+ * (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS): sets the capacity to at most n,
+ * and when n is below the slots per client the level reports the cap (stderr
+ * and --meta) instead of running at the server's limit without a word. */
+void lg_conn_peer_limit(struct lg_client *c, unsigned n);
 /* Close the connection once nothing is in flight (Connection: close, GOAWAY);
  * the next request reconnects and is cold. */
 void lg_conn_close_when_idle(struct lg_client *c);

@@ -352,7 +352,7 @@ static int on_frame_recv_cb(nghttp2_session *session, const nghttp2_frame *frame
         if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) {
             uint32_t max = nghttp2_session_get_remote_settings(
                 session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
-            lg_conn_set_capacity(h->c, max < h->n_slots ? max : h->n_slots);
+            lg_conn_peer_limit(h->c, max < h->n_slots ? max : h->n_slots);
         }
         break;
     case NGHTTP2_GOAWAY:
@@ -484,7 +484,10 @@ struct lg_h2 *lg_h2_open(struct lg_client *c, const struct lg_h2_callbacks *cb)
         why = nghttp2_strerror(rv);
         goto fail;
     }
-    lg_conn_set_capacity(c, n_slots);
+    /* One stream until the server's SETTINGS say how many it takes: streams
+     * sent before would be refused (REFUSED_STREAM) by a server allowing
+     * fewer than the slots, although it never processed them. */
+    lg_conn_set_capacity(c, 1);
     if (h2_flush(h) < 0) {
         lg_h2_free(h);
         return NULL;

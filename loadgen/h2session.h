@@ -39,9 +39,10 @@ struct lg_h2_callbacks {
 };
 
 /* Starts a session on a ready connection: preface and SETTINGS are queued and
- * sent. Sets the connection's capacity to the slots per client (later to the
- * server's MAX_CONCURRENT_STREAMS if lower). NULL on failure (already recorded
- * with lg_conn_fail). */
+ * sent. The connection carries one request until the server's first SETTINGS
+ * frame, then the slots per client or the server's MAX_CONCURRENT_STREAMS if
+ * lower (reported by the engine). NULL on failure (already recorded with
+ * lg_conn_fail). */
 struct lg_h2 *lg_h2_open(struct lg_client *c, const struct lg_h2_callbacks *cb);
 /* Opens a stream for `slot`. 0, or -1 after lg_conn_fail. */
 int lg_h2_submit(struct lg_h2 *h, unsigned slot, const struct lg_h2_request *req);

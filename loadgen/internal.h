@@ -51,6 +51,8 @@ struct lg_store {
     char **error_detail; /* first reason seen per class, or NULL */
     uint64_t *timeline;  /* completed responses per whole second */
     size_t timeline_len;
+    bool peer_limited;   /* a server allowed fewer requests at once than the slots */
+    unsigned peer_limit; /* the smallest such limit */
 };
 
 enum lg_req_flags {

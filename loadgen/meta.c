@@ -89,6 +89,11 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
         }
         lg_json_lit(&o, ", \"interrupted\": ");
         lg_json_lit(&o, r->interrupted ? "true" : "false");
+        if (r->peer_limited) {
+            /* the server's SETTINGS_MAX_CONCURRENT_STREAMS capped the slots */
+            lg_json_lit(&o, ", \"server_max_streams\": ");
+            lg_json_u64(&o, r->peer_limit);
+        }
         lg_json_lit(&o, ", \"sampled\": [");
         bool first = true;
         for (size_t i = 0; i < r->n; i++) {

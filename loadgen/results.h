@@ -25,6 +25,8 @@ struct lg_level_result {
     unsigned idle_clients;      /* clients that made no attempt */
     double seconds;             /* how long the level ran until its deadline */
     bool interrupted;
+    bool peer_limited;   /* a server allowed fewer requests at once than the slots */
+    unsigned peer_limit; /* the smallest limit a server gave, when peer_limited */
     char **error_detail; /* per class, first reason seen */
 };
 

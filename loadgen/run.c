@@ -35,6 +35,23 @@ static const char *const base_error_names[LG_ERR__BASE_COUNT] = {
     [LG_ERR_SOCKET] = "socket",
 };
 
+/* What each class means: the summary's line for a class whose errors came
+ * with no reason of their own. */
+static const char *const base_error_descriptions[LG_ERR__BASE_COUNT] = {
+    [LG_OK] = "success",
+    [LG_ERR_CONNECT_REFUSED] = "the server refused the connection (nothing listens on the port)",
+    [LG_ERR_CONNECT_TIMEOUT] = "the connection was not established within --timeout",
+    [LG_ERR_CONNECT] = "the connection could not be established",
+    [LG_ERR_PROXY_REFUSED] = "the proxy did not open the tunnel (CONNECT not answered with 2xx)",
+    [LG_ERR_TLS_HANDSHAKE] = "the TLS handshake failed or did not finish",
+    [LG_ERR_TLS_VERIFY] = "the server's certificate could not be verified",
+    [LG_ERR_RESET] = "the connection was reset or failed with requests in flight",
+    [LG_ERR_EOF] = "the server closed the connection before the response was complete",
+    [LG_ERR_TIMEOUT] = "no response within --timeout",
+    [LG_ERR_SEND] = "the request could not be sent",
+    [LG_ERR_SOCKET] = "no socket could be created (out of descriptors or memory)",
+};
+
 static const char *error_name(const struct lg_driver *d, unsigned cls)
 {
     if (cls < LG_ERR__BASE_COUNT) return base_error_names[cls];
@@ -196,6 +213,13 @@ static int level_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
             lg_result_add_count(res, drv->counter_names[k], e) < 0)
             return -1;
     }
+    for (unsigned i = 0; i < nw; i++) {
+        const struct lg_store *st = &ws[i].store;
+        if (st->peer_limited && (!res->peer_limited || st->peer_limit < res->peer_limit)) {
+            res->peer_limited = true;
+            res->peer_limit = st->peer_limit;
+        }
+    }
     res->attempts = totals[LG_C_ATTEMPTS];
     res->requests = totals[LG_C_REQUESTS];
     res->errors = totals[LG_C_ERRORS];
@@ -204,10 +228,22 @@ static int level_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
     res->unsent = totals[LG_C_UNSENT];
     res->error_detail = calloc(n_classes, sizeof(char *));
     if (!res->error_detail) return -1;
-    for (unsigned cls = 0; cls < n_classes; cls++)
-        for (unsigned i = 0; i < nw && !res->error_detail[cls]; i++)
-            if (ws[i].store.error_detail[cls])
+    for (unsigned cls = 1; cls < n_classes; cls++) {
+        uint64_t seen = 0;
+        for (unsigned i = 0; i < nw; i++) {
+            seen += ws[i].store.errors[cls];
+            if (!res->error_detail[cls] && ws[i].store.error_detail[cls])
                 res->error_detail[cls] = strdup(ws[i].store.error_detail[cls]);
+        }
+        /* every class line of the summary says what happened */
+        if (seen && !res->error_detail[cls]) {
+            const char *what = cls < LG_ERR__BASE_COUNT ? base_error_descriptions[cls]
+                               : drv->error_descriptions
+                                   ? drv->error_descriptions[cls - LG_ERR__BASE_COUNT]
+                                   : NULL;
+            res->error_detail[cls] = strdup(what ? what : "no reason recorded");
+        }
+    }
     return 0;
 }
 
@@ -368,6 +404,13 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
             goto out;
         }
         done = l + 1;
+        if (results[l].peer_limited)
+            fprintf(stderr,
+                    "%s: level c%u: the server allows %u concurrent streams per connection: "
+                    "%s %u was capped to %u\n",
+                    cfg->tool, cfg->levels[l], results[l].peer_limit,
+                    cfg->slots_option ? cfg->slots_option : "requests in flight per client",
+                    cfg->slots, results[l].peer_limit);
         if (log && lg_reqlog_flush(log) < 0)
             fprintf(stderr, "%s: --log %s: write failed\n", cfg->tool, cfg->log_path);
         if (!cfg->quiet || cfg->summary)

@@ -164,6 +164,7 @@ const struct lg_stage lg_stage_tls = {
     .name = "tls",
     .phase_series = LG_S_TLS_HANDSHAKE,
     .timeout_class = LG_ERR_TLS_HANDSHAKE,
+    .timeout_detail = "the TLS handshake did not finish",
     .start = tls_handshake_start,
     .step = tls_handshake_step,
 };

@@ -62,8 +62,9 @@ enum lg_step {
 /* One stage of setting up a connection. */
 struct lg_stage {
     const char *name;
-    int phase_series;  /* the phase sample taken when it completes (enum lg_series_id) */
-    int timeout_class; /* a request that times out during it fails with this class */
+    int phase_series;           /* the phase sample taken when it completes (enum lg_series_id) */
+    int timeout_class;          /* a request that times out during it fails with this class */
+    const char *timeout_detail; /* and what did not happen, for the summary */
     /* Begins the stage on the connected socket: its first step's result. */
     enum lg_step (*start)(struct lg_client *c);
     /* Goes on after a readable or writable event. */

@@ -165,6 +165,7 @@ const struct lg_stage lg_stage_connect = {
     .name = "connect",
     .phase_series = LG_S_CONNECT,
     .timeout_class = LG_ERR_CONNECT_TIMEOUT,
+    .timeout_detail = "the connection was not established",
     .start = connect_start,
     .step = connect_step,
 };

@@ -89,6 +89,7 @@ const struct lg_stage lg_stage_tunnel = {
     .name = "tunnel",
     .phase_series = LG_S_PROXY_CONNECT,
     .timeout_class = LG_ERR_PROXY_REFUSED,
+    .timeout_detail = "the proxy did not answer CONNECT",
     .start = tunnel_start,
     .step = tunnel_step,
 };

@@ -21,6 +21,15 @@ assert_le() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a<=b)}' || fail "${3:-too la
 assert_contains() { grep -q -- "$2" "$1" || fail "${3:-missing text}: '$2' not in $1"; }
 assert_empty_file() { [ ! -s "$1" ] || fail "${2:-file not empty}: $1 has $(wc -c <"$1") bytes"; }
 
+# assert_errors_described ERR: the summary in ERR has an errors.<class> line,
+# and every such line says what happened after its count.
+assert_errors_described() {
+    grep -qE '^  errors\.[a-z_]+ +[0-9]+' "$1" || fail "no errors.<class> line in $1"
+    local bare
+    bare=$(grep -E '^  errors\.[a-z_]+ +[0-9]+ *$' "$1")
+    [ -z "$bare" ] || fail "error class lines without a description in $1: $bare"
+}
+
 # run_tool OUT ERR CMD...: run with a hard wall-clock bound; sets RC.
 run_tool() {
     local out=$1 err=$2; shift 2

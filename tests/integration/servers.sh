@@ -19,6 +19,7 @@ export NGINX_H2C_PORT=$((LG_PORT_BASE + 82))
 export NGINX_UNIX=$SRV/nginx.sock
 export NGHTTPD_H2C_PORT=$((LG_PORT_BASE + 90))
 export NGHTTPD_TLS_PORT=$((LG_PORT_BASE + 91))
+export NGHTTPD_LIMIT_PORT=$((LG_PORT_BASE + 92))
 export UNTRUSTED_TLS_PORT=$((LG_PORT_BASE + 444))
 export TINYPROXY_PORT=$((LG_PORT_BASE + 888))
 export MITM_PORT=$((LG_PORT_BASE + 889))
@@ -82,6 +83,9 @@ export CA_PEM=$SRV/certs/ca.pem
 # and an HTTPS listener with an untrusted certificate on UNTRUSTED_TLS_PORT.
 # Locations: / (small page), /close (Connection: close), /missing (404),
 # /big.bin (1 MiB), /chunked (chunked body), /echo (POST body echoed back).
+# Two name-based virtual hosts, vhost-a.test and vhost-b.test, on the same
+# HTTP, HTTPS and h2c listeners, each logging its own requests (one line each:
+# the protocol, then the host) to $SRV/nginx/vhost-a.log and vhost-b.log.
 need_nginx() {
     [ -f "$SRV/nginx/nginx.pid" ] && kill -0 "$(cat "$SRV/nginx/nginx.pid")" 2>/dev/null && return 0
     need_certs || return 1
@@ -115,6 +119,27 @@ http {
         location = /chunked { chunked_transfer_encoding on; gzip on; gzip_min_length 1; gzip_types text/plain; return 200 "a chunked reply\n"; }
         location = /echo { client_max_body_size 10m; client_body_buffer_size 10m; echo_read_request_body_off_placeholder off; }
     }
+    log_format vhost '\$server_protocol \$host';
+    server {
+        listen 127.0.0.1:$NGINX_HTTP_PORT;
+        listen 127.0.0.1:$NGINX_HTTPS_PORT ssl http2;
+        listen 127.0.0.1:$NGINX_H2C_PORT http2;
+        server_name vhost-a.test;
+        ssl_certificate $SRV/certs/server.pem;
+        ssl_certificate_key $SRV/certs/server.key;
+        access_log $d/vhost-a.log vhost;
+        location / { return 200 "vhost a\n"; }
+    }
+    server {
+        listen 127.0.0.1:$NGINX_HTTP_PORT;
+        listen 127.0.0.1:$NGINX_HTTPS_PORT ssl http2;
+        listen 127.0.0.1:$NGINX_H2C_PORT http2;
+        server_name vhost-b.test;
+        ssl_certificate $SRV/certs/server.pem;
+        ssl_certificate_key $SRV/certs/server.key;
+        access_log $d/vhost-b.log vhost;
+        location / { return 200 "vhost b\n"; }
+    }
     server {
         listen 127.0.0.1:$UNTRUSTED_TLS_PORT ssl;
         ssl_certificate $SRV/certs/untrusted.pem;
@@ -130,11 +155,12 @@ CONF
 }
 
 # need_nghttpd: h2c (prior knowledge) on NGHTTPD_H2C_PORT and h2 over TLS on
-# NGHTTPD_TLS_PORT, serving $SRV/nghttpd/www.
+# NGHTTPD_TLS_PORT, serving $SRV/nghttpd/www; and h2c on NGHTTPD_LIMIT_PORT
+# allowing only 2 concurrent streams per connection (SETTINGS).
 need_nghttpd() {
     [ -f "$SRV/nghttpd/h2c.pid" ] && kill -0 "$(cat "$SRV/nghttpd/h2c.pid")" 2>/dev/null && return 0
     need_certs || return 1
-    _port_free "$NGHTTPD_H2C_PORT" "$NGHTTPD_TLS_PORT" || return 1
+    _port_free "$NGHTTPD_H2C_PORT" "$NGHTTPD_TLS_PORT" "$NGHTTPD_LIMIT_PORT" || return 1
     local d=$SRV/nghttpd
     mkdir -p "$d/www"
     echo "hello from nghttpd" >"$d/www/index.html"
@@ -143,7 +169,11 @@ need_nghttpd() {
     nghttpd -d "$d/www" --address=127.0.0.1 "$NGHTTPD_TLS_PORT" "$SRV/certs/server.key" \
         "$SRV/certs/server.pem" >"$d/tls.log" 2>&1 &
     echo $! >"$d/tls.pid"
-    _wait_port 127.0.0.1 "$NGHTTPD_H2C_PORT" && _wait_port 127.0.0.1 "$NGHTTPD_TLS_PORT"
+    nghttpd --no-tls --max-concurrent-streams=2 -d "$d/www" --address=127.0.0.1 \
+        "$NGHTTPD_LIMIT_PORT" >"$d/limit.log" 2>&1 &
+    echo $! >"$d/limit.pid"
+    _wait_port 127.0.0.1 "$NGHTTPD_H2C_PORT" && _wait_port 127.0.0.1 "$NGHTTPD_TLS_PORT" &&
+        _wait_port 127.0.0.1 "$NGHTTPD_LIMIT_PORT"
 }
 
 # need_tinyproxy: a forward proxy doing CONNECT and absolute-form requests.

@@ -6,8 +6,15 @@
 #   need_unbound  unbound with local data for example.test on
 #                 127.0.0.1:$UNBOUND_PORT (UDP+TCP), DoT on $UNBOUND_DOT_PORT and
 #                 DoH (HTTP/2, /dns-query) on $UNBOUND_DOH_PORT, with the test
-#                 certificate of need_certs (CA: $CA_PEM)
-# Records (both servers): www.example.test A 192.0.2.1 and AAAA 2001:db8::1,
+#                 certificate of need_certs (CA: $CA_PEM); DoH allows 4
+#                 concurrent streams per connection (http-max-streams)
+#   need_bind     BIND 9 (named), authoritative for example.test (recursion off,
+#                 so other zones are REFUSED) on 127.0.0.1:$BIND_PORT UDP+TCP,
+#                 its own DoH listener (HTTP/2 over TLS, /dns-query) on
+#                 $BIND_DOH_PORT, and its statistics channel (JSON at
+#                 /json/v1/server) on $BIND_STATS_PORT; bind_requests prints how
+#                 many queries it has received
+# Records (all three servers): www.example.test A 192.0.2.1 and AAAA 2001:db8::1,
 # example.test MX 10 mail.example.test, mail.example.test A 192.0.2.25,
 # txt.example.test TXT; any other name under example.test is NXDOMAIN.
 # Ports follow servers.sh's LG_PORT_BASE, so runs with different bases coexist.
@@ -15,6 +22,9 @@ export KNOT_PORT=$((LG_PORT_BASE + 53))
 export UNBOUND_PORT=$((LG_PORT_BASE + 54))
 export UNBOUND_DOT_PORT=$((LG_PORT_BASE + 853))
 export UNBOUND_DOH_PORT=$((LG_PORT_BASE + 854))
+export BIND_PORT=$((LG_PORT_BASE + 57))
+export BIND_DOH_PORT=$((LG_PORT_BASE + 857))
+export BIND_STATS_PORT=$((LG_PORT_BASE + 858))
 
 _wait_udp_dns() { # port seconds: until the server answers a query over UDP
     local i
@@ -73,6 +83,62 @@ CONF
     _wait_udp_dns "$KNOT_PORT" 10 && _wait_port 127.0.0.1 "$KNOT_PORT"
 }
 
+need_bind() {
+    [ -f "$SRV/bind/named.pid" ] && kill -0 "$(cat "$SRV/bind/named.pid")" 2>/dev/null && return 0
+    command -v named >/dev/null || { echo "servers_dns.sh: named missing (apt-get install bind9)" >&2; return 1; }
+    need_certs || return 1
+    _port_free "$BIND_PORT" "$BIND_DOH_PORT" "$BIND_STATS_PORT" || return 1
+    local d=$SRV/bind
+    mkdir -p "$d"
+    cat >"$d/example.test.zone" <<'ZONE'
+$ORIGIN example.test.
+$TTL 3600
+@       SOA ns1 hostmaster 1 3600 900 604800 300
+@       NS  ns1
+@       MX  10 mail
+ns1     A   192.0.2.53
+www     A   192.0.2.1
+www     AAAA 2001:db8::1
+mail    A   192.0.2.25
+txt     TXT "loadgen test zone"
+ZONE
+    # controls {}: no rndc channel (its default port 953 is shared by every
+    # run on the machine); pid-file none: the pid file is ours, named runs in
+    # the foreground (-f) as the user that started it, root included
+    cat >"$d/named.conf" <<CONF
+options {
+    directory "$d";
+    pid-file none;
+    session-keyfile none;
+    listen-on port $BIND_PORT { 127.0.0.1; };
+    listen-on port $BIND_DOH_PORT tls loadgen http default { 127.0.0.1; };
+    listen-on-v6 { none; };
+    recursion no;
+    dnssec-validation no;
+};
+controls { };
+tls loadgen { key-file "$SRV/certs/server.key"; cert-file "$SRV/certs/server.pem"; };
+statistics-channels { inet 127.0.0.1 port $BIND_STATS_PORT allow { 127.0.0.1; }; };
+zone "example.test" { type primary; file "$d/example.test.zone"; };
+logging {
+    channel main { file "$d/named.log"; severity warning; };
+    category default { main; };
+};
+CONF
+    named -f -c "$d/named.conf" >"$d/stdout.log" 2>&1 &
+    echo $! >"$d/named.pid"
+    _wait_udp_dns "$BIND_PORT" 10 && _wait_port 127.0.0.1 "$BIND_DOH_PORT" &&
+        _wait_port 127.0.0.1 "$BIND_STATS_PORT"
+}
+
+# bind_requests: queries BIND has received over every transport so far (the
+# statistics channel's Requestv4: one per DNS message, DoH included).
+bind_requests() {
+    python3 -c 'import json, sys, urllib.request
+d = json.load(urllib.request.urlopen("http://127.0.0.1:%s/json/v1/server" % sys.argv[1], timeout=5))
+print(d.get("nsstats", {}).get("Requestv4", 0))' "$BIND_STATS_PORT"
+}
+
 need_unbound() {
     [ -f "$SRV/unbound/unbound.pid" ] && kill -0 "$(cat "$SRV/unbound/unbound.pid")" 2>/dev/null && return 0
     command -v unbound >/dev/null || { echo "servers_dns.sh: unbound missing (apt-get install unbound)" >&2; return 1; }
@@ -102,6 +168,7 @@ server:
     tls-service-key: "$SRV/certs/server.key"
     tls-service-pem: "$SRV/certs/server.pem"
     http-endpoint: "/dns-query"
+    http-max-streams: 4
     http-notls-downstream: no
     incoming-num-tcp: 1024
     so-reuseport: no
@@ -124,11 +191,13 @@ CONF
         _wait_port 127.0.0.1 "$UNBOUND_DOH_PORT"
 }
 
-# need_dnsfault: tests/fixtures/dnsfault.py on 127.0.0.1:$DNSFAULT_PORT (UDP),
+# need_dnsfault: tests/fixtures/dnsfault.py on 127.0.0.1:$DNSFAULT_PORT (UDP and TCP),
 # answering by the first label of the name (see the fixture); late.* answers
-# come after $DNSFAULT_DELAY seconds.
+# come after $DNSFAULT_DELAY seconds, stale.* ones after 70000 more queries of
+# the same client and 1 s, each logged to $DNSFAULT_LOG.
 export DNSFAULT_PORT=$((LG_PORT_BASE + 55))
 export DNSFAULT_DELAY=${DNSFAULT_DELAY:-0.6}
+export DNSFAULT_LOG=$SRV/dnsfault/answers.log
 need_dnsfault() {
     [ -f "$SRV/dnsfault/dnsfault.pid" ] && kill -0 "$(cat "$SRV/dnsfault/dnsfault.pid")" 2>/dev/null && return 0
     _port_free "$DNSFAULT_PORT" || return 1
@@ -136,7 +205,9 @@ need_dnsfault() {
     fixture=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)/dnsfault.py
     mkdir -p "$d"
     rm -f "$d/ready"
-    python3 "$fixture" "$DNSFAULT_PORT" --delay "$DNSFAULT_DELAY" >"$d/ready" 2>"$d/stderr.log" &
+    : >"$DNSFAULT_LOG"
+    python3 "$fixture" "$DNSFAULT_PORT" --delay "$DNSFAULT_DELAY" --log "$DNSFAULT_LOG" \
+        >"$d/ready" 2>"$d/stderr.log" &
     echo $! >"$d/dnsfault.pid"
     local i
     for ((i = 0; i < 100; i++)); do

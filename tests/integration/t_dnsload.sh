@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Integration tests of dnsload against real DNS servers on loopback: knot
 # (authoritative: NOERROR, NXDOMAIN, REFUSED), unbound (every transport: udp,
-# tcp, dot, doh POST and GET), the fault-injection fixture dnsfault.py (one
+# tcp, dot, doh POST and GET), BIND's own DoH listener, the fault-injection fixture dnsfault.py (one
 # test per error class), the socket and system-call budget (strace), usage
 # errors, --help and the man page.
-# Needs knot, unbound (with libnghttp2 for DoH), kdig (knot-dnsutils), strace,
+# Needs knot, unbound (with libnghttp2 for DoH), BIND 9.18 (bind9), kdig (knot-dnsutils), strace,
 # groff. Run: BUILD=/path/to/build bash tests/integration/t_dnsload.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$TESTDIR/servers.sh"
@@ -137,12 +137,51 @@ t_unbound_doh_get() {
     unbound_run u_doh_get doh "$UNBOUND_DOH_PORT" --cacert "$CA_PEM" --doh-method get
 }
 
+# unbound's DoH allows 4 streams per connection (http-max-streams): 8
+# outstanding must not be sent before its SETTINGS (it would refuse the extra
+# ones) and the cap is reported on stderr and in --meta.
+t_doh_server_stream_limit_caps_outstanding() {
+    need_unbound || { fail "unbound did not start"; return; }
+    dns u_doh_cap -s 127.0.0.1 -p "$UNBOUND_DOH_PORT" --transport doh --cacert "$CA_PEM" \
+        --outstanding 8 --query 'www.example.test A' -c 2 -d 1s -q --meta "$W/u_doh_cap.meta"
+    assert_eq "$RC" 0 "exit status"
+    check "$W/u_doh_cap.json" --invariants 'v("c2.requests") > 50' 'v("c2.errors") == 0' \
+        'v("c2.reconnects") == 0'
+    assert_contains "$W/u_doh_cap.err" \
+        "dnsload: level c2: the server allows 4 concurrent streams per connection: --outstanding 8 was capped to 4"
+    assert_eq "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["levels"][0].get("server_max_streams"))' "$W/u_doh_cap.meta")" 4 \
+        "--meta server_max_streams"
+}
+
 t_doh_wrong_path_is_an_http_status_error() {
     need_unbound || { fail "unbound did not start"; return; }
     dns u_doh_404 -s 127.0.0.1 -p "$UNBOUND_DOH_PORT" --transport doh --cacert "$CA_PEM" \
         --doh-path /nothing-here --query 'www.example.test A' -c 1 -d 300ms -q
     assert_eq "$RC" 1 "exit status"
     check "$W/u_doh_404.json" 'v("c1.errors.http_status") == v("c1.attempts") > 0'
+}
+
+# --- BIND: its own DoH listener ------------------------------------------------
+
+# BIND 9.18 takes a POST without content-length for an empty body: 400 to
+# every query, then it closes the connection. Both methods must work, and
+# BIND's own count of the queries it received must equal the attempts.
+t_bind_doh_post_and_get_counted_by_bind() {
+    need_bind || { fail "BIND did not start"; return; }
+    printf 'www.example.test A\nexample.test MX\nnope.example.test AAAA\n' >"$W/bind.queries"
+    local method before after
+    for method in post get; do
+        before=$(bind_requests) || { fail "BIND statistics channel unreadable"; return; }
+        dns "b_doh_$method" -s 127.0.0.1 -p "$BIND_DOH_PORT" --transport doh --cacert "$CA_PEM" \
+            --doh-method "$method" --outstanding 4 --queries "$W/bind.queries" -c 2 -d 1s -q
+        after=$(bind_requests) || { fail "BIND statistics channel unreadable"; return; }
+        assert_eq "$RC" 0 "doh $method exit status"
+        [ "$RC" = 0 ] || cat "$W/b_doh_$method.err" >&2
+        echo "doh $method: BIND received $((after - before)) queries"
+        check "$W/b_doh_$method.json" --invariants 'v("c2.requests") > 50' 'v("c2.errors") == 0' \
+            'v("c2.reconnects") == 0' 'v("c2.unexpected") == 0' 'v("c2.rcode.NXDOMAIN") > 0' \
+            "v('c2.attempts') == $((after - before))"
+    done
 }
 
 # --- the cost on the hot path ------------------------------------------------
@@ -226,6 +265,39 @@ t_fault_wrong_id_is_unexpected() {
         'v("c2.unexpected") > 0' 'v("c2.late") == 0'
 }
 
+# --outstanding 1024 with answers more than 65536 queries late (stale.*: held
+# back for 70000 more queries of the client and 1 s, well past the --timeout):
+# every one that arrives is counted late, none is taken for a newer query's
+# answer (they are NXDOMAIN, so rcode.NXDOMAIN would count one), none is
+# unexpected. With the old IDs (slot bits and six generation bits, recurring
+# after 64 queries of a slot) such answers were matched to newer queries.
+t_answers_65536_queries_late_are_late_at_outstanding_1024() {
+    need_dnsfault || { fail "dnsfault.py did not start"; return; }
+    { echo 'stale.example.test A'; for ((i = 0; i < 99; i++)); do echo 'ok.example.test A'; done; } \
+        >"$W/stale.queries"
+    local transport before sent
+    for transport in tcp udp; do
+        before=$(wc -l <"$DNSFAULT_LOG")
+        dns "stale_$transport" -s 127.0.0.1 -p "$DNSFAULT_PORT" --transport "$transport" \
+            --queries "$W/stale.queries" -c 1 --outstanding 1024 --timeout 500ms -d 5s -q
+        sent=$(($(wc -l <"$DNSFAULT_LOG") - before))
+        echo "$transport: dnsfault.py sent $sent answers 70000 queries late"
+        assert_eq "$RC" 1 "$transport exit status (the stale queries time out)"
+        assert_ge "$sent" 10 "$transport: late answers sent (did 5 s see 70000 queries?)"
+        check "$W/stale_$transport.json" --invariants 'v("c1.unexpected") == 0' \
+            'v("c1.errors.mismatch") == 0' 'not has("c1.rcode.NXDOMAIN")' \
+            'v("c1.reconnects") == 0' 'v("c1.errors") == v("c1.errors.timeout")' \
+            'v("c1.late") <= v("c1.errors.timeout")' 'v("c1.requests") > 70000'
+        if [ "$transport" = tcp ]; then
+            # nothing is lost on a stream: every answer sent arrived
+            check "$W/stale_$transport.json" "v('c1.late') >= $sent"
+        else
+            # a datagram the socket dropped never arrived
+            check "$W/stale_$transport.json" "v('c1.late') + v('c1.rx_dropped') >= $sent"
+        fi
+    done
+}
+
 t_fault_qr_clear_and_wrong_question_are_mismatch() {
     local name
     for name in qrclear wrongq; do
@@ -283,6 +355,43 @@ t_fault_duplicate_answer_is_unexpected() {
     assert_eq "$RC" 0 "exit status"
     check "$W/f_dup.json" --invariants 'v("c2.requests") > 0' 'v("c2.errors") == 0' \
         'v("c2.unexpected") > 0'
+}
+
+t_fault_tcp_close_is_eof() {
+    fault close --transport tcp --summary || return
+    assert_eq "$RC" 1 "exit status"
+    check "$W/f_close.json" --invariants 'v("c2.errors.eof") == v("c2.attempts") > 0' \
+        'v("c2.reconnects") > 0'
+    assert_contains "$W/f_close.err" "errors.eof .* the server closed the connection with 1 request in flight"
+}
+
+# Every errors.<class> line of the summary says what happened, whether the
+# code that failed recorded a reason or not (eof and timeout did not).
+t_every_error_class_in_the_summary_says_what_happened() {
+    need_dnsfault || { fail "dnsfault.py did not start"; return; }
+    local name args
+    while read -r name args; do
+        # shellcheck disable=SC2086
+        dns "d_$name" -s 127.0.0.1 -p "$DNSFAULT_PORT" --query "$name.example.test A" -c 2 \
+            -d 500ms --timeout 200ms $args
+        assert_eq "$RC" 1 "exit status of $name $args"
+        echo "$name $args:"; grep '^  errors\.' "$W/d_$name.err"
+        assert_errors_described "$W/d_$name.err"
+    done <<CASES
+drop
+close --transport tcp
+servfail --transport tcp
+wrongq
+short
+late --outstanding 4
+CASES
+    assert_contains "$W/d_drop.err" "errors.timeout .* no response within the --timeout of 200 ms"
+    dns d_icmp -s 127.0.0.1 -p 15399 --query 'www.example.test A' -c 1 -d 300ms
+    assert_errors_described "$W/d_icmp.err"
+    need_unbound || { fail "unbound did not start"; return; }
+    dns d_doh -s 127.0.0.1 -p "$UNBOUND_DOH_PORT" --transport doh --cacert "$CA_PEM" \
+        --doh-path /nothing-here --query 'www.example.test A' -c 1 -d 300ms
+    assert_errors_described "$W/d_doh.err"
 }
 
 t_icmp_port_unreachable() {

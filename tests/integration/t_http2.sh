@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # httpload over HTTP/2 (the engine's h2 session): nginx and nghttpd over TLS
 # with ALPN and as h2c with prior knowledge, concurrent streams, large bodies,
-# status errors, and a scripted h2 server for GOAWAY, RST_STREAM and timeouts.
+# status errors, -H Host naming the same virtual host on every protocol, and a
+# scripted h2 server for GOAWAY, RST_STREAM and timeouts.
 # Run: BUILD=/path/to/build bash tests/integration/t_http2.sh
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/servers.sh"
@@ -13,7 +14,7 @@ TLS=https://127.0.0.1:$NGINX_HTTPS_PORT
 H2C=http://127.0.0.1:$NGINX_H2C_PORT
 O=$TMPROOT/h2out.json
 E=$TMPROOT/h2err.txt
-FIXTURE_PORT=${H2_FIXTURE_PORT:-18095}
+FIXTURE_PORT=${H2_FIXTURE_PORT:-$((LG_PORT_BASE + 95))}
 
 # A scripted HTTP/2 server (raw frames, no h2 library needed) for what real
 # servers will not do on demand. Modes, applied to every request:
@@ -114,6 +115,41 @@ t_nginx_auto_picks_h2_by_alpn() {
     doc $O "v('c2.bytes_received')>$H2_MAX_BYTES*v('c2.attempts')"
 }
 
+# -H 'Host: NAME' names the virtual host whatever the protocol: nginx's log of
+# vhost-a.test must grow by exactly the attempts, every line in the protocol
+# the run should have spoken, and vhost-b.test's log not at all.
+t_host_header_names_the_virtual_host_on_every_protocol() {
+    local a=$SRV/nginx/vhost-a.log b=$SRV/nginx/vhost-b.log proto mode url
+    local before_a before_b lines_a i
+    while read -r proto mode url; do
+        before_a=$(cat "$a" 2>/dev/null | wc -l)
+        before_b=$(cat "$b" 2>/dev/null | wc -l)
+        run_tool $O $E $H --http "$mode" -H 'Host: vhost-a.test' -c 2 -d 300ms \
+            --cacert "$CA_PEM" "$url"
+        assert_eq "$RC" 0 "exit status (--http $mode $url)"
+        # nginx logs a request just after its response: give the last one a moment
+        for ((i = 0; i < 20; i++)); do
+            lines_a=$(($(wc -l <"$a") - before_a))
+            doc $O "v('c2.attempts') == $lines_a" 2>/dev/null >&2 && break
+            sleep 0.1
+        done
+        echo "--http $mode $url: vhost-a.test logged $lines_a requests"
+        doc $O --invariants "v('c2.requests') > 10" "v('c2.errors') == 0" \
+            "v('c2.attempts') == $lines_a"
+        assert_eq "$(tail -n "+$((before_a + 1))" "$a" | grep -cv "^$proto vhost-a.test\$")" 0 \
+            "vhost-a.test log lines not '$proto vhost-a.test' (--http $mode $url)"
+        assert_eq "$(($(cat "$b" 2>/dev/null | wc -l) - before_b))" 0 \
+            "requests logged by vhost-b.test (--http $mode $url)"
+    done <<CASES
+HTTP/1.1 1.1 http://127.0.0.1:$NGINX_HTTP_PORT/
+HTTP/1.1 1.1 $TLS/
+HTTP/2.0 2 $TLS/
+HTTP/2.0 2 $H2C/
+HTTP/2.0 auto $TLS/
+HTTP/1.1 auto http://127.0.0.1:$NGINX_HTTP_PORT/
+CASES
+}
+
 t_nginx_h2c_prior_knowledge() {
     run_tool $O $E $H --http 2 -c 3 -d 500ms "$H2C/"
     assert_eq "$RC" 0 "exit status"
@@ -149,6 +185,32 @@ t_streams_8_over_h2c() {
     assert_eq "$RC" 0 "exit status"
     doc $O --invariants "v('c2.connections')==2" "v('c2.errors')==0" \
         "n('c2.latency_cold_ms')==2"
+}
+
+# meta_level FILE KEY: levels[0][KEY] of a --meta descriptor, or "absent".
+meta_level() {
+    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["levels"][0].get(sys.argv[2], "absent"))' "$1" "$2"
+}
+
+# nghttpd on NGHTTPD_LIMIT_PORT allows 2 streams per connection. -m 8 must not
+# send streams before the server's SETTINGS (it would refuse those above 2,
+# which it never processed) and must say that the server capped it, even
+# with -q; a run within the limit says nothing.
+t_server_stream_limit_caps_streams_without_errors() {
+    run_tool $O $E $H --http 2 -m 8 -c 2 -d 500ms -q --meta "$TMPROOT/limit.meta" \
+        "http://127.0.0.1:$NGHTTPD_LIMIT_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.errors')==0" "v('c2.requests')>100" "v('c2.connections')==2" \
+        "v('c2.reconnects')==0"
+    assert_contains $E \
+        "httpload: level c2: the server allows 2 concurrent streams per connection: --streams 8 was capped to 2"
+    assert_eq "$(meta_level "$TMPROOT/limit.meta" server_max_streams)" 2 "--meta server_max_streams"
+    run_tool $O $E $H --http 2 -m 2 -c 2 -d 300ms -q --meta "$TMPROOT/limit.meta" \
+        "http://127.0.0.1:$NGHTTPD_LIMIT_PORT/"
+    assert_eq "$RC" 0 "exit status within the limit"
+    assert_empty_file $E "stderr within the limit"
+    assert_eq "$(meta_level "$TMPROOT/limit.meta" server_max_streams)" absent \
+        "--meta server_max_streams within the limit"
 }
 
 t_one_mebibyte_body_over_h2() {

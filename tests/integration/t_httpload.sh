@@ -362,6 +362,25 @@ t_fault_100_continue_before_response() {
     doc $O --invariants "v('c1.requests')>5"
 }
 
+# Every errors.<class> line of the summary says what happened, whether the
+# code that failed recorded a reason or not (eof and timeout did not).
+t_every_error_class_in_the_summary_says_what_happened() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    local url
+    for url in "http://127.0.0.1:$HTTPFAULT_PORT/truncate" "http://127.0.0.1:$HTTPFAULT_PORT/stall" \
+        "http://127.0.0.1:$HTTPFAULT_PORT/resetnow" "http://127.0.0.1:$HTTPFAULT_PORT/garbage" \
+        "$BASE/missing" "http://127.0.0.1:1/" "https://127.0.0.1:$UNTRUSTED_TLS_PORT/" \
+        "https://127.0.0.1:$HTTPFAULT_PORT/"; do
+        run_tool $O $E $H -c 1 -d 300ms --timeout 300ms "$url"
+        assert_eq "$RC" 1 "exit status for $url"
+        echo "$url:"; grep '^  errors\.' $E
+        assert_errors_described $E
+    done
+    # the reasons eof and timeout record
+    run_tool $O $E $H -c 1 -d 300ms --timeout 300ms "http://127.0.0.1:$HTTPFAULT_PORT/stall"
+    assert_contains $E "errors.timeout .* no response within the --timeout of 300 ms"
+}
+
 t_fault_stray_bytes_after_response_are_protocol() {
     need_httpfault || { fail "fixture did not start"; return; }
     run_tool $O $E $H -c 1 -d 300ms "http://127.0.0.1:$HTTPFAULT_PORT/extra"
