@@ -3,6 +3,7 @@
  * loop (unknown options, missing values, --help, --version). */
 #include "loadgen/options.h"
 #include "loadgen/clock.h"
+#include "loadgen/start.h"
 #include "loadgen/watch.h"
 
 #include <getopt.h>
@@ -50,6 +51,16 @@ static const struct lg_option shared_options[] = {
      "    --watch NAME=PID, --watch NAME=pidfile:PATH",
      "sample a process and its descendants each second: CPU,\nRSS, PSS, USS, open fds, as "
      "watch.NAME.* (repeatable)"},
+    {"shard", 0, required_argument, LG_OPT_SHARD, "Across machines", "    --shard I/N",
+     "run shard I (0-based) of N: the clients I, I+N, I+2N, ...\nof every level, and their share "
+     "of --rate"},
+    {"start-at", 0, required_argument, LG_OPT_START_AT, "Across machines", "    --start-at TIME",
+     "start level k at TIME + k*(duration + timeout + 1s), TIME\nin RFC 3339 with a zone or "
+     "@EPOCH[.FRACTION]"},
+    {"max-late", 0, required_argument, LG_OPT_MAX_LATE, "Across machines", "    --max-late TIME",
+     "a level whose start passed more than TIME ago is not run\n(exit status 5; default 1s)"},
+    {"run-id", 0, required_argument, LG_OPT_RUN_ID, "Across machines", "    --run-id ID",
+     "name the run in --meta, so a merge can check its shards"},
     {"help", 'h', no_argument, LG_OPT_HELP, "", "-h, --help", "this help"},
     {"version", 'V', no_argument, LG_OPT_VERSION, "", "-V, --version", "version"},
 };
@@ -70,7 +81,8 @@ enum { N_TLS = sizeof(tls_options) / sizeof(tls_options[0]) };
 static const char exit_statuses[] =
     "Exit status: 0 success; 1 errors above --max-error-rate (the document is still\n"
     "printed); 2 bad usage or input; 3 a level was invalid; 4 the run failed;\n"
-    "130 interrupted (the document holds what was measured).\n";
+    "5 a level's common start had passed by more than --max-late; 130 interrupted\n"
+    "(the document holds what was measured).\n";
 
 /* The options in --help order: the tool's, TLS, then the shared ones. */
 static const struct lg_option *nth_option(const struct lg_cmdline *cl, size_t i, const char **group)
@@ -229,6 +241,38 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
         return 1;
     case LG_OPT_WATCH:
         lg_watch_option(cfg, arg);
+        return 1;
+    case LG_OPT_SHARD: {
+        unsigned long long i, n;
+        const char *slash = strchr(arg, '/');
+        char first[32];
+        if (!slash || (size_t)(slash - arg) >= sizeof(first)) goto bad_shard;
+        memcpy(first, arg, (size_t)(slash - arg));
+        first[slash - arg] = '\0';
+        if (lg_parse_unsigned(first, 0, 999999, &i) < 0 ||
+            lg_parse_unsigned(slash + 1, 1, 1000000, &n) < 0 || i >= n)
+            goto bad_shard;
+        cfg->shard_index = (unsigned)i;
+        cfg->shard_count = (unsigned)n;
+        return 1;
+    bad_shard:
+        lg_usage_error(tool, "--shard: '%s' is not I/N with 0 <= I < N (example: 0/4)", arg);
+    }
+    case LG_OPT_START_AT:
+        if (lg_parse_start_at(arg, &cfg->start_at_ns) < 0)
+            lg_usage_error(tool,
+                           "--start-at: '%s' is not a time in RFC 3339 with a zone "
+                           "(2026-12-01T10:00:00Z) or @EPOCH[.FRACTION]",
+                           arg);
+        return 1;
+    case LG_OPT_MAX_LATE:
+        if (lg_parse_duration(arg, &cfg->max_late_ns) < 0)
+            lg_usage_error(tool, "--max-late: '%s' is not a duration (examples: 500ms, 1s)", arg);
+        return 1;
+    case LG_OPT_RUN_ID:
+        if (!*arg || strlen(arg) > 200)
+            lg_usage_error(tool, "--run-id: give a name of 1 to 200 characters");
+        cfg->run_id = arg;
         return 1;
     default:
         return 0;

@@ -106,6 +106,12 @@ struct lg_config {
     const char *target_desc; /* for messages and --meta */
     int argc;                /* the command line, for --meta */
     char **argv;
+    /* scale-out: this process is shard shard_index of shard_count (--shard);
+     * levels start at common wall-clock moments from start_at_ns (--start-at,
+     * 0: at once), and one reached later than max_late_ns is not run */
+    unsigned shard_index, shard_count;
+    uint64_t start_at_ns, max_late_ns;
+    const char *run_id; /* --run-id, for --meta */
     /* --watch, in the order given */
     struct lg_watch_spec *watches;
     size_t n_watches;
@@ -117,7 +123,8 @@ enum {
     LG_EXIT_ERRORS = 1,
     LG_EXIT_USAGE = 2,
     LG_EXIT_INVALID = 3,
-    LG_EXIT_FAILED = 4,        /* the run could not be carried out (e.g. out of memory) */
+    LG_EXIT_FAILED = 4, /* the run could not be carried out (e.g. out of memory) */
+    LG_EXIT_LATE = 5,   /* a level's common start (--start-at) passed by more than --max-late */
     LG_EXIT_INTERRUPTED = 130, /* SIGINT or SIGTERM */
 };
 

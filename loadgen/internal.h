@@ -181,6 +181,11 @@ struct lg_worker {
     bool have_rx_dropped;
 };
 
+/* errors.c */
+const char *lg_error_name(const struct lg_driver *d, unsigned cls);
+/* What a class means, for a class whose errors came with no reason. */
+const char *lg_error_description(const struct lg_driver *d, unsigned cls);
+
 /* client.c */
 /* The transport's calls back: an ICMP error on a datagram socket (charged to
  * the oldest request whose bytes left), and a queued request's bytes left. */

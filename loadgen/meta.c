@@ -3,6 +3,7 @@
 #include "loadgen/engine.h"
 #include "loadgen/jsonout.h"
 #include "loadgen/results.h"
+#include "loadgen/start.h"
 #include "loadgen/transport.h"
 
 #include <ev.h>
@@ -20,6 +21,18 @@ void lg_meta_wallclock(char *buf, size_t len)
     gmtime_r(&ts.tv_sec, &tm);
     size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+/* A wall-clock time as an RFC 3339 string, or null when there is none. */
+static void write_wall(struct lg_jsonout *o, uint64_t wall_ns)
+{
+    if (!wall_ns) {
+        lg_json_lit(o, "null");
+        return;
+    }
+    char buf[64];
+    lg_format_wall(wall_ns, buf, sizeof(buf));
+    lg_json_str(o, buf);
 }
 
 int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *drv,
@@ -57,6 +70,25 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     lg_json_str(&o, started_at);
     lg_json_lit(&o, ",\n  \"host\": ");
     lg_json_str(&o, host);
+    lg_json_lit(&o, ",\n  \"run_id\": ");
+    if (cfg->run_id)
+        lg_json_str(&o, cfg->run_id);
+    else
+        lg_json_lit(&o, "null");
+    lg_json_lit(&o, ",\n  \"shard\": {\"index\": ");
+    lg_json_u64(&o, cfg->shard_index);
+    lg_json_lit(&o, ", \"count\": ");
+    lg_json_u64(&o, cfg->shard_count);
+    struct lg_clock_state clk;
+    lg_clock_state(&clk);
+    lg_json_lit(&o, "},\n  \"clock\": {\"synchronized\": ");
+    lg_json_lit(&o, clk.synchronized ? "true" : "false");
+    lg_json_lit(&o, ", \"est_error_us\": ");
+    lg_json_i64(&o, clk.est_error_us);
+    lg_json_lit(&o, ", \"max_error_us\": ");
+    lg_json_i64(&o, clk.max_error_us);
+    lg_json_lit(&o, "},\n  \"start_at\": ");
+    write_wall(&o, cfg->start_at_ns);
     lg_json_lit(&o, ",\n  \"cpus\": ");
     lg_json_i64(&o, sysconf(_SC_NPROCESSORS_ONLN));
     lg_json_lit(&o, ",\n  \"options\": {\"threads\": ");
@@ -79,6 +111,17 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
         lg_json_lit(&o, l ? ",\n    " : "\n    ");
         lg_json_lit(&o, "{\"clients\": ");
         lg_json_u64(&o, r->clients);
+        lg_json_lit(&o, ", \"shard_clients\": ");
+        lg_json_u64(&o, r->shard_clients);
+        lg_json_lit(&o, ", \"requested_start\": ");
+        write_wall(&o, r->requested_start_ns);
+        lg_json_lit(&o, ", \"actual_start\": ");
+        write_wall(&o, r->actual_start_ns);
+        lg_json_lit(&o, ", \"start_lag_s\": ");
+        if (r->requested_start_ns)
+            lg_json_double(&o, ((double)r->actual_start_ns - (double)r->requested_start_ns) / 1e9);
+        else
+            lg_json_lit(&o, "null");
         lg_json_lit(&o, ", \"seconds\": ");
         lg_json_double(&o, r->seconds);
         if (cfg->rate > 0) {
@@ -103,7 +146,19 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
                 first = false;
             }
         }
-        lg_json_lit(&o, "]}");
+        /* the true count of each sampled metric, so a merge can weigh it */
+        lg_json_lit(&o, "], \"seen\": {");
+        first = true;
+        for (size_t i = 0; i < r->n; i++) {
+            if (r->m[i].seen > r->m[i].n) {
+                lg_json_lit(&o, first ? "" : ", ");
+                lg_json_str(&o, r->m[i].name);
+                lg_json_lit(&o, ": ");
+                lg_json_u64(&o, r->m[i].seen);
+                first = false;
+            }
+        }
+        lg_json_lit(&o, "}}");
     }
     lg_json_lit(&o, "\n  ]");
     if (extra) {

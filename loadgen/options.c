@@ -143,6 +143,8 @@ void lg_config_defaults(struct lg_config *cfg, const char *tool, uint64_t defaul
     cfg->duration_ns = 10ull * 1000000000u;
     cfg->timeout_ns = default_timeout_ns;
     cfg->retry_delay_ns = 100ull * LG_NS_PER_MS;
+    cfg->shard_count = 1;
+    cfg->max_late_ns = LG_NS_PER_S;
     cfg->threads = 1;
     cfg->slots = 1;
     cfg->max_samples = 1000000;

@@ -41,6 +41,10 @@ enum {
     LG_OPT_RETRY_DELAY,
     LG_OPT_HELP,
     LG_OPT_VERSION,
+    LG_OPT_SHARD,
+    LG_OPT_START_AT,
+    LG_OPT_MAX_LATE,
+    LG_OPT_RUN_ID,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
 

@@ -17,7 +17,10 @@ struct lg_metric {
 };
 
 struct lg_level_result {
-    unsigned clients;
+    unsigned clients;       /* the level's, across all shards: its key c<clients> */
+    unsigned shard_clients; /* this process's share */
+    uint64_t requested_start_ns,
+        actual_start_ns; /* wall clock; requested is 0 without --start-at */
     struct lg_metric *m;
     size_t n, cap;
     uint64_t attempts, requests, errors, unfinished;

@@ -33,8 +33,12 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
                       unsigned n_classes, lg_error_namer name, const struct lg_config *cfg)
 {
     double secs = r->seconds > 0 ? r->seconds : 1e-9;
-    fprintf(out, "%s: level c%u: %llu requests in %.2fs (%.1f/s), %llu errors, %llu unfinished",
-            cfg->tool, r->clients, (unsigned long long)r->requests, r->seconds,
+    char shard[64] = "";
+    if (cfg->shard_count > 1)
+        snprintf(shard, sizeof(shard), " (shard %u/%u: %u clients)", cfg->shard_index,
+                 cfg->shard_count, r->shard_clients);
+    fprintf(out, "%s: level c%u%s: %llu requests in %.2fs (%.1f/s), %llu errors, %llu unfinished",
+            cfg->tool, r->clients, shard, (unsigned long long)r->requests, r->seconds,
             (double)r->requests / secs, (unsigned long long)r->errors,
             (unsigned long long)r->unfinished);
     if (cfg->rate > 0)

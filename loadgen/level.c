@@ -1,0 +1,273 @@
+/* One level of a run. See level.h. */
+#include "loadgen/level.h"
+#include "loadgen/control.h"
+#include "loadgen/internal.h"
+#include "loadgen/results.h"
+#include "loadgen/selfwatch.h"
+#include "loadgen/start.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *worker_thread(void *arg)
+{
+    lg_worker_run_level(arg);
+    return NULL;
+}
+
+struct cohort {
+    struct lg_client *clients;
+    struct lg_req *slots;
+    uint32_t *free_slots;
+    uint8_t *states;
+    size_t state_size;
+};
+
+static int cohort_alloc(struct cohort *co, unsigned n, unsigned slots, size_t state_size)
+{
+    memset(co, 0, sizeof(*co));
+    if (n == 0) n = 1; /* a shard may have no client at a level: nothing to hold */
+    co->state_size = (state_size + 15) & ~(size_t)15;
+    co->clients = calloc(n, sizeof(*co->clients));
+    co->slots = calloc((size_t)n * slots, sizeof(*co->slots));
+    co->free_slots = calloc((size_t)n * slots, sizeof(*co->free_slots));
+    co->states = co->state_size ? calloc(n, co->state_size) : NULL;
+    return co->clients && co->slots && co->free_slots && (co->states || !co->state_size) ? 0 : -1;
+}
+
+static void cohort_free(struct cohort *co)
+{
+    free(co->clients);
+    free(co->slots);
+    free(co->free_slots);
+    free(co->states);
+}
+
+static double *series_take(struct lg_series *s, size_t *n)
+{
+    double *v = s->v;
+    *n = s->n;
+    s->v = NULL;
+    s->n = s->cap = 0;
+    return v;
+}
+
+/* Merges the workers' stores into the level's named metrics. */
+static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
+{
+    struct lg_worker *ws = lv->ws;
+    unsigned nw = lv->nw, n_classes = lv->n_classes;
+    const struct lg_config *cfg = lv->cfg;
+    const struct lg_driver *drv = lv->drv;
+    static const char *const series_names[LG_S__COUNT] = {
+        "latency_cold_ms",  "latency_warm_ms", "connect_ms",  "proxy_connect_ms",
+        "tls_handshake_ms", "ttfb_ms",         "send_lag_ms",
+    };
+    struct lg_series **parts = calloc(nw, sizeof(*parts));
+    if (!parts) return -1;
+    for (int s = 0; s < LG_S__COUNT; s++) {
+        struct lg_series merged;
+        lg_series_init(&merged, cfg->max_samples);
+        for (unsigned i = 0; i < nw; i++) {
+            parts[i] = &ws[i].store.series[s];
+            if (parts[i]->lost) {
+                free(parts);
+                return -1; /* out of memory: a sample could not be kept */
+            }
+        }
+        if (lg_series_merge(&merged, parts, nw, &lv->rng) < 0) {
+            free(parts);
+            return -1;
+        }
+        if (lg_series_sampled(&merged)) lv->sampled = true;
+        size_t n;
+        uint64_t seen = merged.seen;
+        double *v = series_take(&merged, &n);
+        if (lg_result_add(res, series_names[s], "milliseconds", v, n, seen) < 0) {
+            free(parts);
+            return -1;
+        }
+    }
+    free(parts);
+
+    /* requests_per_second: whole seconds of the level; a level shorter than a
+     * second gets one sample, its completions over its length. */
+    size_t tl = ws[0].store.timeline_len;
+    double *rps = calloc(tl ? tl : 1, sizeof(*rps));
+    if (!rps) return -1;
+    uint64_t whole = cfg->duration_ns / LG_NS_PER_S;
+    for (size_t k = 0; k < tl; k++)
+        for (unsigned i = 0; i < nw; i++)
+            rps[k] += (double)ws[i].store.timeline[k];
+    if (whole == 0 && tl == 1) rps[0] = rps[0] / ((double)cfg->duration_ns / 1e9);
+    if (lg_result_add(res, "requests_per_second", "requests_per_second", rps, tl, tl) < 0)
+        return -1;
+
+    const char *const counter_names[LG_C__COUNT] = {
+        "attempts",       "requests",
+        "errors",         "unfinished",
+        "connections",    "reconnects",
+        "bytes_received", "scheduled",
+        "unsent",         ws[0].tp->blocked_counter, /* NULL: the transport does not count them */
+    };
+    uint64_t totals[LG_C__COUNT] = {0};
+    for (unsigned i = 0; i < nw; i++)
+        for (int k = 0; k < LG_C__COUNT; k++)
+            totals[k] += ws[i].store.counters[k];
+    for (int k = 0; k < LG_C__COUNT; k++) {
+        if ((k == LG_C_SCHEDULED || k == LG_C_UNSENT) && cfg->rate <= 0) continue;
+        if (!counter_names[k]) continue;
+        const char *unit = k == LG_C_BYTES_RECEIVED ? "bytes" : "count";
+        double *v = malloc(sizeof(*v));
+        if (!v) return -1;
+        v[0] = (double)totals[k];
+        if (lg_result_add(res, counter_names[k], unit, v, 1, 1) < 0) return -1;
+        if (k == LG_C_ERRORS) {
+            for (unsigned cls = 1; cls < n_classes; cls++) {
+                uint64_t e = 0;
+                for (unsigned i = 0; i < nw; i++)
+                    e += ws[i].store.errors[cls];
+                char name[96];
+                snprintf(name, sizeof(name), "errors.%s", lg_error_name(drv, cls));
+                if (e && lg_result_add_count(res, name, e) < 0) return -1;
+            }
+        }
+    }
+    for (unsigned k = 0; k < drv->n_counters; k++) {
+        uint64_t e = 0;
+        for (unsigned i = 0; i < nw; i++)
+            e += ws[i].store.extra[k];
+        /* dotted counters (rcode.NXDOMAIN) appear when seen; plain ones always */
+        if ((e || !strchr(drv->counter_names[k], '.')) &&
+            lg_result_add_count(res, drv->counter_names[k], e) < 0)
+            return -1;
+    }
+    for (unsigned i = 0; i < nw; i++) {
+        const struct lg_store *st = &ws[i].store;
+        if (st->peer_limited && (!res->peer_limited || st->peer_limit < res->peer_limit)) {
+            res->peer_limited = true;
+            res->peer_limit = st->peer_limit;
+        }
+    }
+    res->attempts = totals[LG_C_ATTEMPTS];
+    res->requests = totals[LG_C_REQUESTS];
+    res->errors = totals[LG_C_ERRORS];
+    res->unfinished = totals[LG_C_UNFINISHED];
+    res->scheduled = totals[LG_C_SCHEDULED];
+    res->unsent = totals[LG_C_UNSENT];
+    res->error_detail = calloc(n_classes, sizeof(char *));
+    if (!res->error_detail) return -1;
+    for (unsigned cls = 1; cls < n_classes; cls++) {
+        uint64_t seen = 0;
+        for (unsigned i = 0; i < nw; i++) {
+            seen += ws[i].store.errors[cls];
+            if (!res->error_detail[cls] && ws[i].store.error_detail[cls])
+                res->error_detail[cls] = strdup(ws[i].store.error_detail[cls]);
+        }
+        /* every class line of the summary says what happened */
+        if (seen && !res->error_detail[cls])
+            res->error_detail[cls] = strdup(lg_error_description(drv, cls));
+    }
+    return 0;
+}
+
+/* Spreads the shard's clients of the level over the workers, in order of
+ * their global ids (the open loop's schedule walks them in that order). */
+static void cohort_place(struct lg_levels *lv, struct cohort *co, unsigned clients, unsigned mine,
+                         uint64_t start)
+{
+    const struct lg_config *cfg = lv->cfg;
+    unsigned next = 0;
+    for (unsigned i = 0; i < lv->nw; i++) {
+        struct lg_worker *w = &lv->ws[i];
+        unsigned share = mine / lv->nw + (i < mine % lv->nw ? 1 : 0);
+        w->clients = co->clients + next;
+        w->n_clients = share;
+        w->level_clients = clients;
+        w->level_start_ns = start;
+        w->deadline_ns = start + cfg->duration_ns;
+        w->draining = false;
+        w->stopped = false;
+        for (unsigned k = 0; k < share; k++) {
+            unsigned j = next + k;
+            lg_client_setup(
+                w, &co->clients[j], lg_shard_client_id(j, cfg->shard_index, cfg->shard_count),
+                co->state_size ? co->states + (size_t)j * co->state_size : NULL,
+                co->slots + (size_t)j * cfg->slots, co->free_slots + (size_t)j * cfg->slots);
+        }
+        next += share;
+    }
+}
+
+/* Runs the workers from `start` until they have all ended. */
+static void workers_run(struct lg_levels *lv, unsigned clients, uint64_t start)
+{
+    struct lg_worker *ws = lv->ws;
+    lg_control_level_begin(ws, lv->nw, clients, start);
+    for (unsigned i = 1; i < lv->nw; i++) {
+        ws[i].spawned = pthread_create(&ws[i].thread, NULL, worker_thread, &ws[i]) == 0;
+        /* a loop run later on this thread would not run concurrently: the
+         * level could not be what was asked for */
+        if (!ws[i].spawned) lg_control_fail("cannot start an event-loop thread");
+    }
+    lg_worker_run_level(&ws[0]);
+    for (unsigned i = 1; i < lv->nw; i++)
+        if (ws[i].spawned) pthread_join(ws[i].thread, NULL);
+}
+
+enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_level_result *res)
+{
+    const struct lg_config *cfg = lv->cfg;
+    unsigned clients = cfg->levels[k];
+    unsigned mine = lg_shard_clients(clients, cfg->shard_index, cfg->shard_count);
+    struct cohort co;
+    enum lg_level_outcome out = LG_LEVEL_NO_MEMORY;
+    bool level_active = false;
+    /* everything that takes time happens before the start */
+    if (cohort_alloc(&co, mine, cfg->slots, lv->drv->client_state_size) < 0) goto out;
+    uint64_t whole = cfg->duration_ns / LG_NS_PER_S;
+    size_t tl = whole ? (size_t)whole : 1;
+    for (unsigned i = 0; i < lv->nw; i++)
+        if (lg_store_init(&lv->ws[i].store, lv->n_classes, lv->drv->n_counters, cfg->max_samples,
+                          tl) < 0)
+            goto out;
+
+    uint64_t at = lg_level_start_at(cfg, k), start, wall;
+    if (at) {
+        enum lg_wait_result wr = lg_wait_until(cfg, at, &start, &wall);
+        out = wr == LG_WAIT_LATE ? LG_LEVEL_LATE : LG_LEVEL_NOT_RUN;
+        if (wr != LG_WAIT_STARTED) goto out;
+    } else {
+        start = lg_now_ns();
+        wall = lg_wall_ns();
+    }
+    cohort_place(lv, &co, clients, mine, start);
+    level_active = true;
+    workers_run(lv, clients, start);
+    uint64_t end = lg_now_ns();
+    out = LG_LEVEL_NOT_RUN;
+    if (lg_control_failure()) goto out; /* nothing of this level will be reported */
+
+    out = LG_LEVEL_NO_MEMORY;
+    res->clients = clients;
+    res->shard_clients = mine;
+    res->requested_start_ns = at;
+    res->actual_start_ns = wall;
+    res->interrupted = lg_control_interrupted() != 0;
+    res->seconds =
+        (double)((end < start + cfg->duration_ns ? end : start + cfg->duration_ns) - start) / 1e9;
+    for (unsigned j = 0; j < mine; j++)
+        if (co.clients[j].attempts == 0) res->idle_clients++;
+    if (level_collect(lv, res) < 0) goto out;
+    level_active = false;
+    if (lg_control_level_end(res) < 0) goto out;
+    if (lg_selfwatch_collect(res, lv->ws, lv->nw, cfg, lv->drv) < 0) goto out;
+    out = LG_LEVEL_DONE;
+out:
+    if (level_active) lg_control_level_end(NULL);
+    for (unsigned i = 0; i < lv->nw; i++)
+        lg_store_free(&lv->ws[i].store, lv->n_classes);
+    cohort_free(&co);
+    return out;
+}

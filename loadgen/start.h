@@ -1,0 +1,53 @@
+/* When levels start, and which clients a shard runs. With --start-at, level
+ * k of every shard starts at the same wall-clock moment,
+ *     start-at + k * (duration + timeout + LG_LEVEL_GAP_NS),
+ * so that separate processes on separate hosts measure the same seconds; a
+ * shard I of N runs the clients whose global id is I + N*j. */
+#ifndef LOADGEN_START_H
+#define LOADGEN_START_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct lg_config;
+
+/* Between the end of one level's drain window and the next level's start:
+ * room to collect the level and set up the next cohort. */
+#define LG_LEVEL_GAP_NS 1000000000ull
+
+/* The number of clients of a level of `clients` that shard `index` of
+ * `count` runs: those with a global id below `clients`. */
+unsigned lg_shard_clients(unsigned clients, unsigned index, unsigned count);
+/* The global id of the shard's j-th client. */
+static inline unsigned lg_shard_client_id(unsigned j, unsigned index, unsigned count)
+{
+    return index + count * j;
+}
+
+/* Wall-clock nanoseconds since the epoch (CLOCK_REALTIME). */
+uint64_t lg_wall_ns(void);
+/* The common start of level k, in wall-clock nanoseconds; 0 without --start-at. */
+uint64_t lg_level_start_at(const struct lg_config *cfg, unsigned k);
+
+enum lg_wait_result { LG_WAIT_STARTED, LG_WAIT_LATE, LG_WAIT_INTERRUPTED };
+/* Sleeps until wall-clock `at` (in short steps, so a signal is not kept
+ * waiting), then reads the clocks: *mono_ns and *wall_ns are the moment the
+ * level starts. LG_WAIT_LATE (without waiting) when `at` passed more than
+ * --max-late ago. */
+enum lg_wait_result lg_wait_until(const struct lg_config *cfg, uint64_t at, uint64_t *mono_ns,
+                                  uint64_t *wall_ns);
+
+/* The host clock as the kernel reports it (adjtimex). */
+struct lg_clock_state {
+    bool synchronized;
+    long est_error_us, max_error_us;
+};
+void lg_clock_state(struct lg_clock_state *s);
+
+/* Formats wall-clock ns as RFC 3339 UTC with nanoseconds. */
+void lg_format_wall(uint64_t wall_ns, char *buf, unsigned len);
+/* Parses --start-at: RFC 3339 with a zone ("2026-12-01T10:00:00Z",
+ * "...:00.25+01:00") or @EPOCH[.FRACTION]; -1 when it is neither. */
+int lg_parse_start_at(const char *s, uint64_t *wall_ns);
+
+#endif
