@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Integration tests of the loadstats binary on documents written here: protocol
-# check, summary numbers, compare exit codes, merge and plot. Needs no servers;
-# the plot test needs xmllint (libxml2-utils) and rsvg-convert (librsvg2-bin).
+# Integration tests of the loadstats binary: protocol check, summary numbers,
+# compare exit codes, plot, on documents written here; merge and export on
+# those and on real documents of httpload against nginx and dnsload against
+# knot (started on demand). The plot test needs xmllint (libxml2-utils) and
+# rsvg-convert (librsvg2-bin); export openmetrics needs python3-prometheus-client.
 # Run: BUILD=/path/to/build bash tests/integration/t_loadstats.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$TESTDIR/servers.sh"
+source "$TESTDIR/servers_dns.sh"
 
 W=$TMPROOT/loadstats
 mkdir -p "$W"
@@ -14,7 +18,7 @@ json_get() {
 import json, sys
 v = json.load(open(sys.argv[1]))
 for k in sys.argv[2:]:
-    v = v[k]
+    v = v[int(k)] if isinstance(v, list) else v[k]
 print(json.dumps(v))
 PY
 }
@@ -207,17 +211,239 @@ t_merge_combines_generators() {
 
 t_merge_reports_partial_keys_and_conflicts() {
     write_run "$W/a.json" "1"
-    printf '{"metrics": {"c1.latency_warm_ms": {"unit": "milliseconds", "samples": [2]}, "c1.only_here": {"unit": "count", "samples": [4]}}}' >"$W/b.json"
+    printf '{"metrics": {"c1.latency_warm_ms": {"unit": "milliseconds", "samples": [2]}, "c1.only_here": {"unit": "count", "samples": [4]}, "c1.only_here_ms": {"unit": "milliseconds", "samples": [4]}}}' >"$W/b.json"
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge "$W/a.json" "$W/b.json"
-    assert_eq "$RC" 0 "partial keys are kept"
-    assert_contains "$W/err" '"c1.only_here" is missing from .*a.json'
+    assert_eq "$RC" 0 "partial keys are merged"
+    # a count another document lacks adds 0 there: no warning
     assert_eq "$(json_get "$W/m.json" metrics c1.only_here samples)" "[4]"
+    grep -q '"c1.only_here"' "$W/err" && fail "a count missing from a document is warned about"
+    assert_contains "$W/err" '"c1.only_here_ms" is missing from .*a.json'
+    assert_eq "$(json_get "$W/m.json" metrics c1.only_here_ms samples)" "[4]"
     assert_eq "$(json_get "$W/m.json" metrics c1.latency_cold_ms samples)" "[3, 3.5]"
     printf '{"metrics": {"c1.latency_warm_ms": {"unit": "seconds", "samples": [0.002]}}}' >"$W/c.json"
     run_tool "$W/out" "$W/err" "$LOADSTATS" merge "$W/a.json" "$W/c.json"
     assert_eq "$RC" 1 "a unit conflict is an error"
     assert_contains "$W/err" 'unit conflict for "c1.latency_warm_ms"'
     assert_empty_file "$W/out"
+    printf '{"metrics": {"c1.requests": {"unit": "count", "samples": [1, 2]}}}' >"$W/d.json"
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge "$W/a.json" "$W/d.json"
+    assert_eq "$RC" 1 "a count with two samples is refused"
+    assert_contains "$W/err" 'd.json: "c1.requests" is an exact count and must have one sample'
+}
+
+# --- merge of shards ----------------------------------------------------------
+
+# http_run NAME [OPTION...]: httpload against nginx; $W/NAME.json and NAME.meta.json.
+http_run() {
+    local name=$1
+    shift
+    need_nginx || { fail "nginx did not start"; return 1; }
+    run_tool "$W/$name.json" "$W/$name.err" "$HTTPLOAD" -q --meta "$W/$name.meta.json" "$@" \
+        "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    assert_eq "$RC" 0 "httpload $*"
+    [ "$RC" = 0 ]
+}
+
+# shardify RAW OUT INDEX COUNT [OPTION...]: one shard of a sharded run (shardify.py).
+shardify() {
+    python3 "$TESTDIR/shardify.py" "$W/$1.json" "$W/$2.json" "${@:3}" || fail "shardify.py $*"
+}
+
+# merged_by_kind A B MERGED: every key of MERGED is what its kind makes of A and B:
+# counts summed, requests_per_second added second by second, samples pooled (the
+# same multiset). Prints the keys checked per kind.
+merged_by_kind() {
+    python3 - "$@" <<'PY'
+import json, sys
+a, b, m = (json.load(open(p))["metrics"] for p in sys.argv[1:4])
+kinds = {"count": [], "timeline": [], "samples": []}
+for key, v in m.items():
+    metric = key.split(".", 1)[1]
+    empty = {"unit": v["unit"], "samples": []}
+    x, y = a.get(key, empty)["samples"], b.get(key, empty)["samples"]
+    gauge = metric.startswith(("watch.", "generator_")) or metric == "loop_lag_ms"
+    if v["unit"] == "requests_per_second":
+        kind, want = "timeline", [p + q for p, q in zip(x, y)]
+    elif not gauge and (v["unit"] == "count" or metric == "bytes_received"):
+        kind, want = "count", [sum(x) + sum(y)]
+    else:
+        kind, want = "samples", sorted(x + y)
+    got = sorted(v["samples"]) if kind == "samples" else v["samples"]
+    if got != want:
+        print("ASSERTION: %s (%s): merged %s, expected %s" % (key, kind, got[:5], want[:5]))
+    kinds[kind].append(metric)
+missing = (set(a) | set(b)) - set(m)
+if missing:
+    print("ASSERTION: keys lost by the merge: %s" % sorted(missing))
+for kind in sorted(kinds):
+    print("%s: %s" % (kind, " ".join(sorted(set(kinds[kind])))))
+PY
+}
+
+t_merge_shards_of_httpload_types_every_metric() {
+    http_run raw0 --levels 1,2 -d 1s || return
+    http_run raw1 --levels 1,2 -d 1s || return
+    shardify raw0 s0 0 2
+    shardify raw1 s1 1 2
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/s0.json" "$W/s1.json"
+    assert_eq "$RC" 0 "merge --shards of a complete set"
+    assert_empty_file "$W/err" "nothing to warn about"
+    doc "$W/m.json" --invariants "levels()==[2,4]" "v('c4.connections')==4" \
+        "n('c4.latency_cold_ms')==4" "n('c2.latency_cold_ms')==2" "n('c2.generator_rss_bytes')==2"
+    merged_by_kind "$W/s0.json" "$W/s1.json" "$W/m.json" >"$W/kinds"
+    cat "$W/kinds"
+    local c
+    for c in attempts requests errors unfinished connections reconnects bytes_received; do
+        grep -q "^count: .*\b$c\b" "$W/kinds" || fail "$c was not merged as a count"
+    done
+    for c in latency_cold_ms latency_warm_ms connect_ms ttfb_ms generator_rss_bytes generator_cpu_s; do
+        grep -q "^samples: .*\b$c\b" "$W/kinds" || fail "$c was not pooled as samples"
+    done
+    grep -q "^timeline: requests_per_second$" "$W/kinds" || fail "requests_per_second not a timeline"
+}
+
+t_merge_shards_of_dnsload_sums_rcodes_one_shard_lacks() {
+    need_knot || { fail "knot did not start"; return; }
+    local i name
+    for i in 0 1; do
+        name=www.example.test
+        [ "$i" = 1 ] && name=nothing.example.test
+        run_tool "$W/draw$i.json" "$W/draw$i.err" "$DNSLOAD" -q -s 127.0.0.1 -p "$KNOT_PORT" \
+            --query "$name A" -c 2 -d 1s --meta "$W/draw$i.meta.json"
+        assert_eq "$RC" 0 "dnsload shard $i"
+        shardify draw$i ds$i $i 2
+    done
+    doc "$W/ds1.json" "v('c4.rcode.NXDOMAIN')>0" "not has('c4.rcode.NOERROR')"
+    doc "$W/ds0.json" "v('c4.rcode.NOERROR')>0" "not has('c4.rcode.NXDOMAIN')"
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/ds0.json" "$W/ds1.json"
+    assert_eq "$RC" 0 "merge --shards of dnsload shards"
+    assert_empty_file "$W/err" "a count one shard lacks is not warned about"
+    merged_by_kind "$W/ds0.json" "$W/ds1.json" "$W/m.json" >"$W/kinds"
+    cat "$W/kinds"
+    grep -q "^count: .*rcode.NOERROR .*rcode.NXDOMAIN" "$W/kinds" || fail "rcodes not summed"
+    doc "$W/m.json" --invariants "v('c4.rcode.NOERROR')+v('c4.rcode.NXDOMAIN')==v('c4.requests')"
+}
+
+t_merge_shards_refuses_incomplete_or_foreign_sets() {
+    write_run "$W/x.json" "1, 2"
+    python3 - "$W" <<'PY'
+import json, sys
+w = sys.argv[1]
+def meta(name, index, count, run_id="r1"):
+    json.dump({"tool": "httpload", "run_id": run_id, "shard": {"index": index, "count": count},
+               "levels": [{"clients": 1, "shard_clients": 1 if index == 0 else 0, "sampled": []},
+                          {"clients": 64, "shard_clients": 64 // count + (index < 64 % count), "sampled": []}]},
+              open("%s/%s.meta.json" % (w, name), "w"))
+for name, index, count, run_id in [("p0", 0, 3, "r1"), ("p2", 2, 3, "r1"), ("q2", 2, 3, "r1"),
+                                   ("r1", 1, 3, "other"), ("n1", 1, 4, "r1")]:
+    meta(name, index, count, run_id)
+PY
+    local f
+    for f in p0 p2 q2 r1 n1 nometa; do cp "$W/x.json" "$W/$f.json"; done
+    # a missing shard: refused, named, nothing written
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge --shards "$W/p0.json" "$W/p2.json"
+    assert_eq "$RC" 1 "an incomplete set is refused"
+    assert_empty_file "$W/out"
+    assert_contains "$W/err" "shard 1 of 3 is missing"
+    assert_contains "$W/err" "--allow-partial"
+    # --allow-partial: merged, said on stderr, exit 3
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge --shards --allow-partial "$W/p0.json" "$W/p2.json"
+    assert_eq "$RC" 3 "--allow-partial merges and exits 3"
+    assert_contains "$W/err" "shard 1 of 3 is missing"
+    assert_contains "$W/err" "merging the 2 shards present anyway"
+    assert_eq "$(json_get "$W/out" metrics c64.requests samples)" "[12800]"
+    # duplicated index, foreign run id, other shard count, no descriptor: one line each
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge --shards --allow-partial "$W/p0.json" \
+        "$W/p2.json" "$W/q2.json" "$W/r1.json" "$W/n1.json" "$W/nometa.json"
+    assert_eq "$RC" 1 "a foreign set is refused even with --allow-partial"
+    assert_empty_file "$W/out"
+    assert_contains "$W/err" "p2.json and .*q2.json are both shard 2 of 3"
+    assert_contains "$W/err" 'r1.json: run id "other" differs from "r1" in .*p0.json'
+    assert_contains "$W/err" "n1.json: shard 1 of 4, but .*p0.json is shard 0 of 3"
+    assert_contains "$W/err" "nometa.json: no shard descriptor .*nometa.meta.json (cannot open"
+    assert_eq "$(grep -c 'refusing the set' "$W/err")" 1 "one closing line"
+    assert_eq "$(wc -l <"$W/err")" 5 "one line per problem, and the closing line"
+    # --shards reads descriptors: stdin has none
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge --shards - <"$W/p0.json"
+    assert_eq "$RC" 2 "--shards with stdin is a usage error"
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge --allow-partial "$W/p0.json"
+    assert_eq "$RC" 2 "--allow-partial without --shards"
+}
+
+t_merge_shards_warns_clock_and_start_lag() {
+    http_run raw0 -c 1 -d 1s || return
+    http_run raw1 -c 1 -d 1s || return
+    shardify raw0 w0 0 2 --unsynchronized
+    shardify raw1 w1 1 2 --lag 0.2
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/w0.json" "$W/w1.json"
+    assert_eq "$RC" 0 "warnings only"
+    assert_contains "$W/err" "w0.json (shard 0 of 2, host gen0): clock not synchronized (estimated error 250000 us)"
+    assert_contains "$W/err" "w1.json (shard 1 of 2, host gen1): level c2 started 0.200 s late (more than 0.05 s)"
+    assert_eq "$(wc -l <"$W/err")" 2 "two warnings"
+    doc "$W/m.json" --invariants "v('c2.connections')==2"
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --max-start-lag 0.5 "$W/w0.json" "$W/w1.json"
+    assert_eq "$RC" 0
+    assert_eq "$(wc -l <"$W/err")" 1 "a wider threshold leaves the clock warning"
+}
+
+t_merge_weights_shards_cut_by_max_samples() {
+    # exact: shard A saw 9000 requests, kept 100 (all 1.0); B saw 1000, kept 100 (all 2.0)
+    local s
+    for s in A:1:9000:0 B:2:1000:1; do
+        IFS=: read -r name value seen index <<<"$s"
+        python3 - "$W/$name" "$value" "$seen" "$index" <<'PY'
+import json, sys
+out, value, seen, index = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+json.dump({"metrics": {"c2.latency_warm_ms": {"unit": "milliseconds", "samples": [value] * 100},
+                       "c2.requests": {"unit": "count", "samples": [seen]}}}, open(out + ".json", "w"))
+json.dump({"run_id": None, "shard": {"index": index, "count": 2},
+           "levels": [{"clients": 2, "shard_clients": 1, "sampled": ["latency_warm_ms"],
+                       "seen": {"latency_warm_ms": seen}}]}, open(out + ".meta.json", "w"))
+PY
+    done
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --meta "$W/m.meta.json" "$W/A.json" "$W/B.json"
+    assert_eq "$RC" 0 "weighted merge"
+    python3 - "$W/m.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["metrics"]["c2.latency_warm_ms"]["samples"]
+if (len(s), s.count(1), s.count(2)) != (100, 90, 10):
+    print("ASSERTION: expected 90 samples from A and 10 from B, got %d/%d of %d" % (s.count(1), s.count(2), len(s)))
+PY
+    assert_contains "$W/err" '"c2.latency_warm_ms": 100 samples drawn from 10000 requests'
+    assert_eq "$(json_get "$W/m.meta.json" levels 0 seen latency_warm_ms)" 10000
+    assert_eq "$(json_get "$W/m.meta.json" levels 0 sampled)" '["latency_warm_ms"]'
+    # the same inputs and seed give the same document
+    run_tool "$W/m2.json" "$W/err" "$LOADSTATS" merge --shards "$W/A.json" "$W/B.json"
+    cmp -s "$W/m.json" "$W/m2.json" || fail "the merge is not reproducible"
+    # --max-samples caps it further, in the same proportion
+    run_tool "$W/m3.json" "$W/err" "$LOADSTATS" merge --max-samples 10 "$W/A.json" "$W/B.json"
+    assert_eq "$(json_get "$W/m3.json" metrics c2.latency_warm_ms samples)" "[1, 1, 1, 1, 1, 1, 1, 1, 1, 2]"
+
+    # real shards cut by --max-samples, the true counts in their descriptors
+    http_run raw0 -c 1 -d 1s --max-samples 200 || return
+    http_run raw1 -c 1 -d 1s --max-samples 200 || return
+    shardify raw0 c0 0 2
+    shardify raw1 c1 1 2
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --meta "$W/m.meta.json" "$W/c0.json" "$W/c1.json"
+    assert_eq "$RC" 0 "weighted merge of real shards"
+    doc "$W/m.json" "n('c2.latency_warm_ms')==200" "n('c2.ttfb_ms')==200"
+    local seen
+    seen=$(python3 -c 'import json,sys; print(sum(json.load(open(f))["levels"][0]["seen"]["ttfb_ms"] for f in sys.argv[1:]))' \
+        "$W/c0.meta.json" "$W/c1.meta.json")
+    assert_eq "$(json_get "$W/m.meta.json" levels 0 seen ttfb_ms)" "$seen" "the merged descriptor's true count"
+    doc "$W/m.json" "v('c2.requests')==$seen"
+    assert_contains "$W/err" "\"c2.ttfb_ms\": 200 samples drawn from $seen requests"
+    # a descriptor that lists a cut metric without its true count: merged unweighted, with a warning
+    shardify raw0 u0 0 2 --no-seen
+    shardify raw1 u1 1 2 --no-seen
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/u0.json" "$W/u1.json"
+    assert_eq "$RC" 0
+    assert_contains "$W/err" "u0.json: c2.latency_warm_ms was cut by --max-samples, but .*u0.meta.json has no true count"
+    # an invalid descriptor beside a document stops a plain merge too
+    printf '{"levels": 3}' >"$W/c1.meta.json"
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge "$W/c0.json" "$W/c1.json"
+    assert_eq "$RC" 1 "an invalid descriptor"
+    assert_contains "$W/err" "c1.meta.json: levels must be an array"
 }
 
 t_plot_svg_parses_and_renders() {
