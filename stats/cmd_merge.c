@@ -275,8 +275,8 @@ static void report_merge(const struct stats_merge *merge, const struct merge_inp
                      stats_unit_name(m->unit), key);
         if (m->drawn)
             complain("merge",
-                     "\"%s\": %zu samples drawn from %llu requests in proportion to each input's "
-                     "true count (--max-samples)",
+                     "\"%s\": %zu of %llu samples kept, drawn from each input in proportion to "
+                     "its true count (--max-samples)",
                      key, m->n, (unsigned long long)m->seen);
     }
 }

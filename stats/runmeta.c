@@ -201,7 +201,9 @@ int stats_runmeta_read(const char *path, struct stats_runmeta *out, char *error,
     memset(out, 0, sizeof *out);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(error, error_size, "cannot open: %s", strerror(errno));
+        int saved = errno; /* the caller tells a missing file from an unreadable one */
+        snprintf(error, error_size, "cannot open: %s", strerror(saved));
+        errno = saved;
         return -1;
     }
     char *text = NULL;

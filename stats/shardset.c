@@ -205,7 +205,7 @@ int stats_shardset_check(const struct stats_shard_input *inputs, size_t count,
         const struct stats_shard_input *in = &inputs[i];
         int rc = 0;
         if (in->meta == NULL)
-            rc = add_line(&out->refusals, "%s: no shard descriptor %s (%s)", in->document,
+            rc = add_line(&out->refusals, "%s: no valid shard descriptor %s (%s)", in->document,
                           in->descriptor, in->meta_error ? in->meta_error : "unreadable");
         else if (!in->meta->has_shard)
             rc = add_line(&out->refusals,

@@ -361,7 +361,7 @@ PY
     assert_contains "$W/err" "p2.json and .*q2.json are both shard 2 of 3"
     assert_contains "$W/err" 'r1.json: run id "other" differs from "r1" in .*p0.json'
     assert_contains "$W/err" "n1.json: shard 1 of 4, but .*p0.json is shard 0 of 3"
-    assert_contains "$W/err" "nometa.json: no shard descriptor .*nometa.meta.json (cannot open"
+    assert_contains "$W/err" "nometa.json: no valid shard descriptor .*nometa.meta.json (cannot open"
     assert_eq "$(grep -c 'refusing the set' "$W/err")" 1 "one closing line"
     assert_eq "$(wc -l <"$W/err")" 5 "one line per problem, and the closing line"
     # --shards reads descriptors: stdin has none
@@ -410,7 +410,7 @@ s = json.load(open(sys.argv[1]))["metrics"]["c2.latency_warm_ms"]["samples"]
 if (len(s), s.count(1), s.count(2)) != (100, 90, 10):
     print("ASSERTION: expected 90 samples from A and 10 from B, got %d/%d of %d" % (s.count(1), s.count(2), len(s)))
 PY
-    assert_contains "$W/err" '"c2.latency_warm_ms": 100 samples drawn from 10000 requests'
+    assert_contains "$W/err" '"c2.latency_warm_ms": 100 of 10000 samples kept, drawn from each input in proportion'
     assert_eq "$(json_get "$W/m.meta.json" levels 0 seen latency_warm_ms)" 10000
     assert_eq "$(json_get "$W/m.meta.json" levels 0 sampled)" '["latency_warm_ms"]'
     # the same inputs and seed give the same document
@@ -433,7 +433,7 @@ PY
         "$W/c0.meta.json" "$W/c1.meta.json")
     assert_eq "$(json_get "$W/m.meta.json" levels 0 seen ttfb_ms)" "$seen" "the merged descriptor's true count"
     doc "$W/m.json" "v('c2.requests')==$seen"
-    assert_contains "$W/err" "\"c2.ttfb_ms\": 200 samples drawn from $seen requests"
+    assert_contains "$W/err" "\"c2.ttfb_ms\": 200 of $seen samples kept"
     # a descriptor that lists a cut metric without its true count: merged unweighted, with a warning
     shardify raw0 u0 0 2 --no-seen
     shardify raw1 u1 1 2 --no-seen

@@ -291,7 +291,7 @@ static void test_foreign_shards_are_refused(void **state)
         {"a.json", "a.meta.json", NULL, "cannot open: No such file or directory"},
         {"b.json", "b.meta.json", &unsharded, NULL}};
     assert_int_equal(stats_shardset_check(inputs, 2, 0.05, &f), 0);
-    expect_line(&f.refusals, "a.json: no shard descriptor a.meta.json (cannot open");
+    expect_line(&f.refusals, "a.json: no valid shard descriptor a.meta.json (cannot open");
     expect_line(&f.refusals, "b.json: b.meta.json has no \"shard\" field");
     stats_shard_findings_free(&f);
     stats_runmeta_free(&unsharded);
