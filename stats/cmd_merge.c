@@ -1,6 +1,7 @@
-/* cmd_merge.c — `loadstats merge A B ...`: one collector document from the
- * documents of generators that ran the same levels at the same time. The rules
- * live in merge.c; this file reads the inputs, reports what differs and writes. */
+/* cmd_merge.c — `loadstats merge [--shards] A B ...`: one collector document
+ * from the documents of generators that ran the same levels at the same time.
+ * The arithmetic lives in merge.c and the shard-set rules in shardset.c; this
+ * file finds the descriptors, reports what it finds, and writes the result. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -9,63 +10,274 @@
 #include "stats/cmd.h"
 #include "stats/merge.h"
 #include "stats/numfmt.h"
+#include "stats/runmeta.h"
+#include "stats/shardset.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+/* Exit status of a merge that --allow-partial let through an incomplete set. */
+#define EXIT_PARTIAL 3
 
 static const char merge_help[] =
-    "usage: loadstats merge [-o OUT] A B ...\n"
+    "usage: loadstats merge [options] A B ...\n"
     "\n"
     "Writes one collector document made from the documents of several generators that\n"
-    "ran the same levels at the same time (multi-host runs); one input may be - (stdin).\n"
-    "  - samples of time, size, ratio and other metrics are concatenated;\n"
-    "  - count and operations metrics with one sample in every document are summed;\n"
-    "  - requests_per_second and megabits_per_second timelines are summed second by\n"
-    "    second (index i is the same second in every document; a shorter timeline\n"
-    "    adds nothing to the seconds it lacks, with a warning);\n"
-    "  - a key in only some documents is kept as it is, with a warning;\n"
+    "ran the same levels at the same time (shards of one run); one input may be - (stdin).\n"
+    "Each metric is merged by what it is:\n"
+    "  - exact counts (attempts, requests, errors, errors.<class>, rcode.<NAME>, unfinished,\n"
+    "    connections, bytes_received, scheduled, unsent, ...) are summed; a document\n"
+    "    without the key adds 0;\n"
+    "  - requests_per_second timelines are added second by second;\n"
+    "  - samples (latencies, phases, per-second gauges) are pooled, never averaged. Where\n"
+    "    --max-samples cut an input (its descriptor's \"seen\" says how many it saw), each\n"
+    "    input gives samples in proportion to its true count, so the pool stays a uniform\n"
+    "    sample of all requests;\n"
     "  - a key whose unit differs between documents is an error.\n"
-    "A sidecar is kept when every document names the same one, else dropped with a warning.\n"
+    "The descriptor of A.json is A.meta.json (the generators' --meta): used when present.\n"
     "\n"
-    "  -o, --output OUT  write the document to OUT instead of standard output\n"
-    "  -h, --help        this text\n"
+    "  --shards                the inputs are the shards of one run: refuse the set when a\n"
+    "                          descriptor is missing, a shard index is missing or twice, or\n"
+    "                          shard counts, run ids or levels differ (one line each)\n"
+    "  --allow-partial         with --shards: merge a set with missing shards anyway, name\n"
+    "                          them on stderr, and exit 3\n"
+    "  --max-start-lag S       with --shards: warn when a level started more than S seconds\n"
+    "                          from its requested start (default 0.05)\n"
+    "  --max-samples N         at most N samples per metric per level (default: no cap, or\n"
+    "                          the largest input's count when an input was cut)\n"
+    "  --seed N                seed of the weighted draw (default 1: the same inputs give\n"
+    "                          the same document)\n"
+    "  --meta FILE             write a descriptor of the merged document (its true counts)\n"
+    "  -o, --output OUT        write the document to OUT instead of standard output\n"
+    "  -h, --help              this text\n"
     "\n"
-    "Exit status: 0 merged, 1 an input is invalid or units conflict, 2 usage or I/O error.\n";
+    "Exit status: 0 merged, 1 an input is invalid, units conflict or the shard set is\n"
+    "refused, 2 usage or I/O error, 3 merged an incomplete set (--allow-partial).\n";
+
+struct merge_settings {
+    const char *output, *meta_output;
+    bool shards, allow_partial;
+    double max_start_lag_s;
+    struct stats_merge_options merge;
+};
+
+struct merge_input {
+    const char *path;
+    char *descriptor; /* its descriptor's path (NULL for stdin) */
+    bool has_meta;
+    struct stats_runmeta meta;
+    char meta_error[256];
+    char *sidecar;
+};
 
 struct merge_reading {
     struct stats_merge *merge;
+    struct merge_input *input;
     size_t document;
-    const char *name;
+    bool shards;
+    unsigned long warned_level; /* the last level warned about, to warn once */
 };
+
+static int parse_options(int argc, char **argv, struct merge_settings *s)
+{
+    enum { OPT_SHARDS = 256, OPT_PARTIAL, OPT_LAG, OPT_MAX, OPT_SEED, OPT_META };
+    static const struct option options[] = {{"output", required_argument, NULL, 'o'},
+                                            {"shards", no_argument, NULL, OPT_SHARDS},
+                                            {"allow-partial", no_argument, NULL, OPT_PARTIAL},
+                                            {"max-start-lag", required_argument, NULL, OPT_LAG},
+                                            {"max-samples", required_argument, NULL, OPT_MAX},
+                                            {"seed", required_argument, NULL, OPT_SEED},
+                                            {"meta", required_argument, NULL, OPT_META},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    *s = (struct merge_settings){.max_start_lag_s = 0.05, .merge = {.seed = 1}};
+    double number;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
+        switch (opt) {
+        case 'o':
+            s->output = optarg;
+            break;
+        case OPT_SHARDS:
+            s->shards = true;
+            break;
+        case OPT_PARTIAL:
+            s->allow_partial = true;
+            break;
+        case OPT_LAG:
+            if (!parse_number_option("merge", "--max-start-lag", optarg, &s->max_start_lag_s))
+                return EXIT_USAGE;
+            break;
+        case OPT_MAX:
+        case OPT_SEED:
+            if (!parse_number_option("merge", opt == OPT_MAX ? "--max-samples" : "--seed", optarg,
+                                     &number))
+                return EXIT_USAGE;
+            if (number >= 18446744073709551616.0 || number != (double)(uint64_t)number ||
+                (opt == OPT_MAX && number < 1))
+                return usage_error("merge", "%s needs a whole number%s, not '%s'",
+                                   opt == OPT_MAX ? "--max-samples" : "--seed",
+                                   opt == OPT_MAX ? " of at least 1" : "", optarg);
+            if (opt == OPT_MAX)
+                s->merge.max_samples = (size_t)number;
+            else
+                s->merge.seed = (uint64_t)number;
+            break;
+        case OPT_META:
+            s->meta_output = optarg;
+            break;
+        case 'h':
+            fputs(merge_help, stdout);
+            return -1;
+        default:
+            return option_error("merge", opt, argv);
+        }
+    }
+    if (s->allow_partial && !s->shards)
+        return usage_error("merge", "--allow-partial needs --shards");
+    return EXIT_FINE;
+}
+
+/* Reads each input's descriptor. Without --shards a missing one is fine, an
+ * unreadable or invalid one is not: merge would weigh samples wrongly. */
+static int read_descriptors(struct merge_input *inputs, size_t count, bool shards)
+{
+    for (size_t d = 0; d < count; d++) {
+        struct merge_input *in = &inputs[d];
+        if (strcmp(in->path, "-") == 0) {
+            if (shards)
+                return usage_error("merge", "--shards needs files: standard input has no "
+                                            "descriptor beside it");
+            continue;
+        }
+        in->descriptor = stats_runmeta_path_for(in->path);
+        if (in->descriptor == NULL) return usage_error("merge", "out of memory");
+        int rc =
+            stats_runmeta_read(in->descriptor, &in->meta, in->meta_error, sizeof in->meta_error);
+        if (rc == 0) {
+            in->has_meta = true;
+        } else if (!shards && !(rc == -1 && errno == ENOENT)) {
+            complain("merge", "%s: %s", in->descriptor, in->meta_error);
+            return rc == -1 ? EXIT_USAGE : EXIT_FAILS;
+        }
+    }
+    return EXIT_FINE;
+}
+
+static void print_lines(const struct stats_shard_lines *lines)
+{
+    for (size_t i = 0; i < lines->count; i++)
+        complain("merge", "%s", lines->lines[i]);
+}
+
+/* --shards: refuses the set (EXIT_FAILS), lets it through (EXIT_FINE), or lets
+ * an incomplete one through under --allow-partial (EXIT_PARTIAL). */
+static int check_shards(struct merge_input *inputs, size_t count, const struct merge_settings *s)
+{
+    struct stats_shard_input *set = calloc(count, sizeof *set);
+    if (set == NULL) return usage_error("merge", "out of memory");
+    for (size_t d = 0; d < count; d++)
+        set[d] = (struct stats_shard_input){inputs[d].path, inputs[d].descriptor,
+                                            inputs[d].has_meta ? &inputs[d].meta : NULL,
+                                            inputs[d].meta_error};
+    struct stats_shard_findings findings;
+    int rc = stats_shardset_check(set, count, s->max_start_lag_s, &findings);
+    free(set);
+    if (rc != 0) return usage_error("merge", "out of memory");
+    print_lines(&findings.refusals);
+    print_lines(&findings.missing);
+    print_lines(&findings.warnings);
+    int status = EXIT_FINE;
+    if (findings.refusals.count > 0) {
+        complain("merge", "refusing the set: its documents are not the shards of one run");
+        status = EXIT_FAILS;
+    } else if (findings.missing.count > 0 && !s->allow_partial) {
+        complain("merge", "refusing an incomplete set (--allow-partial merges it anyway)");
+        status = EXIT_FAILS;
+    } else if (findings.missing.count > 0) {
+        complain("merge",
+                 "merging the %zu shards present anyway (--allow-partial): the totals "
+                 "lack the missing shards; exit status 3",
+                 count);
+        status = EXIT_PARTIAL;
+    }
+    stats_shard_findings_free(&findings);
+    return status;
+}
+
+/* The true count of a metric of this document, from its descriptor. */
+static int true_count(struct merge_reading *r, const char *key, size_t n, uint64_t *seen)
+{
+    unsigned long clients;
+    const char *metric;
+    *seen = n;
+    if (!r->input->has_meta || !key_level(key, &clients, &metric)) return 0;
+    const struct stats_runmeta_level *level = stats_runmeta_level(&r->input->meta, clients);
+    if (level == NULL) {
+        if (r->shards) {
+            complain("merge", "%s holds level c%lu, which its descriptor %s does not list",
+                     r->input->path, clients, r->input->descriptor);
+            return -1;
+        }
+        if (r->warned_level != clients)
+            complain("merge",
+                     "warning: %s holds level c%lu, which %s does not list; its samples are "
+                     "taken as whole",
+                     r->input->path, clients, r->input->descriptor);
+        r->warned_level = clients;
+        return 0;
+    }
+    if (stats_runmeta_seen(level, metric, seen) == STATS_SEEN_UNKNOWN) {
+        *seen = n;
+        complain("merge",
+                 "warning: %s: %s was cut by --max-samples, but %s has no true count "
+                 "(\"seen\"); merged as if whole",
+                 r->input->path, key, r->input->descriptor);
+    }
+    return 0;
+}
 
 static int add_metric(void *ctx, struct docread_metric *metric)
 {
-    struct merge_reading *reading = ctx;
+    struct merge_reading *r = ctx;
     char error[256];
-    if (stats_merge_add(reading->merge, reading->document, metric->key, metric->unit,
-                        &metric->samples, metric->n, error, sizeof error) != 0) {
-        complain("merge", "%s: %s", reading->name, error);
+    uint64_t seen;
+    if (true_count(r, metric->key, metric->n, &seen) != 0) return 1;
+    if (stats_merge_add(r->merge, r->document, metric->key, metric->unit, &metric->samples,
+                        metric->n, seen, error, sizeof error) != 0) {
+        complain("merge", "%s: %s", input_name(r->input->path), error);
         return 1;
     }
     return 0;
 }
 
-static void warn_partial_keys(const struct stats_merge *merge, char **paths)
+/* Keys some documents lack (counts add 0 there, and gauges are taken when they
+ * can be: neither is news), timelines of different lengths, and the metrics
+ * drawn by weight. */
+static void report_merge(const struct stats_merge *merge, const struct merge_input *inputs)
 {
     for (size_t i = 0; i < merge->keys.count; i++) {
         const struct stats_merged_metric *m = &merge->metrics[i];
         const char *key = merge->keys.keys[i];
-        if (m->documents < merge->documents) {
+        if (m->documents < merge->documents && m->kind != STATS_KIND_COUNT &&
+            !stats_metric_is_gauge(key)) {
             fprintf(stderr, "loadstats merge: warning: \"%s\" is missing from", key);
             for (size_t d = 0; d < merge->documents; d++)
-                if (!m->present[d]) fprintf(stderr, " %s", input_name(paths[d]));
-            if (m->documents == 1)
-                fprintf(stderr, "; kept from the one document that has it\n");
-            else
-                fprintf(stderr, "; kept from the %zu documents that have it\n", m->documents);
+                if (m->parts[d].n == 0) fprintf(stderr, " %s", input_name(inputs[d].path));
+            fprintf(stderr, "; merged from the %zu document%s that %s it\n", m->documents,
+                    m->documents == 1 ? "" : "s", m->documents == 1 ? "has" : "have");
         }
         if (m->lengths_differ)
             complain("merge",
                      "warning: the %s timelines of \"%s\" have different lengths; seconds "
                      "missing from a shorter one count as 0",
                      stats_unit_name(m->unit), key);
+        if (m->drawn)
+            complain("merge",
+                     "\"%s\": %zu of %llu samples kept, drawn from each input in proportion to "
+                     "its true count (--max-samples)",
+                     key, m->n, (unsigned long long)m->seen);
     }
 }
 
@@ -93,39 +305,120 @@ static void write_document(FILE *out, const struct stats_merge *merge, const cha
 }
 
 /* The sidecar survives only when every document names the same one. */
-static char *common_sidecar(char **sidecars, size_t count)
+static const char *common_sidecar(const struct merge_input *inputs, size_t count)
 {
     bool any = false, same = true;
     for (size_t d = 0; d < count; d++) {
-        any |= sidecars[d] != NULL;
-        if (sidecars[d] == NULL || sidecars[0] == NULL || strcmp(sidecars[d], sidecars[0]) != 0)
-            same = false;
+        const char *mine = inputs[d].sidecar, *first = inputs[0].sidecar;
+        any |= mine != NULL;
+        if (mine == NULL || first == NULL || strcmp(mine, first) != 0) same = false;
     }
     if (any && !same)
         complain("merge",
                  "warning: the documents name different sidecars; the merged one has none");
-    return same ? sidecars[0] : NULL;
+    return same ? inputs[0].sidecar : NULL;
+}
+
+/* --meta FILE: what a later merge needs to weigh this document: its levels and,
+ * for each metric drawn or cut, how many requests its samples stand for. */
+static void write_descriptor(FILE *out, const struct stats_merge *merge,
+                             const struct merge_input *inputs, size_t count)
+{
+    const char *run_id = inputs[0].has_meta ? inputs[0].meta.run_id : NULL;
+    for (size_t d = 1; d < count && run_id; d++)
+        if (!inputs[d].has_meta || inputs[d].meta.run_id == NULL ||
+            strcmp(inputs[d].meta.run_id, run_id) != 0)
+            run_id = NULL;
+    fputs("{\n  \"tool\": \"loadstats merge\",\n  \"version\": \"" PACKAGE_VERSION
+          "\",\n  \"run_id\": ",
+          out);
+    if (run_id)
+        json_write_string(out, run_id);
+    else
+        fputs("null", out);
+    fputs(",\n  \"shard\": {\"index\": 0, \"count\": 1},\n  \"inputs\": [", out);
+    for (size_t d = 0; d < count; d++) {
+        if (d) fputs(", ", out);
+        json_write_string(out, input_name(inputs[d].path));
+    }
+    fputs("],\n  \"levels\": [", out);
+    unsigned long previous = 0;
+    bool first_level = true;
+    for (;;) { /* levels in ascending client count */
+        unsigned long level = 0, clients;
+        const char *metric;
+        for (size_t i = 0; i < merge->keys.count; i++)
+            if (key_level(merge->keys.keys[i], &clients, &metric) && clients > previous &&
+                (level == 0 || clients < level))
+                level = clients;
+        if (level == 0) break;
+        fprintf(out, "%s\n    {\"clients\": %lu, \"sampled\": [", first_level ? "" : ",", level);
+        for (int pass = 0; pass < 2; pass++) {
+            bool first = true;
+            if (pass == 1) fputs("], \"seen\": {", out);
+            for (size_t i = 0; i < merge->keys.count; i++) {
+                const struct stats_merged_metric *m = &merge->metrics[i];
+                if (!key_level(merge->keys.keys[i], &clients, &metric) || clients != level ||
+                    m->kind != STATS_KIND_SAMPLES || m->seen <= m->n)
+                    continue;
+                fputs(first ? "" : ", ", out);
+                json_write_string(out, metric);
+                if (pass == 1) fprintf(out, ": %llu", (unsigned long long)m->seen);
+                first = false;
+            }
+        }
+        fputs("}}", out);
+        first_level = false;
+        previous = level;
+    }
+    fputs("\n  ]\n}\n", out);
+}
+
+static int write_file(const char *path, const char *what, const struct stats_merge *merge,
+                      const struct merge_input *inputs, size_t count, bool descriptor)
+{
+    FILE *out = stdout;
+    if (path != NULL && strcmp(path, "-") != 0) out = fopen(path, "w");
+    if (out == NULL) return usage_error("merge", "cannot write %s: %s", path, strerror(errno));
+    static char buffer[1 << 20];
+    if (!descriptor) setvbuf(out, buffer, _IOFBF, sizeof buffer);
+    if (descriptor)
+        write_descriptor(out, merge, inputs, count);
+    else
+        write_document(out, merge, common_sidecar(inputs, count));
+    return finish_output("merge", out, path ? path : what);
+}
+
+static int merge_inputs(struct merge_input *inputs, size_t count, const struct merge_settings *s)
+{
+    struct stats_merge merge;
+    stats_merge_init(&merge, count);
+    int status = EXIT_FINE;
+    for (size_t d = 0; d < count && status == EXIT_FINE; d++) {
+        struct merge_reading reading = {&merge, &inputs[d], d, s->shards, 0};
+        struct docread_options read_options = {.on_metric = add_metric, .ctx = &reading};
+        struct docread_result result;
+        status = read_document("merge", inputs[d].path, &read_options, &result);
+        inputs[d].sidecar = result.sidecar; /* now ours to free */
+    }
+    char error[256];
+    if (status == EXIT_FINE && stats_merge_finish(&merge, &s->merge, error, sizeof error) != 0)
+        status = usage_error("merge", "%s", error);
+    if (status == EXIT_FINE) {
+        report_merge(&merge, inputs);
+        status = write_file(s->output, "standard output", &merge, inputs, count, false);
+    }
+    if (status == EXIT_FINE && s->meta_output != NULL)
+        status = write_file(s->meta_output, "standard output", &merge, inputs, count, true);
+    stats_merge_free(&merge);
+    return status;
 }
 
 int cmd_merge(int argc, char **argv)
 {
-    static const struct option options[] = {{"output", required_argument, NULL, 'o'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
-    const char *output = NULL;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            output = optarg;
-            break;
-        case 'h':
-            fputs(merge_help, stdout);
-            return EXIT_FINE;
-        default:
-            return option_error("merge", opt, argv);
-        }
-    }
+    struct merge_settings settings;
+    int status = parse_options(argc, argv, &settings);
+    if (status != EXIT_FINE) return status < 0 ? EXIT_FINE : status;
     size_t count = (size_t)(argc - optind);
     char **paths = argv + optind;
     if (count == 0) return usage_error("merge", "needs at least one document to merge");
@@ -133,36 +426,27 @@ int cmd_merge(int argc, char **argv)
     for (size_t d = 0; d < count; d++)
         stdin_uses += strcmp(paths[d], "-") == 0;
     if (stdin_uses > 1) return usage_error("merge", "standard input (-) can be read only once");
+    if (settings.meta_output && settings.output &&
+        strcmp(settings.meta_output, settings.output) == 0)
+        return usage_error("merge", "--meta and --output name the same file");
 
-    struct stats_merge merge;
-    stats_merge_init(&merge, count);
-    char **sidecars = calloc(count, sizeof *sidecars);
-    int status = sidecars ? EXIT_FINE : usage_error("merge", "out of memory");
-    for (size_t d = 0; d < count && status == EXIT_FINE; d++) {
-        struct merge_reading reading = {&merge, d, input_name(paths[d])};
-        struct docread_options read_options = {.on_metric = add_metric, .ctx = &reading};
-        struct docread_result result;
-        status = read_document("merge", paths[d], &read_options, &result);
-        sidecars[d] = result.sidecar; /* now ours to free */
+    struct merge_input *inputs = calloc(count, sizeof *inputs);
+    if (inputs == NULL) return usage_error("merge", "out of memory");
+    for (size_t d = 0; d < count; d++)
+        inputs[d].path = paths[d];
+    status = read_descriptors(inputs, count, settings.shards);
+    int completeness = EXIT_FINE;
+    if (status == EXIT_FINE && settings.shards) {
+        completeness = check_shards(inputs, count, &settings);
+        if (completeness != EXIT_PARTIAL) status = completeness;
     }
-    if (status == EXIT_FINE) {
-        stats_merge_finish(&merge);
-        warn_partial_keys(&merge, paths);
-        const char *sidecar = common_sidecar(sidecars, count);
-        FILE *out = stdout;
-        if (output != NULL && strcmp(output, "-") != 0) out = fopen(output, "w");
-        if (out == NULL) {
-            status = usage_error("merge", "cannot write %s: %s", output, strerror(errno));
-        } else {
-            static char buffer[1 << 20];
-            setvbuf(out, buffer, _IOFBF, sizeof buffer);
-            write_document(out, &merge, sidecar);
-            status = finish_output("merge", out, output ? output : "standard output");
-        }
+    if (status == EXIT_FINE) status = merge_inputs(inputs, count, &settings);
+    if (status == EXIT_FINE) status = completeness;
+    for (size_t d = 0; d < count; d++) {
+        free(inputs[d].descriptor);
+        free(inputs[d].sidecar);
+        stats_runmeta_free(&inputs[d].meta);
     }
-    for (size_t d = 0; sidecars && d < count; d++)
-        free(sidecars[d]);
-    free(sidecars);
-    stats_merge_free(&merge);
+    free(inputs);
     return status;
 }

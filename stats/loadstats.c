@@ -1,5 +1,5 @@
 /* loadstats.c — the loadstats command: statistics, protocol check, A/B
- * comparison, merge and plots over collector documents. This file only
+ * comparison, merge, plots and export over collector documents. This file only
  * dispatches; each subcommand lives in its own cmd_*.c. */
 #include <stdio.h>
 #include <string.h>
@@ -18,8 +18,10 @@ static const char main_help[] =
     "  check [-q] FILE             exit 0 for a valid collector document, 1 with a reason\n"
     "  compare [options] BASE NEW  medians, deltas, ratio and verdict per metric; exit 1\n"
     "                              when a metric regressed significantly (a CI gate)\n"
-    "  merge [-o OUT] A B ...      one document from the documents of several generators\n"
+    "  merge [--shards] A B ...    one document from the documents of several generators\n"
+    "                              (the shards of one run): counts summed, samples pooled\n"
     "  plot [-o OUT.svg] FILE      latency percentile curves and rps timeline as SVG\n"
+    "  export --format F FILE      hgrm (HdrHistogram), csv, csv-summary or openmetrics\n"
     "\n"
     "loadstats COMMAND --help describes a command; man loadstats describes them all.\n"
     "Exit status: 0 success, 1 the input fails (invalid document, regression, conflict),\n"
@@ -30,13 +32,13 @@ static const struct {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"summary", cmd_summary}, {"check", cmd_check}, {"compare", cmd_compare},
-    {"merge", cmd_merge},     {"plot", cmd_plot},
+    {"merge", cmd_merge},     {"plot", cmd_plot},   {"export", cmd_export},
 };
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs("loadstats: needs a command: summary, check, compare, merge or plot "
+        fputs("loadstats: needs a command: summary, check, compare, merge, plot or export "
               "(see loadstats --help)\n",
               stderr);
         return EXIT_USAGE;
@@ -58,7 +60,7 @@ int main(int argc, char **argv)
         if (strcmp(name, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr,
             "loadstats: unknown command '%s' (commands: summary, check, compare, merge, "
-            "plot)\n",
+            "plot, export)\n",
             name);
     return EXIT_USAGE;
 }

@@ -1,11 +1,13 @@
-/* merge.c — the arithmetic of `loadstats merge` (see merge.h). Counts are
- * summed only when each document gave one sample (an exact total per level);
- * a count with several samples is a series and is concatenated like the rest. */
+/* merge.c — the arithmetic of `loadstats merge` (see merge.h). Each document's
+ * samples stay apart until every document is in, because a weighted draw needs
+ * each input's samples and true count side by side. */
 #include "stats/merge.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "stats/sampledraw.h"
 
 void stats_merge_init(struct stats_merge *merge, size_t documents)
 {
@@ -17,111 +19,202 @@ void stats_merge_init(struct stats_merge *merge, size_t documents)
 void stats_merge_free(struct stats_merge *merge)
 {
     for (size_t i = 0; i < merge->keys.count; i++) {
-        free(merge->metrics[i].samples);
-        free(merge->metrics[i].present);
+        struct stats_merged_metric *m = &merge->metrics[i];
+        for (size_t d = 0; m->parts && d < merge->documents; d++)
+            free(m->parts[d].samples);
+        free(m->parts);
+        free(m->samples);
     }
     free(merge->metrics);
     keyindex_free(&merge->keys);
     memset(merge, 0, sizeof *merge);
 }
 
-static bool is_summed_count(enum stats_unit unit)
+/* A new key: its slot and parts are allocated before the key is interned, so
+ * running out of memory leaves the index and the metrics in step. */
+static struct stats_merged_metric *intern(struct stats_merge *merge, const char *key,
+                                          enum stats_unit unit)
 {
-    return unit == STATS_UNIT_COUNT || unit == STATS_UNIT_OPERATIONS;
-}
-
-static int add_timeline(struct stats_merged_metric *m, double **samples, size_t n)
-{
-    if (n != m->n) m->lengths_differ = true;
-    if (n > m->n) {
-        /* The longer timeline becomes the accumulator; add the shorter into it. */
-        double *longer = *samples;
-        for (size_t i = 0; i < m->n; i++)
-            longer[i] += m->samples[i];
-        free(m->samples);
-        m->samples = longer;
-        m->n = n;
-        *samples = NULL;
-        return 0;
+    if (merge->keys.count + 1 > merge->metrics_cap) {
+        size_t cap = merge->metrics_cap ? merge->metrics_cap * 2 : 64;
+        struct stats_merged_metric *grown = realloc(merge->metrics, cap * sizeof *grown);
+        if (grown == NULL) return NULL;
+        merge->metrics = grown;
+        merge->metrics_cap = cap;
     }
-    for (size_t i = 0; i < n; i++)
-        m->samples[i] += (*samples)[i];
-    free(*samples);
-    *samples = NULL;
-    return 0;
-}
-
-static int add_concatenated(struct stats_merged_metric *m, double **samples, size_t n)
-{
-    double *joined = realloc(m->samples, (m->n + n) * sizeof *joined);
-    if (joined == NULL) return -1;
-    memcpy(joined + m->n, *samples, n * sizeof *joined);
-    m->samples = joined;
-    m->n += n;
-    free(*samples);
-    *samples = NULL;
-    return 0;
+    struct stats_merge_part *parts = calloc(merge->documents, sizeof *parts);
+    if (parts == NULL) return NULL;
+    bool inserted;
+    long at = keyindex_intern(&merge->keys, key, strlen(key), &inserted);
+    if (at < 0) {
+        free(parts);
+        return NULL;
+    }
+    struct stats_merged_metric *m = &merge->metrics[at];
+    memset(m, 0, sizeof *m);
+    m->parts = parts;
+    m->unit = unit;
+    m->kind = stats_metric_kind(key, unit);
+    return m;
 }
 
 int stats_merge_add(struct stats_merge *merge, size_t document, const char *key,
-                    enum stats_unit unit, double **samples, size_t n, char *error,
+                    enum stats_unit unit, double **samples, size_t n, uint64_t seen, char *error,
                     size_t error_size)
 {
-    bool inserted;
-    long at = keyindex_intern(&merge->keys, key, strlen(key), &inserted);
-    if (at < 0) goto out_of_memory;
-    if (inserted) {
-        if (merge->keys.count > merge->metrics_cap) {
-            size_t cap = merge->metrics_cap ? merge->metrics_cap * 2 : 64;
-            struct stats_merged_metric *grown = realloc(merge->metrics, cap * sizeof *grown);
-            if (grown == NULL) goto out_of_memory;
-            merge->metrics = grown;
-            merge->metrics_cap = cap;
-        }
-        struct stats_merged_metric *m = &merge->metrics[at];
-        memset(m, 0, sizeof *m);
-        m->present = calloc(merge->documents ? merge->documents : 1, sizeof *m->present);
-        if (m->present == NULL) goto out_of_memory;
-        m->unit = unit;
-        m->all_single = true;
-        /* Keep the reader's array, trimmed of its growth slack. */
-        double *trimmed = n > 0 ? realloc(*samples, n * sizeof *trimmed) : NULL;
-        m->samples = trimmed ? trimmed : *samples;
-        m->n = n;
-        *samples = NULL;
-    } else {
-        struct stats_merged_metric *m = &merge->metrics[at];
-        if (m->unit != unit) {
-            snprintf(error, error_size,
-                     "unit conflict for \"%.100s\": %s in an earlier document, %s in document %zu",
-                     key, stats_unit_name(m->unit), stats_unit_name(unit), document + 1);
-            return -1;
-        }
-        int rc = stats_unit_is_rate(unit) ? add_timeline(m, samples, n)
-                                          : add_concatenated(m, samples, n);
-        if (rc != 0) goto out_of_memory;
+    if (document >= merge->documents) {
+        snprintf(error, error_size, "document %zu of only %zu", document + 1, merge->documents);
+        return -1;
     }
-    struct stats_merged_metric *m = &merge->metrics[at];
-    if (document < merge->documents) m->present[document] = true;
+    long found = keyindex_find(&merge->keys, key, strlen(key));
+    struct stats_merged_metric *m = found >= 0 ? &merge->metrics[found] : NULL;
+    if (m != NULL && m->unit != unit) {
+        snprintf(error, error_size,
+                 "unit conflict for \"%.100s\": %s in an earlier document, %s in this one", key,
+                 stats_unit_name(m->unit), stats_unit_name(unit));
+        return -1;
+    }
+    enum stats_metric_kind kind = m ? m->kind : stats_metric_kind(key, unit);
+    if (kind == STATS_KIND_COUNT && n != 1) {
+        snprintf(error, error_size,
+                 "\"%.100s\" is an exact count and must have one sample, not %zu", key, n);
+        return -1;
+    }
+    if (seen < n) {
+        snprintf(error, error_size,
+                 "\"%.100s\" holds %zu samples but its descriptor says it saw only %llu", key, n,
+                 (unsigned long long)seen);
+        return -1;
+    }
+    if (m != NULL && m->parts[document].n > 0) {
+        snprintf(error, error_size, "\"%.100s\" appears twice in one document", key);
+        return -1;
+    }
+    if (m == NULL) m = intern(merge, key, unit);
+    if (m == NULL) {
+        snprintf(error, error_size, "out of memory merging \"%.100s\"", key);
+        return -1;
+    }
+    /* Drop the reader's growth slack: the parts live until the end. */
+    double *trimmed = n > 0 ? realloc(*samples, n * sizeof *trimmed) : NULL;
+    m->parts[document] = (struct stats_merge_part){trimmed ? trimmed : *samples, n, seen};
+    *samples = NULL;
     m->documents++;
-    if (n != 1) m->all_single = false;
     return 0;
-out_of_memory:
-    snprintf(error, error_size, "out of memory merging \"%.100s\"", key);
-    return -1;
 }
 
-void stats_merge_finish(struct stats_merge *merge)
+static void sum_counts(struct stats_merged_metric *m, size_t documents)
 {
-    if (merge->finished) return;
-    merge->finished = true;
+    double total = 0.0;
+    for (size_t d = 0; d < documents; d++)
+        if (m->parts[d].n == 1) total += m->parts[d].samples[0];
+    m->samples[0] = total;
+    m->n = 1;
+    m->seen = 1;
+}
+
+static void add_timelines(struct stats_merged_metric *m, size_t documents, size_t longest)
+{
+    for (size_t d = 0; d < documents; d++) {
+        const struct stats_merge_part *p = &m->parts[d];
+        if (p->n == 0) continue;
+        if (p->n != longest) m->lengths_differ = true;
+        for (size_t i = 0; i < p->n; i++)
+            m->samples[i] += p->samples[i];
+    }
+    m->n = longest;
+    m->seen = longest;
+}
+
+/* Samples are pooled; a weighted draw replaces the plain concatenation when an
+ * input was cut or the pool exceeds the cap. */
+static int pool_samples(struct stats_merged_metric *m, size_t documents,
+                        const struct stats_merge_options *options, struct stats_rng *rng)
+{
+    size_t held = 0, largest = 0;
+    bool cut = false;
+    uint64_t seen = 0;
+    for (size_t d = 0; d < documents; d++) {
+        const struct stats_merge_part *p = &m->parts[d];
+        held += p->n;
+        seen += p->seen;
+        if (p->n > largest) largest = p->n;
+        cut |= p->seen > p->n;
+    }
+    m->seen = seen;
+    size_t cap = options->max_samples ? options->max_samples : largest;
+    if (!cut && (options->max_samples == 0 || held <= options->max_samples)) {
+        /* Grow the first input's array into the pool: memory stays near one copy. */
+        size_t first = 0;
+        while (first < documents && m->parts[first].n == 0)
+            first++;
+        if (first == documents) return 0; /* no document had samples: cannot happen */
+        double *joined = realloc(m->parts[first].samples, held * sizeof *joined);
+        if (joined == NULL) return -1;
+        m->parts[first].samples = NULL;
+        m->n = m->parts[first].n;
+        for (size_t d = first + 1; d < documents; d++) {
+            struct stats_merge_part *p = &m->parts[d];
+            if (p->n) memcpy(joined + m->n, p->samples, p->n * sizeof *joined);
+            m->n += p->n;
+            free(p->samples);
+            p->samples = NULL;
+        }
+        m->samples = joined;
+        return 0;
+    }
+    struct stats_draw_input *inputs = calloc(documents, sizeof *inputs);
+    size_t *take = calloc(documents, sizeof *take);
+    double *drawn = malloc((cap < held ? cap : held) * sizeof *drawn + sizeof *drawn);
+    if (inputs == NULL || take == NULL || drawn == NULL) {
+        free(inputs);
+        free(take);
+        free(drawn);
+        return -1;
+    }
+    for (size_t d = 0; d < documents; d++)
+        inputs[d] = (struct stats_draw_input){m->parts[d].samples, m->parts[d].n, m->parts[d].seen};
+    m->n = stats_draw_plan(inputs, documents, cap, take);
+    stats_draw(drawn, inputs, documents, take, rng);
+    m->samples = drawn;
+    m->drawn = true;
+    free(inputs);
+    free(take);
+    return 0;
+}
+
+int stats_merge_finish(struct stats_merge *merge, const struct stats_merge_options *options,
+                       char *error, size_t error_size)
+{
+    if (merge->finished) return 0;
+    struct stats_rng rng;
+    stats_rng_seed(&rng, options->seed);
     for (size_t i = 0; i < merge->keys.count; i++) {
         struct stats_merged_metric *m = &merge->metrics[i];
-        if (!is_summed_count(m->unit) || !m->all_single || m->n < 2) continue;
-        double total = 0.0;
-        for (size_t j = 0; j < m->n; j++)
-            total += m->samples[j];
-        m->samples[0] = total;
-        m->n = 1;
+        int rc = 0;
+        if (m->kind == STATS_KIND_SAMPLES) {
+            rc = pool_samples(m, merge->documents, options, &rng);
+        } else {
+            size_t longest = 1;
+            for (size_t d = 0; d < merge->documents; d++)
+                if (m->parts[d].n > longest) longest = m->parts[d].n;
+            m->samples = calloc(longest, sizeof *m->samples);
+            if (m->samples == NULL)
+                rc = -1;
+            else if (m->kind == STATS_KIND_COUNT)
+                sum_counts(m, merge->documents);
+            else
+                add_timelines(m, merge->documents, longest);
+        }
+        if (rc != 0) {
+            snprintf(error, error_size, "out of memory merging \"%.100s\"", merge->keys.keys[i]);
+            return -1;
+        }
+        for (size_t d = 0; d < merge->documents; d++) {
+            free(m->parts[d].samples);
+            m->parts[d].samples = NULL;
+        }
     }
+    merge->finished = true;
+    return 0;
 }

@@ -1,45 +1,69 @@
 /* merge.h — one collector document from the documents of several generators
- * that ran the same levels at the same time (multi-host runs). Time, size and
- * ratio samples are concatenated, one-sample counts summed, and per-second rate
- * timelines summed second by second. */
+ * that ran the same levels at the same time (shards of one run on several
+ * hosts). Each metric is merged by its kind (metrickind.h): exact counts are
+ * summed, per-second timelines added second by second, and samples pooled;
+ * where --max-samples cut an input, the pool is drawn in proportion to each
+ * input's true count, so it stays a uniform sample of all requests. */
 #ifndef LOADGEN_STATS_MERGE_H
 #define LOADGEN_STATS_MERGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "stats/keyindex.h"
+#include "stats/metrickind.h"
 #include "stats/units.h"
+
+/* What one document gave for one metric. */
+struct stats_merge_part {
+    double *samples; /* owned until stats_merge_finish */
+    size_t n;
+    uint64_t seen; /* samples the document stood for (n unless --max-samples cut it) */
+};
 
 struct stats_merged_metric {
     enum stats_unit unit;
+    enum stats_metric_kind kind;
+    struct stats_merge_part *parts; /* one per document; n == 0 where a document lacks the key */
+    size_t documents;               /* how many documents had this key */
+    /* After stats_merge_finish: */
     double *samples; /* owned */
     size_t n;
-    size_t documents;    /* how many documents had this key */
-    bool all_single;     /* every document gave exactly one sample */
-    bool lengths_differ; /* rate timelines of different lengths were summed */
-    bool *present;       /* per document: had this key */
+    uint64_t seen;       /* for samples: how many samples the merged ones stand for */
+    bool drawn;          /* samples were drawn in proportion to the true counts */
+    bool lengths_differ; /* timelines of different lengths were added */
 };
 
 struct stats_merge {
     size_t documents; /* the number of inputs, fixed at init */
     struct keyindex keys;
-    struct stats_merged_metric *metrics; /* parallel to keys.keys */
+    struct stats_merged_metric *metrics; /* parallel to keys.keys, first-seen order */
     size_t metrics_cap;
     bool finished;
+};
+
+struct stats_merge_options {
+    /* Cap on the samples of one metric of one level; 0: no cap of its own, but
+     * when an input was cut, the largest number of samples any input holds. */
+    size_t max_samples;
+    uint64_t seed; /* for the draw: the same seed, the same document */
 };
 
 void stats_merge_init(struct stats_merge *merge, size_t documents);
 void stats_merge_free(struct stats_merge *merge);
 
 /* Adds one metric of document `document` (0-based), taking ownership of
- * *samples (set to NULL). Returns 0, or -1 with a message in `error` on a unit
- * conflict or when memory runs out. */
+ * *samples (set to NULL). `seen` is its true sample count (>= n). Returns 0, or
+ * -1 with a message in `error`: a unit conflict, a count with other than one
+ * sample, seen < n, a key twice in one document, or out of memory. */
 int stats_merge_add(struct stats_merge *merge, size_t document, const char *key,
-                    enum stats_unit unit, double **samples, size_t n, char *error,
+                    enum stats_unit unit, double **samples, size_t n, uint64_t seen, char *error,
                     size_t error_size);
 
-/* Turns one-sample counts into their sum once every document is in. */
-void stats_merge_finish(struct stats_merge *merge);
+/* Computes every merged metric once all documents are in. Returns 0, or -1
+ * when memory runs out (with a message). */
+int stats_merge_finish(struct stats_merge *merge, const struct stats_merge_options *options,
+                       char *error, size_t error_size);
 
 #endif

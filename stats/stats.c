@@ -229,24 +229,28 @@ void stats_sort(double *samples, size_t n)
     intro_sort(samples, n, depth);
 }
 
+void stats_moments_sorted(const double *sorted, size_t n, double *mean, double *stddev)
+{
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += sorted[i];
+    *mean = n ? sum / (double)n : 0.0;
+    /* Population variance: the samples are every observation, not a draw. */
+    double squares = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double d = sorted[i] - *mean;
+        squares += d * d;
+    }
+    *stddev = n ? sqrt(squares / (double)n) : 0.0;
+}
+
 int stats_summarize(double *samples, size_t n, struct stats_summary *out)
 {
     if (n == 0 || samples == NULL || out == NULL) return -1;
     stats_sort(samples, n);
-
-    double sum = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sum += samples[i];
-    double mean = sum / (double)n;
+    double mean, stddev;
+    stats_moments_sorted(samples, n, &mean, &stddev);
     double median = stats_percentile_sorted(samples, n, 0.5);
-
-    /* Population variance: the samples are every observation, not a draw. */
-    double squares = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double d = samples[i] - mean;
-        squares += d * d;
-    }
-    double stddev = sqrt(squares / (double)n);
 
     out->n = n;
     out->min = stats_round2(samples[0]);

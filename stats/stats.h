@@ -28,6 +28,10 @@ void stats_percentiles(double *samples, size_t n, const double *qs, size_t nq, d
  * with the same interpolation as the percentiles; allocates nothing. */
 double stats_mad_sorted(const double *sorted, size_t n, double median);
 
+/* Mean (sum in ascending order over n) and population standard deviation of
+ * n sorted samples, unrounded: the values summary rounds. 0 and 0 for n == 0. */
+void stats_moments_sorted(const double *sorted, size_t n, double *mean, double *stddev);
+
 /* Rounds to 2 decimals, half away from zero, exactly as the harness does
  * (round(x·100)/100); 0 and non-finite values pass unchanged. */
 double stats_round2(double x);

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Integration tests of the loadstats binary on documents written here: protocol
-# check, summary numbers, compare exit codes, merge and plot. Needs no servers;
-# the plot test needs xmllint (libxml2-utils) and rsvg-convert (librsvg2-bin).
+# Integration tests of the loadstats binary: protocol check, summary numbers,
+# compare exit codes, plot, on documents written here; merge and export on
+# those and on real documents of httpload against nginx and dnsload against
+# knot (started on demand). The plot test needs xmllint (libxml2-utils) and
+# rsvg-convert (librsvg2-bin); export openmetrics needs python3-prometheus-client.
 # Run: BUILD=/path/to/build bash tests/integration/t_loadstats.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$TESTDIR/servers.sh"
+source "$TESTDIR/servers_dns.sh"
 
 W=$TMPROOT/loadstats
 mkdir -p "$W"
@@ -14,7 +18,7 @@ json_get() {
 import json, sys
 v = json.load(open(sys.argv[1]))
 for k in sys.argv[2:]:
-    v = v[k]
+    v = v[int(k)] if isinstance(v, list) else v[k]
 print(json.dumps(v))
 PY
 }
@@ -131,7 +135,7 @@ t_help_documents_every_subcommand() {
     run_tool "$W/out" "$W/err" "$LOADSTATS" --help
     assert_eq "$RC" 0 "--help"
     local c
-    for c in summary check compare merge plot; do
+    for c in summary check compare merge plot export; do
         assert_contains "$W/out" "^  $c "
         run_tool "$W/sub" "$W/err" "$LOADSTATS" $c --help
         assert_eq "$RC" 0 "$c --help"
@@ -207,17 +211,469 @@ t_merge_combines_generators() {
 
 t_merge_reports_partial_keys_and_conflicts() {
     write_run "$W/a.json" "1"
-    printf '{"metrics": {"c1.latency_warm_ms": {"unit": "milliseconds", "samples": [2]}, "c1.only_here": {"unit": "count", "samples": [4]}}}' >"$W/b.json"
+    printf '{"metrics": {"c1.latency_warm_ms": {"unit": "milliseconds", "samples": [2]}, "c1.only_here": {"unit": "count", "samples": [4]}, "c1.only_here_ms": {"unit": "milliseconds", "samples": [4]}}}' >"$W/b.json"
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge "$W/a.json" "$W/b.json"
-    assert_eq "$RC" 0 "partial keys are kept"
-    assert_contains "$W/err" '"c1.only_here" is missing from .*a.json'
+    assert_eq "$RC" 0 "partial keys are merged"
+    # a count another document lacks adds 0 there: no warning
     assert_eq "$(json_get "$W/m.json" metrics c1.only_here samples)" "[4]"
+    grep -q '"c1.only_here"' "$W/err" && fail "a count missing from a document is warned about"
+    assert_contains "$W/err" '"c1.only_here_ms" is missing from .*a.json'
+    assert_eq "$(json_get "$W/m.json" metrics c1.only_here_ms samples)" "[4]"
     assert_eq "$(json_get "$W/m.json" metrics c1.latency_cold_ms samples)" "[3, 3.5]"
     printf '{"metrics": {"c1.latency_warm_ms": {"unit": "seconds", "samples": [0.002]}}}' >"$W/c.json"
     run_tool "$W/out" "$W/err" "$LOADSTATS" merge "$W/a.json" "$W/c.json"
     assert_eq "$RC" 1 "a unit conflict is an error"
     assert_contains "$W/err" 'unit conflict for "c1.latency_warm_ms"'
     assert_empty_file "$W/out"
+    printf '{"metrics": {"c1.requests": {"unit": "count", "samples": [1, 2]}}}' >"$W/d.json"
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge "$W/a.json" "$W/d.json"
+    assert_eq "$RC" 1 "a count with two samples is refused"
+    assert_contains "$W/err" 'd.json: "c1.requests" is an exact count and must have one sample'
+}
+
+# --- merge of shards ----------------------------------------------------------
+
+# http_run NAME [OPTION...]: httpload against nginx; $W/NAME.json and NAME.meta.json.
+http_run() {
+    local name=$1
+    shift
+    need_nginx || { fail "nginx did not start"; return 1; }
+    run_tool "$W/$name.json" "$W/$name.err" "$HTTPLOAD" -q --meta "$W/$name.meta.json" "$@" \
+        "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    assert_eq "$RC" 0 "httpload $*"
+    [ "$RC" = 0 ]
+}
+
+# shardify RAW OUT INDEX COUNT [OPTION...]: one shard of a sharded run (shardify.py).
+shardify() {
+    python3 "$TESTDIR/shardify.py" "$W/$1.json" "$W/$2.json" "${@:3}" || fail "shardify.py $*"
+}
+
+# merged_by_kind A B MERGED: every key of MERGED is what its kind makes of A and B:
+# counts summed, requests_per_second added second by second, samples pooled (the
+# same multiset). Prints the keys checked per kind.
+merged_by_kind() {
+    python3 - "$@" <<'PY'
+import json, sys
+a, b, m = (json.load(open(p))["metrics"] for p in sys.argv[1:4])
+kinds = {"count": [], "timeline": [], "samples": []}
+for key, v in m.items():
+    metric = key.split(".", 1)[1]
+    empty = {"unit": v["unit"], "samples": []}
+    x, y = a.get(key, empty)["samples"], b.get(key, empty)["samples"]
+    gauge = metric.startswith(("watch.", "generator_")) or metric == "loop_lag_ms"
+    if v["unit"] == "requests_per_second":
+        kind, want = "timeline", [p + q for p, q in zip(x, y)]
+    elif not gauge and (v["unit"] == "count" or metric == "bytes_received"):
+        kind, want = "count", [sum(x) + sum(y)]
+    else:
+        kind, want = "samples", sorted(x + y)
+    got = sorted(v["samples"]) if kind == "samples" else v["samples"]
+    if got != want:
+        print("ASSERTION: %s (%s): merged %s, expected %s" % (key, kind, got[:5], want[:5]))
+    kinds[kind].append(metric)
+missing = (set(a) | set(b)) - set(m)
+if missing:
+    print("ASSERTION: keys lost by the merge: %s" % sorted(missing))
+for kind in sorted(kinds):
+    print("%s: %s" % (kind, " ".join(sorted(set(kinds[kind])))))
+PY
+}
+
+t_merge_shards_of_httpload_types_every_metric() {
+    http_run raw0 --levels 1,2 -d 1s || return
+    http_run raw1 --levels 1,2 -d 1s || return
+    shardify raw0 s0 0 2
+    shardify raw1 s1 1 2
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/s0.json" "$W/s1.json"
+    assert_eq "$RC" 0 "merge --shards of a complete set"
+    assert_empty_file "$W/err" "nothing to warn about"
+    doc "$W/m.json" --invariants "levels()==[2,4]" "v('c4.connections')==4" \
+        "n('c4.latency_cold_ms')==4" "n('c2.latency_cold_ms')==2" "n('c2.generator_rss_bytes')==2"
+    merged_by_kind "$W/s0.json" "$W/s1.json" "$W/m.json" >"$W/kinds"
+    cat "$W/kinds"
+    local c
+    for c in attempts requests errors unfinished connections reconnects bytes_received; do
+        grep -q "^count: .*\b$c\b" "$W/kinds" || fail "$c was not merged as a count"
+    done
+    for c in latency_cold_ms latency_warm_ms connect_ms ttfb_ms generator_rss_bytes generator_cpu_s; do
+        grep -q "^samples: .*\b$c\b" "$W/kinds" || fail "$c was not pooled as samples"
+    done
+    grep -q "^timeline: requests_per_second$" "$W/kinds" || fail "requests_per_second not a timeline"
+}
+
+t_merge_shards_of_dnsload_sums_rcodes_one_shard_lacks() {
+    need_knot || { fail "knot did not start"; return; }
+    local i name
+    for i in 0 1; do
+        name=www.example.test
+        [ "$i" = 1 ] && name=nothing.example.test
+        # errors (a timeout on a loaded machine) are merged like any count
+        run_tool "$W/draw$i.json" "$W/draw$i.err" "$DNSLOAD" -q -s 127.0.0.1 -p "$KNOT_PORT" \
+            --query "$name A" -c 2 -d 1s --max-error-rate 1 --meta "$W/draw$i.meta.json"
+        assert_eq "$RC" 0 "dnsload shard $i: $(cat "$W/draw$i.err")"
+        shardify draw$i ds$i $i 2
+    done
+    doc "$W/ds1.json" "v('c4.rcode.NXDOMAIN')>0" "not has('c4.rcode.NOERROR')"
+    doc "$W/ds0.json" "v('c4.rcode.NOERROR')>0" "not has('c4.rcode.NXDOMAIN')"
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/ds0.json" "$W/ds1.json"
+    assert_eq "$RC" 0 "merge --shards of dnsload shards"
+    assert_empty_file "$W/err" "a count one shard lacks is not warned about"
+    merged_by_kind "$W/ds0.json" "$W/ds1.json" "$W/m.json" >"$W/kinds"
+    cat "$W/kinds"
+    grep -q "^count: .*rcode.NOERROR .*rcode.NXDOMAIN" "$W/kinds" || fail "rcodes not summed"
+    doc "$W/m.json" --invariants "v('c4.rcode.NOERROR')+v('c4.rcode.NXDOMAIN')==v('c4.requests')"
+}
+
+t_merge_shards_refuses_incomplete_or_foreign_sets() {
+    write_run "$W/x.json" "1, 2"
+    python3 - "$W" <<'PY'
+import json, sys
+w = sys.argv[1]
+def meta(name, index, count, run_id="r1"):
+    json.dump({"tool": "httpload", "run_id": run_id, "shard": {"index": index, "count": count},
+               "levels": [{"clients": 1, "shard_clients": 1 if index == 0 else 0, "sampled": []},
+                          {"clients": 64, "shard_clients": 64 // count + (index < 64 % count), "sampled": []}]},
+              open("%s/%s.meta.json" % (w, name), "w"))
+for name, index, count, run_id in [("p0", 0, 3, "r1"), ("p2", 2, 3, "r1"), ("q2", 2, 3, "r1"),
+                                   ("r1", 1, 3, "other"), ("n1", 1, 4, "r1")]:
+    meta(name, index, count, run_id)
+PY
+    local f
+    for f in p0 p2 q2 r1 n1 nometa; do cp "$W/x.json" "$W/$f.json"; done
+    # a missing shard: refused, named, nothing written
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge --shards "$W/p0.json" "$W/p2.json"
+    assert_eq "$RC" 1 "an incomplete set is refused"
+    assert_empty_file "$W/out"
+    assert_contains "$W/err" "shard 1 of 3 is missing"
+    assert_contains "$W/err" "--allow-partial"
+    # --allow-partial: merged, said on stderr, exit 3
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge --shards --allow-partial "$W/p0.json" "$W/p2.json"
+    assert_eq "$RC" 3 "--allow-partial merges and exits 3"
+    assert_contains "$W/err" "shard 1 of 3 is missing"
+    assert_contains "$W/err" "merging the 2 shards present anyway"
+    assert_eq "$(json_get "$W/out" metrics c64.requests samples)" "[12800]"
+    # duplicated index, foreign run id, other shard count, no descriptor: one line each
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge --shards --allow-partial "$W/p0.json" \
+        "$W/p2.json" "$W/q2.json" "$W/r1.json" "$W/n1.json" "$W/nometa.json"
+    assert_eq "$RC" 1 "a foreign set is refused even with --allow-partial"
+    assert_empty_file "$W/out"
+    assert_contains "$W/err" "p2.json and .*q2.json are both shard 2 of 3"
+    assert_contains "$W/err" 'r1.json: run id "other" differs from "r1" in .*p0.json'
+    assert_contains "$W/err" "n1.json: shard 1 of 4, but .*p0.json is shard 0 of 3"
+    assert_contains "$W/err" "nometa.json: no valid shard descriptor .*nometa.meta.json (cannot open"
+    assert_eq "$(grep -c 'refusing the set' "$W/err")" 1 "one closing line"
+    assert_eq "$(wc -l <"$W/err")" 5 "one line per problem, and the closing line"
+    # --shards reads descriptors: stdin has none
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge --shards - <"$W/p0.json"
+    assert_eq "$RC" 2 "--shards with stdin is a usage error"
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge --allow-partial "$W/p0.json"
+    assert_eq "$RC" 2 "--allow-partial without --shards"
+}
+
+t_merge_shards_warns_clock_and_start_lag() {
+    http_run raw0 -c 1 -d 1s || return
+    http_run raw1 -c 1 -d 1s || return
+    shardify raw0 w0 0 2 --unsynchronized
+    shardify raw1 w1 1 2 --lag 0.2
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/w0.json" "$W/w1.json"
+    assert_eq "$RC" 0 "warnings only"
+    assert_contains "$W/err" "w0.json (shard 0 of 2, host gen0): clock not synchronized (estimated error 250000 us)"
+    assert_contains "$W/err" "w1.json (shard 1 of 2, host gen1): level c2 started 0.200 s late (more than 0.05 s)"
+    assert_eq "$(wc -l <"$W/err")" 2 "two warnings"
+    doc "$W/m.json" --invariants "v('c2.connections')==2"
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --max-start-lag 0.5 "$W/w0.json" "$W/w1.json"
+    assert_eq "$RC" 0
+    assert_eq "$(wc -l <"$W/err")" 1 "a wider threshold leaves the clock warning"
+}
+
+t_merge_weights_shards_cut_by_max_samples() {
+    # exact: shard A saw 9000 requests, kept 100 (all 1.0); B saw 1000, kept 100 (all 2.0)
+    local s
+    for s in A:1:9000:0 B:2:1000:1; do
+        IFS=: read -r name value seen index <<<"$s"
+        python3 - "$W/$name" "$value" "$seen" "$index" <<'PY'
+import json, sys
+out, value, seen, index = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+json.dump({"metrics": {"c2.latency_warm_ms": {"unit": "milliseconds", "samples": [value] * 100},
+                       "c2.requests": {"unit": "count", "samples": [seen]}}}, open(out + ".json", "w"))
+json.dump({"run_id": None, "shard": {"index": index, "count": 2},
+           "levels": [{"clients": 2, "shard_clients": 1, "sampled": ["latency_warm_ms"],
+                       "seen": {"latency_warm_ms": seen}}]}, open(out + ".meta.json", "w"))
+PY
+    done
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --meta "$W/m.meta.json" "$W/A.json" "$W/B.json"
+    assert_eq "$RC" 0 "weighted merge"
+    python3 - "$W/m.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["metrics"]["c2.latency_warm_ms"]["samples"]
+if (len(s), s.count(1), s.count(2)) != (100, 90, 10):
+    print("ASSERTION: expected 90 samples from A and 10 from B, got %d/%d of %d" % (s.count(1), s.count(2), len(s)))
+PY
+    assert_contains "$W/err" '"c2.latency_warm_ms": 100 of 10000 samples kept, drawn from each input in proportion'
+    assert_eq "$(json_get "$W/m.meta.json" levels 0 seen latency_warm_ms)" 10000
+    assert_eq "$(json_get "$W/m.meta.json" levels 0 sampled)" '["latency_warm_ms"]'
+    # the same inputs and seed give the same document
+    run_tool "$W/m2.json" "$W/err" "$LOADSTATS" merge --shards "$W/A.json" "$W/B.json"
+    cmp -s "$W/m.json" "$W/m2.json" || fail "the merge is not reproducible"
+    # --max-samples caps it further, in the same proportion
+    run_tool "$W/m3.json" "$W/err" "$LOADSTATS" merge --max-samples 10 "$W/A.json" "$W/B.json"
+    assert_eq "$(json_get "$W/m3.json" metrics c2.latency_warm_ms samples)" "[1, 1, 1, 1, 1, 1, 1, 1, 1, 2]"
+
+    # real shards cut by --max-samples, the true counts in their descriptors
+    http_run raw0 -c 1 -d 1s --max-samples 200 || return
+    http_run raw1 -c 1 -d 1s --max-samples 200 || return
+    shardify raw0 c0 0 2
+    shardify raw1 c1 1 2
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --meta "$W/m.meta.json" "$W/c0.json" "$W/c1.json"
+    assert_eq "$RC" 0 "weighted merge of real shards"
+    doc "$W/m.json" "n('c2.latency_warm_ms')==200" "n('c2.ttfb_ms')==200"
+    local seen
+    seen=$(python3 -c 'import json,sys; print(sum(json.load(open(f))["levels"][0]["seen"]["ttfb_ms"] for f in sys.argv[1:]))' \
+        "$W/c0.meta.json" "$W/c1.meta.json")
+    assert_eq "$(json_get "$W/m.meta.json" levels 0 seen ttfb_ms)" "$seen" "the merged descriptor's true count"
+    doc "$W/m.json" "v('c2.requests')==$seen"
+    assert_contains "$W/err" "\"c2.ttfb_ms\": 200 of $seen samples kept"
+    # a descriptor that lists a cut metric without its true count: merged unweighted, with a warning
+    shardify raw0 u0 0 2 --no-seen
+    shardify raw1 u1 1 2 --no-seen
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/u0.json" "$W/u1.json"
+    assert_eq "$RC" 0
+    assert_contains "$W/err" "u0.json: c2.latency_warm_ms was cut by --max-samples, but .*u0.meta.json has no true count"
+    # an invalid descriptor beside a document stops a plain merge too
+    printf '{"levels": 3}' >"$W/c1.meta.json"
+    run_tool "$W/out" "$W/err" "$LOADSTATS" merge "$W/c0.json" "$W/c1.json"
+    assert_eq "$RC" 1 "an invalid descriptor"
+    assert_contains "$W/err" "c1.meta.json: levels must be an array"
+}
+
+# --- export ---------------------------------------------------------------------
+
+# real_docs: $W/h.json from httpload against nginx (levels 1 and 2), $W/d.json
+# from dnsload against knot (NOERROR and NXDOMAIN answers).
+real_docs() {
+    [ -s "$W/h.json" ] && [ -s "$W/d.json" ] && return 0
+    need_nginx || { fail "nginx did not start"; return 1; }
+    need_knot || { fail "knot did not start"; return 1; }
+    run_tool "$W/h.json" "$W/h.err" "$HTTPLOAD" -q --levels 1,2 -d 1s --max-samples 3000 \
+        "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    assert_eq "$RC" 0 "httpload"
+    # A query timing out on a loaded machine is dnsload's business (t_dnsload.sh);
+    # here the document is only the input, errors or not.
+    run_tool "$W/d.json" "$W/d.err" "$DNSLOAD" -q -s 127.0.0.1 -p "$KNOT_PORT" -c 2 -d 1s \
+        --max-error-rate 1 --query "www.example.test A" --query "nothing.example.test A"
+    assert_eq "$RC" 0 "dnsload: $(cat "$W/d.err")"
+    [ -s "$W/h.json" ] && [ -s "$W/d.json" ]
+}
+
+# a python3 that has Debian's python3-prometheus-client (a pyenv python3 first on PATH may not)
+om_python() {
+    local p
+    for p in python3 /usr/bin/python3; do
+        "$p" -c 'import prometheus_client.openmetrics.parser' 2>/dev/null && { echo "$p"; return 0; }
+    done
+    return 1
+}
+
+t_export_openmetrics_parses_and_matches_the_samples() {
+    real_docs || return
+    local py
+    py=$(om_python) || { echo "skip: python3-prometheus-client is not installed"; fail "skip: no prometheus_client to parse OpenMetrics"; return; }
+    local f
+    for f in h d; do
+        run_tool "$W/$f.om" "$W/err" "$LOADSTATS" export --format openmetrics "$W/$f.json"
+        assert_eq "$RC" 0 "export openmetrics of $f.json"
+        assert_empty_file "$W/err"
+        run_tool "$W/$f.sum" "$W/err" "$LOADSTATS" summary --json "$W/$f.json"
+        "$py" - "$W/$f.json" "$W/$f.om" "$W/$f.sum" <<'PY'
+import json, math, re, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+doc = json.load(open(sys.argv[1]))["metrics"]
+text = open(sys.argv[2]).read()
+summary = json.load(open(sys.argv[3]))
+def bad(msg):
+    print("ASSERTION: " + msg)
+# the parser is strict: the same text without its # EOF is refused
+try:
+    list(text_string_to_metric_families(text.replace("# EOF\n", "")))
+    bad("the parser accepted a text without # EOF")
+except ValueError:
+    pass
+families = {f.name: f for f in text_string_to_metric_families(text)}
+def percentile(xs, q):  # summary's definition: rank q(n-1), interpolated
+    rank = q * (len(xs) - 1)
+    lo = math.floor(rank)
+    if lo + 1 >= len(xs) or rank == lo:
+        return xs[lo]
+    return xs[lo] + (xs[lo + 1] - xs[lo]) * (rank - lo)
+seen = 0
+for key, m in doc.items():
+    clients, metric = key[1:].split(".", 1)
+    name = "loadgen_" + re.sub(r"[^A-Za-z0-9_]", "_", metric)
+    if name not in families:
+        bad("%s: no family %s" % (key, name)); continue
+    fam = families[name]
+    samples = {(s.name, s.labels.get("quantile")): s.value for s in fam.samples if s.labels["clients"] == clients}
+    xs = sorted(m["samples"])
+    gauge = metric.startswith(("watch.", "generator_")) or metric == "loop_lag_ms"
+    if not gauge and (m["unit"] == "count" or metric == "bytes_received"):
+        if fam.type != "counter" or samples != {(name + "_total", None): xs[0]}:
+            bad("%s: counter %s %s, expected %s" % (key, fam.type, samples, xs[0]))
+    else:
+        want = {(name, str(q) if q not in (0, 1) else str(q)): percentile(xs, q) for q in (0, 0.5, 0.9, 0.95, 0.99, 0.999, 1)}
+        want = {(name, q): v for (n, q), v in want.items()}
+        want[(name + "_count", None)] = len(xs)
+        want[(name + "_sum", None)] = sum(xs)
+        if fam.type != "summary" or samples != want:
+            bad("%s: summary %s\n  expected %s" % (key, sorted(samples.items())[:3], sorted(want.items())[:3]))
+        s = summary[key]
+        for q, field in ((0.5, "median"), (0.9, "p90"), (0.99, "p99"), (0.999, "p999"), (1, "max"), (0, "min")):
+            if abs(samples[(name, str(q))] - s[field]) > 0.005 + 1e-9:
+                bad("%s: quantile %s is %s, summary's %s is %s" % (key, q, samples[(name, str(q))], field, s[field]))
+    seen += 1
+print("checked %d metrics in %d families" % (seen, len(families)))
+PY
+    done
+    grep -q '^loadgen_rcode_NXDOMAIN_total{clients="2"} [1-9]' "$W/d.om" || fail "no rcode.NXDOMAIN counter"
+    grep -q '^# UNIT loadgen_generator_rss_bytes bytes$' "$W/h.om" || fail "no UNIT for a _bytes metric"
+    tail -n 1 "$W/h.om" | grep -qx '# EOF' || fail "the text does not end in # EOF"
+}
+
+t_export_csv_has_a_row_per_sample() {
+    real_docs || return
+    run_tool "$W/h.csv" "$W/err" "$LOADSTATS" export -f csv "$W/h.json"
+    assert_eq "$RC" 0 "export csv"
+    run_tool "$W/hs.csv" "$W/err" "$LOADSTATS" export -f csv-summary "$W/h.json"
+    assert_eq "$RC" 0 "export csv-summary"
+    run_tool "$W/h.sum" "$W/err" "$LOADSTATS" summary --json "$W/h.json"
+    python3 - "$W/h.json" "$W/h.csv" "$W/hs.csv" "$W/h.sum" <<'PY'
+import csv, json, sys
+doc = json.load(open(sys.argv[1]))["metrics"]
+raw = open(sys.argv[2], newline="").read()
+if raw.count("\r\n") != raw.count("\n"):
+    print("ASSERTION: csv lines do not all end in CRLF")
+rows = list(csv.reader(open(sys.argv[2], newline="")))
+if rows[0] != ["clients", "metric", "unit", "sample", "value"]:
+    print("ASSERTION: header %s" % rows[0])
+total = sum(len(m["samples"]) for m in doc.values())
+if len(rows) - 1 != total:
+    print("ASSERTION: %d rows for %d samples" % (len(rows) - 1, total))
+got = {}
+for clients, metric, unit, index, value in rows[1:]:
+    got.setdefault("c%s.%s" % (clients, metric), []).append((int(index), float(value), unit))
+for key, m in doc.items():
+    want = [(i + 1, v, m["unit"]) for i, v in enumerate(m["samples"])]
+    if got.get(key) != want:
+        print("ASSERTION: %s: csv rows differ from the samples" % key)
+summary = json.load(open(sys.argv[4]))
+rows = list(csv.DictReader(open(sys.argv[3], newline="")))
+if len(rows) != len(doc):
+    print("ASSERTION: %d summary rows for %d metrics" % (len(rows), len(doc)))
+for r in rows:
+    s = summary["c%s.%s" % (r["clients"], r["metric"])]
+    for field, value in s.items():
+        if float(r[field]) != value:
+            print("ASSERTION: %s %s: csv %s, summary %s" % (r["metric"], field, r[field], value))
+print("%d sample rows, %d summary rows" % (total, len(rows)))
+PY
+    # RFC 4180 quoting of a name with a comma and a quote, read back exactly
+    python3 -c 'import json,sys; json.dump({"metrics": {"c3.we,ird\"name_ms": {"unit": "milliseconds", "samples": [1.5, 2]}, "nolevel": {"unit": "count", "samples": [7]}}}, open(sys.argv[1], "w"))' "$W/q.json"
+    run_tool "$W/q.csv" "$W/err" "$LOADSTATS" export -f csv "$W/q.json"
+    assert_eq "$RC" 0
+    assert_eq "$(sed -n 2p "$W/q.csv" | tr -d '\r')" '3,"we,ird""name_ms",milliseconds,1,1.5'
+    assert_eq "$(sed -n 4p "$W/q.csv" | tr -d '\r')" ',nolevel,count,1,7'
+    python3 -c 'import csv,sys; r=list(csv.reader(open(sys.argv[1], newline=""))); sys.exit(r[1][1] != "we,ird\"name_ms")' "$W/q.csv" ||
+        fail "python's csv module does not read the quoted name back"
+    run_tool "$W/q1.csv" "$W/err" "$LOADSTATS" export -f csv -m nolevel "$W/q.json"
+    assert_eq "$(wc -l <"$W/q1.csv")" 2 "--metric keeps one metric"
+}
+
+t_export_hgrm_matches_hdrhistogram_layout_and_summary() {
+    real_docs || return
+    local k=c2.latency_warm_ms
+    run_tool "$W/h.hgrm" "$W/err" "$LOADSTATS" export -f hgrm -m $k --decimals 6 "$W/h.json"
+    assert_eq "$RC" 0 "export hgrm"
+    run_tool "$W/h.sum" "$W/err" "$LOADSTATS" summary --json "$W/h.json"
+    python3 - "$W/h.json" "$W/h.hgrm" "$W/h.sum" "$k" <<'PY'
+import json, math, sys
+xs = sorted(json.load(open(sys.argv[1]))["metrics"][sys.argv[4]]["samples"])
+lines = open(sys.argv[2]).read().split("\n")
+s = json.load(open(sys.argv[3]))[sys.argv[4]]
+n = len(xs)
+def bad(msg):
+    print("ASSERTION: " + msg)
+if lines[0] != "       Value     Percentile TotalCount 1/(1-Percentile)" or lines[1] != "":
+    bad("header %r" % lines[:2])
+body = [l for l in lines[2:] if l and not l.startswith("#")]
+foot = [l for l in lines if l.startswith("#")]
+def percentile(q):
+    rank = q * (n - 1)
+    lo = math.floor(rank)
+    return xs[lo] if lo + 1 >= n or rank == lo else xs[lo] + (xs[lo + 1] - xs[lo]) * (rank - lo)
+# HdrHistogram's PercentileIterator: 5 ticks per half-distance, until the
+# nearest-rank sample is the largest, then 100%
+level, want = 0.0, []
+while True:
+    want.append(level)
+    rank = next(i for i in range(n) if 100.0 * (i + 1) / n >= level)
+    if xs[rank] == xs[-1]:
+        break
+    level += 100.0 / (5 * 2 ** (int(math.log(100.0 / (100.0 - level)) / math.log(2)) + 1))
+if len(body) != len(want) + 1:
+    bad("%d lines, HdrHistogram would print %d" % (len(body), len(want) + 1))
+for line, lvl in zip(body, want):
+    value, pct, count, inv = line.split()
+    q = lvl / 100
+    if pct != "%.12f" % q or abs(float(value) - percentile(q)) > 6e-7 or inv != "%.2f" % (1 / (1 - q)):
+        bad("line %r for level %s, value %s" % (line, lvl, percentile(q)))
+    if int(count) != sum(1 for x in xs if x <= percentile(q)):
+        bad("line %r: TotalCount is not the samples at or below the value" % line)
+    if lvl == 50 and abs(float(value) - s["median"]) > 0.005 + 1e-6:
+        bad("50%% line %s, summary median %s" % (value, s["median"]))
+    if lvl == 90 and abs(float(value) - s["p90"]) > 0.005 + 1e-6:
+        bad("90%% line %s, summary p90 %s" % (value, s["p90"]))
+last = body[-1].split()
+if len(last) != 3 or last[1] != "1.000000000000" or int(last[2]) != n or abs(float(last[0]) - xs[-1]) > 6e-7:
+    bad("last line %r" % body[-1])
+if abs(float(body[0].split()[0]) - s["min"]) > 0.005 + 1e-6:
+    bad("first value is not the minimum")
+mean = float(foot[0].split("=")[1].split(",")[0])
+std = float(foot[0].split("=")[2].rstrip("]"))
+if abs(mean - s["mean"]) > 0.005 + 1e-6 or abs(std - s["stddev"]) > 0.005 + 1e-6:
+    bad("footer mean/stddev %s/%s, summary %s/%s" % (mean, std, s["mean"], s["stddev"]))
+if "Total count    = %12d]" % n not in foot[1] or "Buckets = %12d, SubBuckets     =            1]" % len(set(xs)) not in foot[2]:
+    bad("footer %r" % foot)
+print("%d lines for %d samples" % (len(body), n))
+PY
+    # the default is HdrHistogram's usual three decimals
+    run_tool "$W/h3.hgrm" "$W/err" "$LOADSTATS" export -f hgrm -m $k "$W/h.json"
+    sed -n 3p "$W/h3.hgrm" | grep -Eq '^ +[0-9]+\.[0-9]{3} 0\.000000000000 +1 +1\.00$' ||
+        fail "first line: $(sed -n 3p "$W/h3.hgrm")"
+}
+
+t_export_refuses_bad_usage_and_input() {
+    write_run "$W/e.json" "1, 2"
+    local args
+    for args in "export $W/e.json" "export -f xml $W/e.json" "export -f hgrm $W/e.json" \
+        "export -f hgrm -m a -m b $W/e.json" "export -f csv" "export -f hgrm -m c1.latency_warm_ms --ticks 0 $W/e.json"; do
+        # shellcheck disable=SC2086
+        run_tool "$W/out" "$W/err" "$LOADSTATS" $args
+        assert_eq "$RC" 2 "exit status of 'loadstats $args'"
+        assert_empty_file "$W/out"
+        assert_eq "$(wc -l <"$W/err")" 1 "one line for 'loadstats $args'"
+    done
+    run_tool "$W/out" "$W/err" "$LOADSTATS" export -f hgrm -m c9.latency_warm_ms "$W/e.json"
+    assert_eq "$RC" 1 "a --metric the document lacks"
+    assert_contains "$W/err" 'has no metric "c9.latency_warm_ms"'
+    printf '{"metrics": {"c1.x": {"unit": "count", "samples": [1]}, "c1.y": {"unit": "count", "samples": []}}}' >"$W/bad.json"
+    run_tool "$W/out" "$W/err" "$LOADSTATS" export -f csv -o "$W/bad.csv" "$W/bad.json"
+    assert_eq "$RC" 1 "an invalid document"
+    assert_contains "$W/err" "samples is empty"
+    [ -e "$W/bad.csv" ] && fail "an invalid document left a half-written CSV"
+    printf '{"metrics": {"c1.a.b_ms": {"unit": "milliseconds", "samples": [1]}, "c1.a_b_ms": {"unit": "milliseconds", "samples": [1]}}}' >"$W/clash.json"
+    run_tool "$W/out" "$W/err" "$LOADSTATS" export -f openmetrics "$W/clash.json"
+    assert_eq "$RC" 1 "names that sanitize alike"
+    assert_contains "$W/err" '"a.b_ms" and "a_b_ms" both become loadgen_a_b_ms'
 }
 
 t_plot_svg_parses_and_renders() {

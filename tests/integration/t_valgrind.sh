@@ -55,6 +55,28 @@ t_loadstats_under_valgrind() {
     assert_eq "$rc" 0 "loadstats compare"
     rc=$(vg_run plot "$LOADSTATS" plot "$TMPROOT/doc.json" -o "$TMPROOT/p.svg")
     assert_eq "$rc" 0 "loadstats plot"
+    local f
+    for f in hgrm csv csv-summary openmetrics; do
+        rc=$(vg_run "export-$f" "$LOADSTATS" export -f "$f" -m c2.latency_warm_ms "$TMPROOT/doc.json")
+        assert_eq "$rc" 0 "loadstats export -f $f"
+    done
+}
+
+t_loadstats_merge_shards_under_valgrind() {
+    local i
+    for i in 0 1; do
+        "$HTTPLOAD" -q -c 1 -d 300ms --max-samples 50 --meta "$TMPROOT/raw$i.meta.json" \
+            "http://127.0.0.1:$NGINX_HTTP_PORT/" >"$TMPROOT/raw$i.json"
+        python3 "$(dirname "$0")/shardify.py" "$TMPROOT/raw$i.json" "$TMPROOT/s$i.json" $i 2 ||
+            fail "shardify.py"
+    done
+    local rc
+    rc=$(vg_run merge "$LOADSTATS" merge --shards --meta "$TMPROOT/m.meta.json" -o "$TMPROOT/m.json" \
+        "$TMPROOT/s0.json" "$TMPROOT/s1.json")
+    assert_eq "$rc" 0 "loadstats merge --shards"
+    rm "$TMPROOT/s1.meta.json"
+    rc=$(vg_run merge-refused "$LOADSTATS" merge --shards "$TMPROOT/s0.json" "$TMPROOT/s1.json")
+    assert_eq "$rc" 1 "loadstats merge --shards without a descriptor"
 }
 
 run_tests

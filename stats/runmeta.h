@@ -1,0 +1,66 @@
+/* runmeta.h — what loadstats needs from a generator's --meta descriptor: run
+ * and shard identity, clock quality, and per level its client counts, start lag
+ * and the true sample count of each metric that --max-samples cut. Fields it
+ * does not know are ignored; a known field of the wrong type is an error. */
+#ifndef LOADGEN_STATS_RUNMETA_H
+#define LOADGEN_STATS_RUNMETA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct stats_runmeta_seen {
+    char *metric; /* e.g. "latency_warm_ms" */
+    uint64_t seen;
+};
+
+struct stats_runmeta_level {
+    unsigned long clients; /* the level's total clients: its document keys are c<clients>. */
+    bool has_shard_clients;
+    unsigned long shard_clients;
+    bool has_start_lag;
+    double start_lag_s;
+    char **sampled; /* metrics cut by --max-samples */
+    size_t n_sampled;
+    struct stats_runmeta_seen *seen;
+    size_t n_seen;
+};
+
+struct stats_runmeta {
+    char *tool, *host, *run_id; /* NULL when absent or null */
+    bool has_shard;
+    unsigned long shard_index, shard_count;
+    bool has_clock, clock_synchronized, has_est_error;
+    double est_error_us;
+    struct stats_runmeta_level *levels;
+    size_t n_levels;
+};
+
+/* Parses a descriptor from memory. Returns 0, or -1 with a one-line reason. */
+int stats_runmeta_parse(const char *text, size_t len, struct stats_runmeta *out, char *error,
+                        size_t error_size);
+
+/* Reads and parses the file at `path` (at most 16 MiB). Returns 0; -1 when the
+ * file cannot be read (errno kept, reason in `error`); -2 when it is invalid. */
+int stats_runmeta_read(const char *path, struct stats_runmeta *out, char *error, size_t error_size);
+
+void stats_runmeta_free(struct stats_runmeta *meta);
+
+const struct stats_runmeta_level *stats_runmeta_level(const struct stats_runmeta *meta,
+                                                      unsigned long clients);
+
+enum stats_seen {
+    STATS_SEEN_WHOLE,   /* not cut: the document holds every sample */
+    STATS_SEEN_KNOWN,   /* cut, and *seen is the true count */
+    STATS_SEEN_UNKNOWN, /* listed as sampled but without a true count (an older generator) */
+};
+
+/* How many samples `metric` of `level` stood for before --max-samples. */
+enum stats_seen stats_runmeta_seen(const struct stats_runmeta_level *level, const char *metric,
+                                   uint64_t *seen);
+
+/* The descriptor of a document: A.json -> A.meta.json, anything else -> NAME.meta.json.
+ * Returns a malloc'd path or NULL. */
+char *stats_runmeta_path_for(const char *document);
+
+#endif

@@ -1,0 +1,38 @@
+/* shardset.h — is a set of shard documents one complete run? From their
+ * descriptors: every shard index 0..N-1 exactly once, one N, one run id, the
+ * same levels, and the shards' clients adding up to each level's total; plus
+ * warnings where a shard's clock or level start makes its seconds suspect. */
+#ifndef LOADGEN_STATS_SHARDSET_H
+#define LOADGEN_STATS_SHARDSET_H
+
+#include <stddef.h>
+
+#include "stats/runmeta.h"
+
+struct stats_shard_input {
+    const char *document;             /* as named on the command line */
+    const char *descriptor;           /* its descriptor's path */
+    const struct stats_runmeta *meta; /* NULL when the descriptor could not be read */
+    const char *meta_error;           /* why, when meta is NULL */
+};
+
+/* Lines to print, one finding each, naming the file or the shard index. */
+struct stats_shard_lines {
+    char **lines;
+    size_t count, cap;
+};
+
+struct stats_shard_findings {
+    struct stats_shard_lines refusals; /* the set is not one run, or cannot be told */
+    struct stats_shard_lines missing;  /* shard indices no input has (--allow-partial) */
+    struct stats_shard_lines warnings;
+};
+
+/* Checks the set; |start_lag_s| above max_start_lag_s is warned about.
+ * Returns 0, or -1 when memory runs out. */
+int stats_shardset_check(const struct stats_shard_input *inputs, size_t count,
+                         double max_start_lag_s, struct stats_shard_findings *out);
+
+void stats_shard_findings_free(struct stats_shard_findings *findings);
+
+#endif
