@@ -1,7 +1,10 @@
 # Shared helpers for integration tests: each test file defines functions named
-# t_<behaviour> and ends with `run_tests`; every function is one test.
+# t_<behaviour> and ends with `run_tests`; every function is one test, and ends
+# as ok, FAIL or skip (it could not run here; `skip REASON` says why).
 # Environment: BUILD (the build directory holding the binaries), TMPROOT (a
 # scratch directory the runner owns), and the ports exported by scripts/servers.
+# A line `# run: once` near the top of a t_*.sh file tells scripts/test to run
+# that file in the normal suite only, not again on the sanitizer build.
 set -u
 : "${BUILD:?BUILD must point at the build directory}"
 HTTPLOAD=${HTTPLOAD:-$BUILD/httpload/httpload}
@@ -21,6 +24,21 @@ assert_le() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a<=b)}' || fail "${3:-too la
 assert_contains() { grep -q -- "$2" "$1" || fail "${3:-missing text}: '$2' not in $1"; }
 assert_empty_file() { [ ! -s "$1" ] || fail "${2:-file not empty}: $1 has $(wc -c <"$1") bytes"; }
 
+# skip REASON: this test cannot run here (a missing tool, say). Called from the
+# test function itself (not inside $(...)): it ends the test's subshell, and
+# run_tests reports "skip FILE TEST: REASON", counted apart from ok and FAIL.
+# An assertion that failed before the skip still fails the test.
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+# skip_file REASON: no test of this file can run here; call it before run_tests.
+skip_file() {
+    echo "skip $(basename "$0") (every test): $*"
+    exit 0
+}
+
 # run_tool OUT ERR CMD...: run with a hard wall-clock bound; sets RC.
 run_tool() {
     local out=$1 err=$2; shift 2
@@ -33,13 +51,18 @@ run_tool() {
 doc() { python3 "$TESTDIR/doccheck.py" "$@" || fail "document check failed: $*"; }
 
 run_tests() {
-    local passed=0 failed=0 name
+    local passed=0 failed=0 skipped=0 name rc reason
     for name in $(declare -F | awk '{print $3}' | grep '^t_'); do
         [ -n "${ONLY:-}" ] && [[ $name != *"$ONLY"* ]] && continue
         _fail_msgs=()
         local start=$SECONDS
-        if ! ( set -u; "$name" ) >"$TMPROOT/$name.log" 2>&1; then
-            _fail_msgs+=("test function exited non-zero")
+        rc=0
+        ( set -u; "$name" ) >"$TMPROOT/$name.log" 2>&1 || rc=$?
+        # a skip is exit 77 from skip(), with its reason in the log
+        reason=
+        [ "$rc" -eq 77 ] && reason=$(sed -n 's/^SKIP: //p' "$TMPROOT/$name.log" | head -n 1)
+        if [ "$rc" -ne 0 ] && [ -z "$reason" ]; then
+            _fail_msgs+=("test function exited $rc")
         fi
         # assertions made inside the subshell are reported through the log
         if grep -q '^ASSERTION: ' "$TMPROOT/$name.log"; then
@@ -51,11 +74,14 @@ run_tests() {
             echo "FAIL $(basename "$0") $name ($((SECONDS - start))s)"
             printf '    %s\n' "${_fail_msgs[@]}"
             sed 's/^/    | /' "$TMPROOT/$name.log" | tail -n 20
+        elif [ -n "$reason" ]; then
+            skipped=$((skipped + 1))
+            echo "skip $(basename "$0") $name: $reason"
         else
             passed=$((passed + 1))
             echo "ok   $(basename "$0") $name ($((SECONDS - start))s)"
         fi
     done
-    echo "$passed passed, $failed failed"
+    echo "$passed passed, $failed failed, $skipped skipped"
     [ "$failed" -eq 0 ]
 }

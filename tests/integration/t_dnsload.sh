@@ -149,7 +149,7 @@ t_doh_wrong_path_is_an_http_status_error() {
 
 # (LeakSanitizer cannot run under ptrace: leak checks are off for the strace runs)
 t_one_udp_socket_per_client_per_level() {
-    command -v strace >/dev/null || { echo "skipped: strace missing"; return 0; }
+    command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
     need_knot || { fail "knot did not start"; return; }
     run_tool "$W/sock.json" "$W/sock.err" env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=socket -o "$W/sock.trace" \
         "$DNSLOAD" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' --levels 3,5 \
@@ -160,7 +160,7 @@ t_one_udp_socket_per_client_per_level() {
 }
 
 t_udp_system_calls_per_answer() {
-    command -v strace >/dev/null || { echo "skipped: strace missing"; return 0; }
+    command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
     need_knot || { fail "knot did not start"; return; }
     run_tool "$W/sc.json" "$W/sc.err" env ASAN_OPTIONS=detect_leaks=0 strace -c -f -o "$W/sc.trace" \
         "$DNSLOAD" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 64 -d 2s -q
@@ -341,7 +341,7 @@ CASES
 t_help_and_man_page_document_every_option() {
     run_tool "$W/help.out" "$W/help.err" "$DNSLOAD" --help
     assert_eq "$RC" 0 "--help exit status"
-    command -v groff >/dev/null || { echo "skipped man page: groff missing"; return 0; }
+    command -v groff >/dev/null || skip "groff missing (apt-get install groff-base): man page not checked"
     groff -man -Tascii -ww "$MAN" 2>"$W/man.warn" | col -b >"$W/man.txt"
     assert_empty_file "$W/man.warn" "groff warnings"
     local o
