@@ -46,6 +46,19 @@ run_tool() {
     timeout -k 5 "${RUN_BOUND:-120}" "$@" >"$out" 2>"$err" || RC=$?
 }
 
+# loop_system_calls PREFIX: the system calls of the request loop of a run traced
+# with `strace -f -ff -o PREFIX` (one file PREFIX.TID per thread), as "CALLS
+# THREADS". The loop threads are those that wait in epoll_wait, and every call
+# they make counts, whatever its name; threads that never wait there (signals,
+# sampling) are left out. The first loop runs on the main thread, so start-up
+# and the document's writes count too: a fixed few hundred calls that a run of
+# several seconds makes small per request.
+loop_system_calls() {
+    awk '/^[a-z_][a-z0-9_]*\(/ { calls[FILENAME]++ }
+        /^epoll_wait\(/ { loop[FILENAME] = 1 }
+        END { for (f in loop) { n += calls[f]; t++ } print n + 0, t + 0 }' "$1".*
+}
+
 # doc FILE EXPR...: evaluate expressions over a collector document with the
 # checker in doccheck.py (it also validates the document against the contract).
 doc() { python3 "$TESTDIR/doccheck.py" "$@" || fail "document check failed: $*"; }
