@@ -1,7 +1,10 @@
 # Shared helpers for integration tests: each test file defines functions named
-# t_<behaviour> and ends with `run_tests`; every function is one test.
+# t_<behaviour> and ends with `run_tests`; every function is one test, and ends
+# as ok, FAIL or skip (it could not run here; `skip REASON` says why).
 # Environment: BUILD (the build directory holding the binaries), TMPROOT (a
 # scratch directory the runner owns), and the ports exported by scripts/servers.
+# A line `# run: once` near the top of a t_*.sh file tells scripts/test to run
+# that file in the normal suite only, not again on the sanitizer build.
 set -u
 : "${BUILD:?BUILD must point at the build directory}"
 HTTPLOAD=${HTTPLOAD:-$BUILD/httpload/httpload}
@@ -30,6 +33,21 @@ assert_errors_described() {
     [ -z "$bare" ] || fail "error class lines without a description in $1: $bare"
 }
 
+# skip REASON: this test cannot run here (a missing tool, say). Called from the
+# test function itself (not inside $(...)): it ends the test's subshell, and
+# run_tests reports "skip FILE TEST: REASON", counted apart from ok and FAIL.
+# An assertion that failed before the skip still fails the test.
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+# skip_file REASON: no test of this file can run here; call it before run_tests.
+skip_file() {
+    echo "skip $(basename "$0") (every test): $*"
+    exit 0
+}
+
 # run_tool OUT ERR CMD...: run with a hard wall-clock bound; sets RC.
 run_tool() {
     local out=$1 err=$2; shift 2
@@ -37,18 +55,36 @@ run_tool() {
     timeout -k 5 "${RUN_BOUND:-120}" "$@" >"$out" 2>"$err" || RC=$?
 }
 
+# loop_system_calls PREFIX: the system calls of the request loop of a run traced
+# with `strace -f -ff -o PREFIX` (one file PREFIX.TID per thread), as "CALLS
+# THREADS". The loop threads are those that wait in epoll_wait, and every call
+# they make counts, whatever its name; threads that never wait there (signals,
+# sampling) are left out. The first loop runs on the main thread, so start-up
+# and the document's writes count too: a fixed few hundred calls that a run of
+# several seconds makes small per request.
+loop_system_calls() {
+    awk '/^[a-z_][a-z0-9_]*\(/ { calls[FILENAME]++ }
+        /^epoll_wait\(/ { loop[FILENAME] = 1 }
+        END { for (f in loop) { n += calls[f]; t++ } print n + 0, t + 0 }' "$1".*
+}
+
 # doc FILE EXPR...: evaluate expressions over a collector document with the
 # checker in doccheck.py (it also validates the document against the contract).
 doc() { python3 "$TESTDIR/doccheck.py" "$@" || fail "document check failed: $*"; }
 
 run_tests() {
-    local passed=0 failed=0 name
+    local passed=0 failed=0 skipped=0 name rc reason
     for name in $(declare -F | awk '{print $3}' | grep '^t_'); do
         [ -n "${ONLY:-}" ] && [[ $name != *"$ONLY"* ]] && continue
         _fail_msgs=()
         local start=$SECONDS
-        if ! ( set -u; "$name" ) >"$TMPROOT/$name.log" 2>&1; then
-            _fail_msgs+=("test function exited non-zero")
+        rc=0
+        ( set -u; "$name" ) >"$TMPROOT/$name.log" 2>&1 || rc=$?
+        # a skip is exit 77 from skip(), with its reason in the log
+        reason=
+        [ "$rc" -eq 77 ] && reason=$(sed -n 's/^SKIP: //p' "$TMPROOT/$name.log" | head -n 1)
+        if [ "$rc" -ne 0 ] && [ -z "$reason" ]; then
+            _fail_msgs+=("test function exited $rc")
         fi
         # assertions made inside the subshell are reported through the log
         if grep -q '^ASSERTION: ' "$TMPROOT/$name.log"; then
@@ -60,11 +96,14 @@ run_tests() {
             echo "FAIL $(basename "$0") $name ($((SECONDS - start))s)"
             printf '    %s\n' "${_fail_msgs[@]}"
             sed 's/^/    | /' "$TMPROOT/$name.log" | tail -n 20
+        elif [ -n "$reason" ]; then
+            skipped=$((skipped + 1))
+            echo "skip $(basename "$0") $name: $reason"
         else
             passed=$((passed + 1))
             echo "ok   $(basename "$0") $name ($((SECONDS - start))s)"
         fi
     done
-    echo "$passed passed, $failed failed"
+    echo "$passed passed, $failed failed, $skipped skipped"
     [ "$failed" -eq 0 ]
 }

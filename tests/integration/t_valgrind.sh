@@ -2,13 +2,13 @@
 # One run per tool under valgrind --leak-check=full: no definitely lost bytes,
 # no invalid reads or writes. Runs on the normal build only (valgrind and
 # AddressSanitizer cannot share a process; the sanitizer pass covers that build).
+# run: once
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/servers.sh"
 [ -f "$(dirname "$0")/servers_dns.sh" ] && source "$(dirname "$0")/servers_dns.sh"
 
 if nm "$HTTPLOAD" 2>/dev/null | grep -q __asan_init; then
-    echo "sanitizer build: valgrind runs belong to the normal build"
-    exit 0
+    skip_file "sanitizer build: valgrind runs belong to the normal build"
 fi
 need_nginx || exit 1
 

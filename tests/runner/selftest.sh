@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Self-test of the test runner (scripts/test, .ci/run, scripts/fuzz and the
+# skip of tests/integration/lib.sh): in a scratch copy of the tree it plants
+# failures the runner must not pass, runs that copy's scripts/test in its fast
+# mode, and checks the exit status and that every planted failure is named.
+# Prints ok/FAIL lines like an integration test file; scripts/test runs it once.
+# usage: bash tests/runner/selftest.sh
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+if [ -n "${LOADGEN_IN_SELFTEST:-}" ]; then
+    echo "selftest.sh: already inside a runner self-test; not recursing" >&2
+    exit 2
+fi
+
+scratch=$(mktemp -d /tmp/loadgen-selftest.XXXXXX)
+trap 'rm -rf "$scratch"' EXIT
+copy=$scratch/tree
+
+# the tree as it is now (tracked and new files, not what .gitignore drops);
+# without git, everything but build directories and results
+mkdir -p "$copy"
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+    (cd "$top" && git ls-files -z -c -o --exclude-standard | xargs -0 cp -P --parents -t "$copy" 2>/dev/null)
+else
+    (cd "$top" && tar -c --exclude='./build*' --exclude=./results --exclude=./configure . | tar -x -C "$copy")
+fi
+
+# --- the plants ----------------------------------------------------------------
+# (a) a unit test that dies in its second case: cmocka prints no summary
+cat >"$copy/tests/unit/test_planted_abort.c" <<'C'
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+static void passes(void **state) { assert_true(1); }
+
+static void aborts(void **state)
+{
+    signal(SIGABRT, SIG_DFL); /* past cmocka's own handler */
+    abort();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(passes), cmocka_unit_test(aborts)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+C
+# (b) a unit test that does not compile
+cat >"$copy/tests/unit/test_planted_nocompile.c" <<'C'
+int main(void) { return planted_undeclared_identifier; }
+C
+# (c) a fuzz target that does not compile
+cat >"$copy/tests/fuzz/fuzz_planted.c" <<'C'
+#include <stddef.h>
+#include <stdint.h>
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return planted_undeclared_identifier; }
+C
+# (d) a unit test that skips itself (automake's exit status 77)
+cat >"$copy/tests/unit/test_planted_skip.c" <<'C'
+int main(void) { return 77; }
+C
+cat >>"$copy/tests/Makemodule.am" <<'AM'
+
+# planted by tests/runner/selftest.sh
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_planted_abort tests/unit/test_planted_nocompile \
+	tests/unit/test_planted_skip
+TESTS += tests/unit/test_planted_abort tests/unit/test_planted_nocompile \
+	tests/unit/test_planted_skip
+tests_unit_test_planted_abort_SOURCES = tests/unit/test_planted_abort.c
+tests_unit_test_planted_abort_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_planted_abort_LDADD = $(CMOCKA_LIBS)
+tests_unit_test_planted_nocompile_SOURCES = tests/unit/test_planted_nocompile.c
+tests_unit_test_planted_skip_SOURCES = tests/unit/test_planted_skip.c
+endif
+if ENABLE_FUZZING
+noinst_PROGRAMS += tests/fuzz/fuzz_planted
+tests_fuzz_fuzz_planted_SOURCES = tests/fuzz/fuzz_planted.c
+tests_fuzz_fuzz_planted_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+endif
+AM
+# what an older build of (b) left behind: a passing log and a binary
+mkdir -p "$copy/build/tests/unit"
+printf '[==========] Running 7 test(s).\n[  PASSED  ] 7 test(s).\n' >"$copy/build/tests/unit/test_planted_nocompile.log"
+printf ':test-result: PASS\n' >"$copy/build/tests/unit/test_planted_nocompile.trs"
+printf 'PASS: tests/unit/test_planted_nocompile\n' >"$copy/build/test-suite.log"
+printf '#!/bin/sh\necho "[  PASSED  ] 7 test(s)."\n' >"$copy/build/tests/unit/test_planted_nocompile"
+chmod +x "$copy/build/tests/unit/test_planted_nocompile"
+touch -d '2000-01-01' "$copy/build/tests/unit/test_planted_nocompile"*
+
+# --- checks ----------------------------------------------------------------------
+status=0
+check() { # name command...
+    local name=$1
+    shift
+    if "$@"; then
+        echo "ok   selftest.sh $name"
+    else
+        echo "FAIL selftest.sh $name"
+        status=1
+    fi
+}
+named() { grep -E "^$2: " "$1" | grep -qF "$3"; } # output failed|skipped text
+not_reported_passed() { ! grep -qE "^(PASS|ok ).*$2" "$1"; }
+# final_line OUTPUT FAILED SKIPPED: "N passed, FAILED failed, SKIPPED skipped"
+final_line() { tail -n 1 "$1" | grep -qE "^[0-9]+ passed, $2 failed, $3 skipped$"; }
+show() { # output rc: the nested run's output, when a check failed
+    echo "    the nested scripts/test exited $2; its output:"
+    sed 's/^/    | /' "$1" | tail -n 60
+}
+
+# nested OUTPUT VAR=VALUE...: the copy's scripts/test in fast mode (no
+# integration tests, no sanitizer suite, and no self-test inside); sets RC.
+nested() {
+    local out=$1
+    shift
+    RC=0
+    (cd "$copy" && env -u LOADGEN_CI -u ONLY -u SKIP_FUZZ LOADGEN_IN_SELFTEST=1 SKIP_SANITIZERS=1 \
+        SKIP_INTEGRATION=1 SKIP_SELFTEST=1 FUZZ_SECONDS=1 KEEP_RESULTS="$scratch/kept" "$@" \
+        timeout -k 10 400 scripts/test) >"$out" 2>&1 || RC=$?
+}
+
+# 1. the plants fail the run and are each named; the skip is counted apart
+before=$status
+nested "$scratch/fast.out"
+check fast_mode_exits_non_zero [ "$RC" -ne 0 ]
+check names_the_unit_test_that_aborts named "$scratch/fast.out" failed test_planted_abort
+check names_the_unit_test_that_does_not_compile named "$scratch/fast.out" failed test_planted_nocompile
+check names_the_fuzz_target_that_does_not_build named "$scratch/fast.out" failed fuzz_planted
+check names_the_skipped_unit_test named "$scratch/fast.out" skipped test_planted_skip
+check ignores_the_log_and_binary_of_an_older_build \
+    not_reported_passed "$scratch/fast.out" test_planted_nocompile
+check healthy_tests_still_run bash -c 'grep -qE "^PASS: tests/unit/test_url( |$)" "$1" &&
+    grep -q "^ok   fuzz_url" "$1"' _ "$scratch/fast.out"
+check final_line_counts_3_failed_1_skipped final_line "$scratch/fast.out" 3 1
+[ "$status" -eq "$before" ] || show "$scratch/fast.out" "$RC"
+
+# 2. CI mode (the same copy, its build reused; no fuzzing): a skip also fails
+before=$status
+nested "$scratch/ci.out" LOADGEN_CI=1 SKIP_FUZZ=1
+check ci_mode_exits_non_zero [ "$RC" -ne 0 ]
+check ci_mode_names_the_skip_as_a_failure named "$scratch/ci.out" failed "test_planted_skip"
+check ci_mode_final_line_counts_the_skip_as_failed final_line "$scratch/ci.out" 3 1
+[ "$status" -eq "$before" ] || show "$scratch/ci.out" "$RC"
+
+# 3. CI mode refuses a knob that shortens the run
+RC=0
+(cd "$copy" && env LOADGEN_CI=1 SKIP_SANITIZERS=1 scripts/test) >"$scratch/refuse.out" 2>&1 || RC=$?
+check ci_mode_refuses_skip_knobs bash -c '[ "$1" -eq 2 ] && grep -q SKIP_SANITIZERS "$2"' _ "$RC" "$scratch/refuse.out"
+
+# 4. .ci/run drops the knobs it inherits and sets CI mode (scripts/test
+# replaced by one that prints its environment)
+printf '#!/bin/sh\nenv\n' >"$copy/scripts/test"
+env SKIP_SANITIZERS=1 SKIP_ANYTHING=1 ONLY=x FUZZ_SECONDS=1 FILE_BOUND=1 LOADGEN_IN_SELFTEST=1 \
+    bash "$copy/.ci/run" >"$scratch/ci-env.out" 2>&1
+check ci_run_sets_ci_mode grep -qx 'LOADGEN_CI=1' "$scratch/ci-env.out"
+check ci_run_drops_inherited_knobs bash -c '! grep -E "^(SKIP_|ONLY=|FUZZ_SECONDS=|FILE_BOUND=|LOADGEN_IN_SELFTEST=)" "$1"' \
+    _ "$scratch/ci-env.out"
+
+# 5. lib.sh: a test that calls skip is a skip with its reason, never ok; an
+# assertion that failed first still fails it; exit 77 without skip is a failure
+cat >"$scratch/t_planted_lib.sh" <<SH
+source "$copy/tests/integration/lib.sh"
+t_a_passes() { assert_eq 1 1; }
+t_b_fails() { assert_eq 1 2 "planted"; }
+t_c_skips() { command -v planted-missing-tool >/dev/null || skip "planted reason"; fail "went on"; }
+t_d_fails_then_skips() { fail "planted"; skip "too late"; }
+t_e_exits_77_without_a_reason() { exit 77; }
+run_tests
+SH
+RC=0
+mkdir -p "$scratch/libtmp"
+BUILD=$copy/build TMPROOT=$scratch/libtmp bash "$scratch/t_planted_lib.sh" >"$scratch/lib.out" 2>&1 || RC=$?
+lib_lines() {
+    grep -q '^ok   t_planted_lib.sh t_a_passes' "$1" &&
+        grep -q '^FAIL t_planted_lib.sh t_b_fails' "$1" &&
+        grep -q '^skip t_planted_lib.sh t_c_skips: planted reason$' "$1" &&
+        grep -q '^FAIL t_planted_lib.sh t_d_fails_then_skips' "$1" &&
+        grep -q '^FAIL t_planted_lib.sh t_e_exits_77_without_a_reason' "$1" &&
+        tail -n 1 "$1" | grep -qx '1 passed, 3 failed, 1 skipped'
+}
+check lib_skip_is_reported_apart_from_ok_and_fail lib_lines "$scratch/lib.out"
+check lib_run_tests_exits_non_zero_on_failure [ "$RC" -ne 0 ]
+exit $status
