@@ -70,7 +70,7 @@ int main(int argc, char **argv)
     struct timespec t0, t1;
     getrusage(RUSAGE_SELF, &a);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = lg_results_write(fd, &r, 1);
+    int rc = lg_results_write(fd, &r, 1, NULL);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     getrusage(RUSAGE_SELF, &b);
     if (rc < 0) {

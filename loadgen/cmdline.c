@@ -35,6 +35,12 @@ static const struct lg_option shared_options[] = {
      "requests count as errors)"},
     {"max-samples", 0, required_argument, LG_OPT_MAX_SAMPLES, "Output", "    --max-samples N",
      "per metric per level; beyond it a uniform random subset\nis kept (default 1000000)"},
+    {"output", 'o', required_argument, 'o', "Output", "-o, --output FILE",
+     "write the document to FILE instead of stdout (under a\ntemporary name, renamed once "
+     "complete)"},
+    {"max-doc-bytes", 0, required_argument, LG_OPT_MAX_DOC_BYTES, "Output", "    --max-doc-bytes N",
+     "keep the document within N bytes (k: 1024, M: 1048576):\nper-request samples are cut to "
+     "uniform subsets, counts\nstay exact"},
     {"meta", 0, required_argument, LG_OPT_META, "Output", "    --meta FILE",
      "write a JSON descriptor of the run to FILE"},
     {"log", 0, required_argument, LG_OPT_LOG, "Output", "    --log FILE",
@@ -269,6 +275,29 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
         if (lg_parse_duration(arg, &cfg->max_late_ns) < 0)
             lg_usage_error(tool, "--max-late: '%s' is not a duration (examples: 500ms, 1s)", arg);
         return 1;
+    case 'o':
+        cfg->output_path = arg;
+        return 1;
+    case LG_OPT_MAX_DOC_BYTES: {
+        char num[32];
+        size_t len = strlen(arg), scale = 1;
+        if (len && (arg[len - 1] == 'k' || arg[len - 1] == 'K')) scale = 1024;
+        if (len && arg[len - 1] == 'M') scale = 1048576;
+        if (scale > 1) len--;
+        unsigned long long v;
+        if (len == 0 || len >= sizeof(num)) goto bad_size;
+        memcpy(num, arg, len);
+        num[len] = '\0';
+        if (lg_parse_unsigned(num, 1, (1ull << 40) / scale, &v) < 0 || v * scale < 256)
+            goto bad_size;
+        cfg->max_doc_bytes = (size_t)(v * scale);
+        return 1;
+    bad_size:
+        lg_usage_error(tool,
+                       "--max-doc-bytes: '%s' is not a size of at least 256 bytes (examples: "
+                       "60000, 64k, 1M)",
+                       arg);
+    }
     case LG_OPT_RUN_ID:
         if (!*arg || strlen(arg) > 200)
             lg_usage_error(tool, "--run-id: give a name of 1 to 200 characters");

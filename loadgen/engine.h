@@ -92,14 +92,16 @@ struct lg_config {
     uint64_t timeout_ns;     /* per request, and the drain window after the deadline */
     uint64_t retry_delay_ns; /* closed loop: pause after a connection on which nothing succeeded */
     unsigned threads;
-    double rate;           /* requests per second across all clients; 0 = closed loop */
-    unsigned slots;        /* requests in flight per client (streams, outstanding) */
-    size_t max_samples;    /* per metric per level */
-    double max_error_rate; /* errors / attempts allowed before exit status 1 */
-    bool quiet, summary;   /* stderr summary: suppressed / forced */
-    bool progress;         /* one-line progress on stderr (default: when a terminal) */
-    const char *meta_path; /* --meta FILE */
-    const char *log_path;  /* --log FILE: one NDJSON record per request */
+    double rate;             /* requests per second across all clients; 0 = closed loop */
+    unsigned slots;          /* requests in flight per client (streams, outstanding) */
+    size_t max_samples;      /* per metric per level */
+    double max_error_rate;   /* errors / attempts allowed before exit status 1 */
+    bool quiet, summary;     /* stderr summary: suppressed / forced */
+    bool progress;           /* one-line progress on stderr (default: when a terminal) */
+    const char *meta_path;   /* --meta FILE */
+    const char *output_path; /* -o FILE: the document there instead of stdout */
+    size_t max_doc_bytes;    /* --max-doc-bytes: 0, or the most the document may take */
+    const char *log_path;    /* --log FILE: one NDJSON record per request */
     uint64_t seed;
     /* the option that sets slots, named in messages ("--streams") */
     const char *slots_option;

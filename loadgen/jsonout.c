@@ -29,6 +29,7 @@ int lg_jsonout_flush(struct lg_jsonout *o)
             break;
         }
         off += (size_t)n;
+        o->written += (size_t)n;
     }
     o->len = 0;
     return o->failed ? -1 : 0;

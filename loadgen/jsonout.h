@@ -13,6 +13,7 @@ struct lg_jsonout {
     size_t len, cap;
     int failed; /* a write failed: errno is kept in err */
     int err;
+    size_t written; /* bytes handed to write() so far */
 };
 
 int lg_jsonout_open(struct lg_jsonout *o, int fd, size_t cap);

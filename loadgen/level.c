@@ -84,7 +84,7 @@ static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
         size_t n;
         uint64_t seen = merged.seen;
         double *v = series_take(&merged, &n);
-        if (lg_result_add(res, series_names[s], "milliseconds", v, n, seen) < 0) {
+        if (lg_result_add_series(res, series_names[s], "milliseconds", v, n, seen) < 0) {
             free(parts);
             return -1;
         }

@@ -40,10 +40,7 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
                   const struct lg_meta_section *extra)
 {
     struct lg_jsonout o;
-    if (lg_jsonout_open(&o, fd, 65536) < 0) {
-        close(fd);
-        return -1;
-    }
+    if (lg_jsonout_open(&o, fd, 65536) < 0) return -1;
     char host[256] = "";
     gethostname(host, sizeof(host) - 1);
     char libev[32];
@@ -180,7 +177,5 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
         lg_json_lit(&o, "}");
     }
     lg_json_lit(&o, "\n}\n");
-    int rc = lg_jsonout_close(&o);
-    if (close(fd) < 0) rc = -1;
-    return rc;
+    return lg_jsonout_close(&o);
 }

@@ -28,7 +28,16 @@ int lg_result_add(struct lg_level_result *r, const char *name, const char *unit,
         free(v);
         return -1;
     }
-    r->m[r->n++] = (struct lg_metric){copy, unit, v, n, seen};
+    r->m[r->n++] = (struct lg_metric){copy, unit, v, n, seen, false};
+    return 0;
+}
+
+int lg_result_add_series(struct lg_level_result *r, const char *name, const char *unit, double *v,
+                         size_t n, uint64_t seen)
+{
+    size_t before = r->n;
+    if (lg_result_add(r, name, unit, v, n, seen) < 0) return -1;
+    if (r->n > before) r->m[before].per_request = true;
     return 0;
 }
 
@@ -62,7 +71,7 @@ void lg_result_free(struct lg_level_result *r, unsigned n_classes)
     memset(r, 0, sizeof(*r));
 }
 
-int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_levels)
+int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_levels, size_t *bytes)
 {
     struct lg_jsonout o;
     if (lg_jsonout_open(&o, fd, 1 << 20) < 0) return -1;
@@ -87,5 +96,7 @@ int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_leve
         }
     }
     lg_json_lit(&o, "\n}}\n");
-    return lg_jsonout_close(&o);
+    int rc = lg_jsonout_close(&o);
+    if (bytes) *bytes = o.written;
+    return rc;
 }

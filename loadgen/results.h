@@ -13,7 +13,8 @@ struct lg_metric {
     const char *unit; /* milliseconds, seconds, bytes, count, requests_per_second, ratio */
     double *v;
     size_t n;
-    uint64_t seen; /* more than n when the reservoir kept a subset */
+    uint64_t seen;    /* more than n when the reservoir kept a subset */
+    bool per_request; /* one sample per request: a uniform subset of it may be kept */
 };
 
 struct lg_level_result {
@@ -37,10 +38,15 @@ struct lg_level_result {
 int lg_result_add(struct lg_level_result *r, const char *name, const char *unit, double *v,
                   size_t n, uint64_t seen);
 int lg_result_add_count(struct lg_level_result *r, const char *name, uint64_t count);
+/* lg_result_add for a series with one sample per request (latencies): the
+ * one kind --max-doc-bytes may cut to a uniform subset. */
+int lg_result_add_series(struct lg_level_result *r, const char *name, const char *unit, double *v,
+                         size_t n, uint64_t seen);
 const struct lg_metric *lg_result_find(const struct lg_level_result *r, const char *name);
 void lg_result_free(struct lg_level_result *r, unsigned n_classes);
 
-/* Writes {"metrics": {...}} for every level to fd. Returns -1 if writing failed. */
-int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_levels);
+/* Writes {"metrics": {...}} for every level to fd. Returns -1 if writing
+ * failed; *bytes (may be NULL) gets the document's length. */
+int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_levels, size_t *bytes);
 
 #endif

@@ -4,7 +4,9 @@
 #include "loadgen/internal.h"
 #include "loadgen/control.h"
 #include "loadgen/level.h"
+#include "loadgen/docfit.h"
 #include "loadgen/meta.h"
+#include "loadgen/outfile.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/results.h"
 #include "loadgen/schedule.h"
@@ -193,38 +195,86 @@ static size_t run_levels(struct lg_levels *lv, struct lg_level_result *results,
     return done;
 }
 
-/* Opens --log and --meta before anything runs, so an unwritable path is a
- * usage error, not a lost result. */
-static int outputs_open(const struct lg_config *cfg, const struct lg_driver *drv,
-                        struct lg_reqlog **log, int *meta_fd)
+/* Where the run's results go: the document (stdout, or -o through a
+ * temporary file), --meta likewise, and --log. */
+struct outputs {
+    struct lg_reqlog *log;
+    struct lg_outfile doc, meta;
+};
+
+/* Opens them before anything runs, so an unwritable path is a usage error,
+ * not a lost result. */
+static int outputs_open(const struct lg_config *cfg, const struct lg_driver *drv, struct outputs *o)
 {
-    *log = NULL;
-    *meta_fd = -1;
-    if (cfg->log_path && !(*log = lg_reqlog_open(cfg->log_path, drv, lg_error_name))) {
-        fprintf(stderr, "%s: --log %s: %s\n", cfg->tool, cfg->log_path, strerror(errno));
-        return -1;
-    }
-    if (cfg->meta_path &&
-        (*meta_fd = open(cfg->meta_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-        fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
-        if (*log) lg_reqlog_close(*log);
-        return -1;
-    }
+    memset(o, 0, sizeof(*o));
+    o->doc.fd = o->meta.fd = -1;
+    const char *what = "--log", *path = cfg->log_path;
+    if (cfg->log_path && !(o->log = lg_reqlog_open(cfg->log_path, drv, lg_error_name))) goto fail;
+    what = "--output";
+    path = cfg->output_path;
+    if (cfg->output_path && lg_outfile_open(&o->doc, cfg->output_path) < 0) goto fail;
+    what = "--meta";
+    path = cfg->meta_path;
+    if (cfg->meta_path && lg_outfile_open(&o->meta, cfg->meta_path) < 0) goto fail;
     return 0;
+fail:
+    fprintf(stderr, "%s: %s %s: %s\n", cfg->tool, what, path, strerror(errno));
+    lg_outfile_abandon(&o->doc);
+    if (o->log) lg_reqlog_close(o->log);
+    return -1;
+}
+
+/* Writes the document (cut to --max-doc-bytes first) and --meta; the exit
+ * status when that fails. */
+static int outputs_write(const struct lg_config *cfg, const struct lg_driver *drv,
+                         struct outputs *o, struct lg_level_result *results, size_t done,
+                         const char *started_at, const struct lg_meta_section *meta_extra)
+{
+    if (cfg->max_doc_bytes) {
+        struct lg_rng rng;
+        lg_rng_seed(&rng, cfg->seed + 31);
+        size_t need;
+        if (lg_results_fit(results, done, cfg->max_doc_bytes, &rng, stderr, cfg->tool, &need) < 0) {
+            fprintf(stderr,
+                    "%s: --max-doc-bytes %zu: the smallest document of this run takes %zu "
+                    "bytes (its counts, per-second series and one sample of each latency); no "
+                    "document\n",
+                    cfg->tool, cfg->max_doc_bytes, need);
+            return LG_EXIT_FAILED;
+        }
+    }
+    int fd = o->doc.fd >= 0 ? o->doc.fd : STDOUT_FILENO;
+    if (lg_results_write(fd, results, done, NULL) < 0 ||
+        (o->doc.fd >= 0 && lg_outfile_commit(&o->doc) < 0)) {
+        fprintf(stderr, "%s: writing the document to %s failed: %s\n", cfg->tool,
+                cfg->output_path ? cfg->output_path : "stdout", strerror(errno));
+        return LG_EXIT_FAILED;
+    }
+    if (o->meta.fd >= 0 &&
+        (lg_meta_write(o->meta.fd, cfg, drv, started_at, results, done, meta_extra) < 0 ||
+         lg_outfile_commit(&o->meta) < 0))
+        fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
+    return LG_EXIT_OK;
+}
+
+static void outputs_close(const struct lg_config *cfg, struct outputs *o)
+{
+    lg_outfile_abandon(&o->doc); /* when nothing was committed */
+    lg_outfile_abandon(&o->meta);
+    if (o->log && lg_reqlog_close(o->log) < 0)
+        fprintf(stderr, "%s: --log %s: write failed\n", cfg->tool, cfg->log_path);
 }
 
 int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struct lg_target *tgt,
            void *driver_ctx, const struct lg_meta_section *meta_extra)
 {
     struct lg_levels lv = {.cfg = cfg, .drv = drv, .n_classes = LG_ERR__BASE_COUNT + drv->n_errors};
-    struct lg_reqlog *log;
-    int meta_fd;
-    if (check_fd_limit(cfg) < 0 || outputs_open(cfg, drv, &log, &meta_fd) < 0) return LG_EXIT_USAGE;
+    struct outputs out;
+    if (check_fd_limit(cfg) < 0 || outputs_open(cfg, drv, &out) < 0) return LG_EXIT_USAGE;
     signal(SIGPIPE, SIG_IGN);
     if (lg_control_start(cfg) < 0) {
         fprintf(stderr, "%s: cannot start the control thread: %s\n", cfg->tool, strerror(errno));
-        if (meta_fd >= 0) close(meta_fd);
-        if (log) lg_reqlog_close(log);
+        outputs_close(cfg, &out);
         return LG_EXIT_FAILED;
     }
     char started_at[64];
@@ -240,10 +290,10 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         fprintf(stderr, "%s: out of memory\n", cfg->tool);
         goto out;
     }
-    if (workers_init(&lv, tgt, driver_ctx, log, rbufs) < 0) goto out;
+    if (workers_init(&lv, tgt, driver_ctx, out.log, rbufs) < 0) goto out;
 
     status = LG_EXIT_OK;
-    size_t done = run_levels(&lv, results, log, &status);
+    size_t done = run_levels(&lv, results, out.log, &status);
     if (lg_control_failure()) {
         fprintf(stderr, "%s: %s; the run could not be carried out, no document\n", cfg->tool,
                 lg_control_failure());
@@ -263,17 +313,10 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         }
         goto out;
     }
-    if (lg_results_write(STDOUT_FILENO, results, done) < 0) {
-        fprintf(stderr, "%s: writing the document to stdout failed: %s\n", cfg->tool,
-                strerror(errno));
-        status = LG_EXIT_FAILED;
+    int written = outputs_write(cfg, drv, &out, results, done, started_at, meta_extra);
+    if (written != LG_EXIT_OK) {
+        status = written;
         goto out;
-    }
-    if (meta_fd >= 0) {
-        int rc = lg_meta_write(meta_fd, cfg, drv, started_at, results, done, meta_extra);
-        meta_fd = -1;
-        if (rc < 0)
-            fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
     }
     if (status == LG_EXIT_OK) status = run_status(cfg, results, done);
     if (lg_control_interrupted()) {
@@ -283,13 +326,11 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
     }
 out:
     lg_control_stop();
-    if (meta_fd >= 0) close(meta_fd);
     workers_free(lv.ws, lv.nw);
     if (results)
         for (size_t l = 0; l < cfg->n_levels; l++)
             lg_result_free(&results[l], lv.n_classes);
-    if (log && lg_reqlog_close(log) < 0)
-        fprintf(stderr, "%s: --log %s: write failed\n", cfg->tool, cfg->log_path);
+    outputs_close(cfg, &out);
     free(results);
     free(lv.ws);
     free(rbufs);

@@ -110,7 +110,7 @@ static void document_has_one_key_and_prefixed_metrics(void **state)
     assert_int_equal(lg_result_add(&r, "ttfb_ms", "milliseconds", malloc(8), 0, 0), 0);
     int fds[2];
     assert_int_equal(pipe(fds), 0);
-    assert_int_equal(lg_results_write(fds[1], &r, 1), 0);
+    assert_int_equal(lg_results_write(fds[1], &r, 1, NULL), 0);
     close(fds[1]);
     char buf[4096] = {0};
     ssize_t n = read(fds[0], buf, sizeof(buf) - 1);

@@ -1,0 +1,97 @@
+/* Fitting the document into --max-doc-bytes. See docfit.h. The sizes are
+ * exact: the document is measured by writing it to /dev/null, each series by
+ * formatting its samples as the writer does. */
+#include "loadgen/docfit.h"
+#include "loadgen/jsonout.h"
+#include "loadgen/results.h"
+#include "loadgen/rng.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static size_t document_bytes(const struct lg_level_result *levels, size_t n_levels)
+{
+    int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    size_t bytes = 0;
+    if (fd >= 0 && lg_results_write(fd, levels, n_levels, &bytes) < 0) bytes = SIZE_MAX;
+    if (fd >= 0) close(fd);
+    return fd >= 0 ? bytes : SIZE_MAX;
+}
+
+/* The bytes of a series' samples with the commas between them. */
+static size_t samples_bytes(const double *v, size_t n)
+{
+    char buf[40];
+    size_t bytes = n ? n - 1 : 0;
+    for (size_t i = 0; i < n; i++)
+        bytes += lg_format_double(buf, v[i]);
+    return bytes;
+}
+
+/* Moves k samples chosen uniformly from the n of v to its front. */
+static void keep_random(double *v, size_t n, size_t k, struct lg_rng *rng)
+{
+    for (size_t i = 0; i < k; i++) {
+        size_t j = i + (size_t)lg_rng_below(rng, n - i);
+        double t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
+int lg_results_fit(struct lg_level_result *levels, size_t n_levels, size_t max_bytes,
+                   struct lg_rng *rng, FILE *report, const char *tool, size_t *need)
+{
+    size_t total = document_bytes(levels, n_levels);
+    if (total <= max_bytes) return 0;
+    /* what cannot be cut, and what can, both counted with the shortest
+     * possible series (one sample each) */
+    size_t cuttable = 0, at_least = total;
+    for (size_t l = 0; l < n_levels; l++)
+        for (size_t i = 0; i < levels[l].n; i++) {
+            struct lg_metric *m = &levels[l].m[i];
+            if (!m->per_request || m->n <= 1) continue;
+            size_t b = samples_bytes(m->v, m->n);
+            cuttable += b;
+            at_least -= b - samples_bytes(m->v, 1);
+        }
+    if (at_least > max_bytes) {
+        *need = at_least;
+        return -1;
+    }
+    /* keep the same share of every series; then, as long as the samples
+     * kept are longer than the average (their lengths vary a little), the
+     * same again of what is left */
+    double share = (double)(max_bytes - at_least) / (double)cuttable;
+    for (int round = 0; round < 64; round++) {
+        size_t bytes = at_least;
+        for (size_t l = 0; l < n_levels; l++)
+            for (size_t i = 0; i < levels[l].n; i++) {
+                struct lg_metric *m = &levels[l].m[i];
+                if (!m->per_request || m->n <= 1) continue;
+                size_t k = (size_t)(share * (double)m->n);
+                if (k < 1) k = 1;
+                if (k < m->n) {
+                    keep_random(m->v, m->n, k, rng);
+                    m->n = k;
+                }
+                bytes += samples_bytes(m->v, m->n) - samples_bytes(m->v, 1);
+            }
+        if (bytes <= max_bytes) break;
+        share = (double)(max_bytes - at_least) / (double)(bytes - at_least) * 0.99;
+    }
+    total = document_bytes(levels, n_levels);
+    if (total > max_bytes) { /* cannot happen unless a length was miscounted */
+        *need = total;
+        return -1;
+    }
+    for (size_t l = 0; l < n_levels; l++)
+        for (size_t i = 0; i < levels[l].n; i++) {
+            const struct lg_metric *m = &levels[l].m[i];
+            if (m->per_request && m->n < m->seen)
+                fprintf(report, "%s: --max-doc-bytes %zu: c%u.%s keeps %zu of %llu samples\n", tool,
+                        max_bytes, levels[l].clients, m->name, m->n, (unsigned long long)m->seen);
+        }
+    return 0;
+}
