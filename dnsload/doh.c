@@ -4,6 +4,7 @@
  * precomputed ?dns=<base64url> target of the packet with ID 0 (RFC 8484
  * section 4.1), so a reply is found by its stream, not by its ID. */
 #include "dnsload/dns.h"
+#include "loadgen/grow.h"
 #include "loadgen/h2session.h"
 
 #include <stdio.h>
@@ -51,19 +52,11 @@ static void doh_on_data(struct lg_client *c, unsigned slot, const uint8_t *d, si
         s->body_too_long = true;
         return;
     }
-    if (s->body_len + n > s->body_cap) {
-        /* grows to the largest reply seen, then is reused */
-        size_t cap = s->body_cap ? s->body_cap : 512;
-        while (cap < s->body_len + n)
-            cap *= 2;
-        uint8_t *b = realloc(s->body, cap);
-        if (!b) {
-            s->body_too_long = true; /* this request fails; the run stops with status 4 */
-            lg_fail_run(c, "out of memory for a DoH reply");
-            return;
-        }
-        s->body = b;
-        s->body_cap = cap;
+    /* grows to the largest reply seen, then is reused */
+    if (!lg_grow(&s->body, &s->body_cap, s->body_len + n, 1, 512)) {
+        s->body_too_long = true; /* this request fails; the run stops with status 4 */
+        lg_fail_run(c, "out of memory for a DoH reply");
+        return;
     }
     memcpy(s->body + s->body_len, d, n);
     s->body_len += n;

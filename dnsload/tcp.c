@@ -3,6 +3,7 @@
  * 2-byte length, up to --outstanding queries pipelined and answered in any
  * order (matched by ID). A closed connection is reopened by the engine. */
 #include "dnsload/dns.h"
+#include "loadgen/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,18 +34,10 @@ static int tcp_submit(struct lg_client *c, unsigned slot)
 static int keep_partial(struct lg_client *c, struct dns_client *dc, const uint8_t *d, size_t n)
 {
     size_t need = dc->partial_len + n;
-    if (need > dc->partial_cap) {
-        size_t cap = dc->partial_cap ? dc->partial_cap : 512;
-        while (cap < need)
-            cap *= 2;
-        uint8_t *p = realloc(dc->partial, cap);
-        if (!p) {
-            lg_fail_run(c, "out of memory reassembling a reply");
-            lg_conn_fail(c, LG_ERR_SOCKET, "out of memory reassembling a reply");
-            return -1;
-        }
-        dc->partial = p;
-        dc->partial_cap = cap;
+    if (!lg_grow(&dc->partial, &dc->partial_cap, need, 1, 512)) {
+        lg_fail_run(c, "out of memory reassembling a reply");
+        lg_conn_fail(c, LG_ERR_SOCKET, "out of memory reassembling a reply");
+        return -1;
     }
     memcpy(dc->partial + dc->partial_len, d, n);
     dc->partial_len = need;

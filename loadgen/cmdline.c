@@ -311,10 +311,15 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
 int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct lg_config *cfg,
                      struct lg_tls_options *tls)
 {
-    /* getopt's tables, made from ours */
+    /* getopt's tables, made from ours; static, so a usage error's exit leaves
+     * them reachable rather than leaked */
     size_t n = cl->n_options + (cl->tls ? N_TLS : 0) + N_SHARED;
-    struct option *longopts = calloc(n + 1, sizeof(*longopts));
-    char *shortopts = malloc(2 + 3 * n);
+    static struct option *longopts;
+    static char *shortopts;
+    free(longopts);
+    free(shortopts);
+    longopts = calloc(n + 1, sizeof(*longopts));
+    shortopts = malloc(2 + 3 * n);
     if (!longopts || !shortopts) lg_usage_error(cl->tool, "out of memory");
     size_t k = 0;
     shortopts[k++] = ':'; /* a missing value is reported as ':' */
@@ -351,5 +356,7 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
     }
     free(longopts);
     free(shortopts);
+    longopts = NULL;
+    shortopts = NULL;
     return optind;
 }

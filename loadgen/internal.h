@@ -15,7 +15,7 @@
 #include "loadgen/transport.h"
 #include "loadgen/tunnel.h"
 
-/* Sample series every level has; see DESIGN.md for their definitions. */
+/* Sample series every level has; doc/output-format.md defines them. */
 enum lg_series_id {
     LG_S_LATENCY_COLD,
     LG_S_LATENCY_WARM,

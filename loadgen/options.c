@@ -85,11 +85,9 @@ int lg_parse_levels(const char *s, unsigned **levels, size_t *n)
         return -1;
     }
     size_t k = 0;
-    char *save = NULL;
     int rc = 0;
     /* strtok_r would skip empty fields ("1,,4"); walk by hand so they fail */
     char *p = copy;
-    (void)save;
     for (;;) {
         char *comma = strchr(p, ',');
         if (comma) *comma = '\0';

@@ -2,6 +2,7 @@
  * See procfs.h. Every parser stays within the given length and accepts
  * only what the kernel writes. */
 #include "loadgen/procfs.h"
+#include "loadgen/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -235,16 +236,10 @@ long lg_procfs_read(int dirfd, const char *path, char **buf, size_t *cap)
     if (fd < 0) return -1;
     size_t len = 0;
     for (;;) {
-        if (*cap - len < 2) {
-            size_t ncap = *cap ? *cap * 2 : 4096;
-            char *nb = realloc(*buf, ncap);
-            if (!nb) {
-                close(fd);
-                errno = ENOMEM;
-                return -1;
-            }
-            *buf = nb;
-            *cap = ncap;
+        if (!lg_grow(buf, cap, len + 2, 1, 4096)) {
+            close(fd);
+            errno = ENOMEM;
+            return -1;
         }
         ssize_t n = read(fd, *buf + len, *cap - len - 1);
         if (n < 0) {

@@ -1,6 +1,8 @@
 /* Progress line, the generator's CPU and RSS, and the --watch sampler's
  * clock. See progress.h. */
 #include "loadgen/progress.h"
+#include "loadgen/control.h"
+#include "loadgen/grow.h"
 #include "loadgen/internal.h"
 #include "loadgen/results.h"
 #include "loadgen/selfwatch.h"
@@ -48,15 +50,11 @@ void lg_progress_begin(struct lg_worker *ws, unsigned n, unsigned clients,
 static void cpu_sample(void)
 {
     double cpu = process_cpu_s();
-    if (P.n_cpu == P.cap_cpu) {
-        size_t cap = P.cap_cpu ? P.cap_cpu * 2 : 64;
-        double *v = realloc(P.cpu, cap * sizeof(*v));
-        if (!v) return;
-        P.cpu = v;
-        double *r = realloc(P.rss, cap * sizeof(*r));
-        if (!r) return;
-        P.rss = r;
-        P.cap_cpu = cap;
+    size_t cap = P.cap_cpu;
+    if (!lg_grow(&P.cpu, &cap, P.n_cpu + 1, sizeof(*P.cpu), 64) ||
+        !lg_grow(&P.rss, &P.cap_cpu, P.n_cpu + 1, sizeof(*P.rss), 64)) {
+        lg_control_fail("out of memory for the generator's own samples");
+        return;
     }
     P.rss[P.n_cpu] = (double)lg_selfwatch_rss_bytes();
     /* getrusage has microsecond resolution; keep it at that. */

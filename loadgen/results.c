@@ -1,5 +1,6 @@
 /* Level results and the collector document. See results.h. */
 #include "loadgen/results.h"
+#include "loadgen/grow.h"
 #include "loadgen/jsonout.h"
 
 #include <stdio.h>
@@ -13,15 +14,9 @@ int lg_result_add(struct lg_level_result *r, const char *name, const char *unit,
         free(v);
         return 0;
     }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 32;
-        struct lg_metric *m = realloc(r->m, cap * sizeof(*m));
-        if (!m) {
-            free(v);
-            return -1;
-        }
-        r->m = m;
-        r->cap = cap;
+    if (!lg_grow(&r->m, &r->cap, r->n + 1, sizeof(*r->m), 32)) {
+        free(v);
+        return -1;
     }
     char *copy = strdup(name);
     if (!copy) {

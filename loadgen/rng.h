@@ -1,5 +1,5 @@
 /* A small, fast, seedable generator (xorshift64*) for reservoir sampling and
- * schedule jitter. Not for anything that needs to be unpredictable. */
+ * the merge of reservoirs. Not for anything that needs to be unpredictable. */
 #ifndef LOADGEN_RNG_H
 #define LOADGEN_RNG_H
 

@@ -1,5 +1,5 @@
 /* A series of raw samples (8 bytes each) for one metric of one level on one
- * thread. Beyond `cap_max` samples it keeps a uniform random subset (Algorithm
+ * thread. Beyond `limit` samples it keeps a uniform random subset (Algorithm
  * R) while `seen` stays exact; series from several threads merge into one
  * uniform subset of their union. */
 #ifndef LOADGEN_SERIES_H

@@ -1,6 +1,7 @@
 /* The stream transport (a TCP or Unix socket read and written directly) and
  * the connect stage every stream begins with. */
 #include "loadgen/internal.h"
+#include "loadgen/grow.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -75,18 +76,10 @@ ssize_t lg_stream_write(struct lg_client *c, const uint8_t *buf, size_t len)
 
 int lg_outq_append(struct lg_client *c, const void *data, size_t len)
 {
-    if (c->outq_len + len > c->outq_cap) {
-        size_t cap = c->outq_cap ? c->outq_cap : 4096;
-        while (cap < c->outq_len + len)
-            cap *= 2;
-        uint8_t *q = realloc(c->outq, cap);
-        if (!q) {
-            lg_fail_run(c, "out of memory queueing output");
-            lg_conn_fail(c, LG_ERR_SEND, "out of memory queueing output");
-            return -1;
-        }
-        c->outq = q;
-        c->outq_cap = cap;
+    if (!lg_grow(&c->outq, &c->outq_cap, c->outq_len + len, 1, 4096)) {
+        lg_fail_run(c, "out of memory queueing output");
+        lg_conn_fail(c, LG_ERR_SEND, "out of memory queueing output");
+        return -1;
     }
     memcpy(c->outq + c->outq_len, data, len);
     c->outq_len += len;

@@ -2,7 +2,9 @@
  * sample finds every process's parent; a breadth-first walk from the watched
  * pid gives the tree. Buffers live for the run and only grow. */
 #include "loadgen/watch.h"
+#include "loadgen/control.h"
 #include "loadgen/engine.h"
+#include "loadgen/grow.h"
 #include "loadgen/options.h"
 #include "loadgen/procfs.h"
 #include "loadgen/results.h"
@@ -174,27 +176,11 @@ void lg_watch_free_specs(struct lg_config *cfg)
 
 static void dvec_push(struct dvec *d, double x)
 {
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 16;
-        double *v = realloc(d->v, cap * sizeof(*v));
-        if (!v) return; /* a missing sample rather than a failed run */
-        d->v = v;
-        d->cap = cap;
+    if (!lg_grow(&d->v, &d->cap, d->n + 1, sizeof(*d->v), 16)) {
+        lg_control_fail("out of memory for --watch samples"); /* never a silent gap */
+        return;
     }
     d->v[d->n++] = x;
-}
-
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return true;
-    size_t ncap = *cap ? *cap : 64;
-    while (ncap < need)
-        ncap *= 2;
-    void *np = realloc(*p, ncap * size);
-    if (!np) return false;
-    *p = np;
-    *cap = ncap;
-    return true;
 }
 
 static int cmp_row_pid(const void *a, const void *b)
@@ -229,12 +215,16 @@ static void scan_proc(void)
         snprintf(path, sizeof(path), "%s/stat", de->d_name);
         long n = lg_procfs_read(dfd, path, &S.buf, &S.cap);
         if (n < 0) continue; /* exited since the directory was read */
-        if (!grow((void **)&S.rows, &S.cap_rows, S.n_rows + 1, sizeof(*S.rows))) break;
+        if (!lg_grow(&S.rows, &S.cap_rows, S.n_rows + 1, sizeof(*S.rows), 64)) {
+            lg_control_fail("out of memory reading /proc for --watch");
+            break;
+        }
         if (lg_procfs_parse_stat(S.buf, (size_t)n, &S.rows[S.n_rows]) == 0) S.n_rows++;
     }
     qsort(S.rows, S.n_rows, sizeof(*S.rows), cmp_row_pid);
-    if (!grow((void **)&S.by_ppid, &S.cap_by_ppid, S.n_rows, sizeof(size_t)) ||
-        !grow((void **)&S.queue, &S.cap_queue, S.n_rows, sizeof(size_t))) {
+    if (!lg_grow(&S.by_ppid, &S.cap_by_ppid, S.n_rows, sizeof(size_t), 64) ||
+        !lg_grow(&S.queue, &S.cap_queue, S.n_rows, sizeof(size_t), 64)) {
+        lg_control_fail("out of memory reading /proc for --watch");
         S.n_rows = 0;
         return;
     }
@@ -269,7 +259,10 @@ static unsigned comm_index(struct watch *wt, const char *comm)
     lg_procfs_key_component(comm, key);
     for (unsigned i = 0; i < wt->n_comms; i++)
         if (strcmp(wt->comms[i].key, key) == 0) return i;
-    if (!grow((void **)&wt->comms, &wt->cap_comms, wt->n_comms + 1, sizeof(*wt->comms))) return 0;
+    if (!lg_grow(&wt->comms, &wt->cap_comms, wt->n_comms + 1, sizeof(*wt->comms), 8)) {
+        lg_control_fail("out of memory for --watch's command names");
+        return 0;
+    }
     struct comm_series *c = &wt->comms[wt->n_comms];
     memset(c, 0, sizeof(*c));
     memcpy(c->key, key, sizeof(key));
@@ -303,8 +296,9 @@ static bool collect_tree(struct watch *wt)
         for (size_t k = lo; k < S.n_rows && S.rows[S.by_ppid[k]].ppid == pid; k++)
             if (tail < S.n_rows) S.queue[tail++] = S.by_ppid[k];
     }
-    if (!grow((void **)&wt->cur, &wt->cap_cur, tail, sizeof(*wt->cur))) {
-        wt->n_cur = 0; /* an empty sample rather than a stale one */
+    if (!lg_grow(&wt->cur, &wt->cap_cur, tail, sizeof(*wt->cur), 64)) {
+        lg_control_fail("out of memory for a --watch tree");
+        wt->n_cur = 0;
         return true;
     }
     wt->n_cur = tail;
