@@ -32,15 +32,16 @@ static uint64_t next(uint64_t *s) /* xorshift64* */
     return *s * 2685821657736338717ULL;
 }
 
-static double *latencies(size_t n, uint64_t seed)
+/* Per-request series are kept in nanoseconds, as the engine keeps them. */
+static uint64_t *latencies(size_t n, uint64_t seed)
 {
-    double *v = malloc(n * sizeof(*v));
+    uint64_t *v = malloc(n * sizeof(*v));
     if (!v) return NULL;
     for (size_t i = 0; i < n; i++) {
         /* 50 us plus a long tail: a sum of two uniform draws, one of them rare and large */
         uint64_t r = next(&seed);
         uint64_t ns = 50000 + r % 900000 + ((r >> 40) % 64 == 0 ? (r >> 20) % 50000000 : 0);
-        v[i] = (double)ns / 1e6;
+        v[i] = ns;
     }
     return v;
 }
@@ -51,11 +52,10 @@ int main(int argc, char **argv)
     const char *path = argc > 2 ? argv[2] : "/dev/null";
     size_t half = samples / 2;
     struct lg_level_result r = {.clients = 64};
-    double *warm = latencies(samples - half, 1), *ttfb = latencies(half, 2);
+    uint64_t *warm = latencies(samples - half, 1), *ttfb = latencies(half, 2);
     if (!warm || !ttfb ||
-        lg_result_add(&r, "latency_warm_ms", "milliseconds", warm, samples - half, samples - half) <
-            0 ||
-        lg_result_add(&r, "ttfb_ms", "milliseconds", ttfb, half, half) < 0 ||
+        lg_result_add_series(&r, "latency_warm_ms", warm, samples - half, samples - half) < 0 ||
+        lg_result_add_series(&r, "ttfb_ms", ttfb, half, half) < 0 ||
         lg_result_add_count(&r, "requests", samples - half) < 0 ||
         lg_result_add_count(&r, "errors", 0) < 0) {
         fprintf(stderr, "output: out of memory\n");

@@ -47,8 +47,7 @@ void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void
 static void record_send_lag(struct lg_worker *w, const struct lg_req *r)
 {
     if (w->cfg->rate > 0)
-        lg_series_add(&w->store.series[LG_S_SEND_LAG], (double)(r->sent_ns - r->origin_ns) / 1e6,
-                      &w->rng);
+        lg_series_add(&w->store.series[LG_S_SEND_LAG], r->sent_ns - r->origin_ns, &w->rng);
 }
 
 /* Starts a request whose latency counts from `origin` (its scheduled time in
@@ -87,12 +86,10 @@ static void req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfi
     if (unfinished) {
         st->counters[LG_C_UNFINISHED]++;
     } else if (cls == LG_OK) {
-        double ms = (double)(now - r->origin_ns) / 1e6;
         lg_series_add(&st->series[(r->flags & LG_REQ_COLD) ? LG_S_LATENCY_COLD : LG_S_LATENCY_WARM],
-                      ms, &w->rng);
+                      now - r->origin_ns, &w->rng);
         if (r->flags & LG_REQ_FIRST_BYTE)
-            lg_series_add(&st->series[LG_S_TTFB], (double)(r->first_byte_ns - r->sent_ns) / 1e6,
-                          &w->rng);
+            lg_series_add(&st->series[LG_S_TTFB], r->first_byte_ns - r->sent_ns, &w->rng);
         st->counters[LG_C_REQUESTS]++;
         c->conn_succeeded = true;
         if (now >= w->sec_end_ns && now < w->deadline_ns) {
@@ -236,8 +233,7 @@ static void setup_continue(struct lg_client *c, enum lg_step st)
         }
         const struct lg_stage *done = w->stages[c->stage];
         uint64_t now = lg_now_ns();
-        lg_series_add(&w->store.series[done->phase_series], (double)(now - c->phase_ns) / 1e6,
-                      &w->rng);
+        lg_series_add(&w->store.series[done->phase_series], now - c->phase_ns, &w->rng);
         if (done == &lg_stage_connect) w->store.counters[LG_C_CONNECTIONS]++;
         if (++c->stage == w->n_stages) {
             conn_ready(c);

@@ -20,23 +20,23 @@ static size_t document_bytes(const struct lg_level_result *levels, size_t n_leve
 }
 
 /* The bytes of a series' samples with the commas between them. */
-static size_t samples_bytes(const double *v, size_t n)
+static size_t samples_bytes(const uint64_t *ns, size_t n)
 {
     char buf[40];
     size_t bytes = n ? n - 1 : 0;
     for (size_t i = 0; i < n; i++)
-        bytes += lg_format_double(buf, v[i]);
+        bytes += lg_format_ns_as_ms(buf, ns[i]);
     return bytes;
 }
 
-/* Moves k samples chosen uniformly from the n of v to its front. */
-static void keep_random(double *v, size_t n, size_t k, struct lg_rng *rng)
+/* Moves k samples chosen uniformly from the n of ns to its front. */
+static void keep_random(uint64_t *ns, size_t n, size_t k, struct lg_rng *rng)
 {
     for (size_t i = 0; i < k; i++) {
         size_t j = i + (size_t)lg_rng_below(rng, n - i);
-        double t = v[i];
-        v[i] = v[j];
-        v[j] = t;
+        uint64_t t = ns[i];
+        ns[i] = ns[j];
+        ns[j] = t;
     }
 }
 
@@ -51,10 +51,10 @@ int lg_results_fit(struct lg_level_result *levels, size_t n_levels, size_t max_b
     for (size_t l = 0; l < n_levels; l++)
         for (size_t i = 0; i < levels[l].n; i++) {
             struct lg_metric *m = &levels[l].m[i];
-            if (!m->per_request || m->n <= 1) continue;
-            size_t b = samples_bytes(m->v, m->n);
+            if (!m->ns || m->n <= 1) continue;
+            size_t b = samples_bytes(m->ns, m->n);
             cuttable += b;
-            at_least -= b - samples_bytes(m->v, 1);
+            at_least -= b - samples_bytes(m->ns, 1);
         }
     if (at_least > max_bytes) {
         *need = at_least;
@@ -69,14 +69,14 @@ int lg_results_fit(struct lg_level_result *levels, size_t n_levels, size_t max_b
         for (size_t l = 0; l < n_levels; l++)
             for (size_t i = 0; i < levels[l].n; i++) {
                 struct lg_metric *m = &levels[l].m[i];
-                if (!m->per_request || m->n <= 1) continue;
+                if (!m->ns || m->n <= 1) continue;
                 size_t k = (size_t)(share * (double)m->n);
                 if (k < 1) k = 1;
                 if (k < m->n) {
-                    keep_random(m->v, m->n, k, rng);
+                    keep_random(m->ns, m->n, k, rng);
                     m->n = k;
                 }
-                bytes += samples_bytes(m->v, m->n) - samples_bytes(m->v, 1);
+                bytes += samples_bytes(m->ns, m->n) - samples_bytes(m->ns, 1);
             }
         if (bytes <= max_bytes) break;
         share = (double)(max_bytes - at_least) / (double)(bytes - at_least) * 0.99;
@@ -89,7 +89,7 @@ int lg_results_fit(struct lg_level_result *levels, size_t n_levels, size_t max_b
     for (size_t l = 0; l < n_levels; l++)
         for (size_t i = 0; i < levels[l].n; i++) {
             const struct lg_metric *m = &levels[l].m[i];
-            if (m->per_request && m->n < m->seen)
+            if (m->ns && m->n < m->seen)
                 fprintf(report, "%s: --max-doc-bytes %zu: c%u.%s keeps %zu of %llu samples\n", tool,
                         max_bytes, levels[l].clients, m->name, m->n, (unsigned long long)m->seen);
         }

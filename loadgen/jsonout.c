@@ -217,6 +217,20 @@ size_t lg_format_double(char *buf, double v)
     return 0;
 }
 
+size_t lg_format_ns_as_ms(char *buf, uint64_t ns)
+{
+    return fixed_point(buf, ns, 6);
+}
+
+void lg_json_ns_as_ms(struct lg_jsonout *o, const uint64_t *ns, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        ensure(o, 40);
+        if (k) o->buf[o->len++] = ',';
+        o->len += fixed_point(o->buf + o->len, ns[k], 6);
+    }
+}
+
 void lg_json_doubles(struct lg_jsonout *o, const double *v, size_t n)
 {
     for (size_t k = 0; k < n; k++) {

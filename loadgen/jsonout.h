@@ -36,6 +36,12 @@ void lg_json_double(struct lg_jsonout *o, double v);
  * check per number and no call per separator. */
 void lg_json_doubles(struct lg_jsonout *o, const double *v, size_t n);
 
+/* Nanosecond durations written as milliseconds: the same text lg_json_doubles
+ * writes for ns / 1e6, made from the integer directly (no division, no check
+ * that the double reads back). */
+void lg_json_ns_as_ms(struct lg_jsonout *o, const uint64_t *ns, size_t n);
+size_t lg_format_ns_as_ms(char *buf, uint64_t ns);
+
 /* Formats v into buf (at least 32 bytes) as lg_json_double does; returns length. */
 size_t lg_format_double(char *buf, double v);
 size_t lg_format_u64(char *buf, uint64_t v);

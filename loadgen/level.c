@@ -44,9 +44,9 @@ static void cohort_free(struct cohort *co)
     free(co->states);
 }
 
-static double *series_take(struct lg_series *s, size_t *n)
+static uint64_t *series_take(struct lg_series *s, size_t *n)
 {
-    double *v = s->v;
+    uint64_t *v = s->v;
     *n = s->n;
     s->v = NULL;
     s->n = s->cap = 0;
@@ -83,8 +83,8 @@ static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
         if (lg_series_sampled(&merged)) lv->sampled = true;
         size_t n;
         uint64_t seen = merged.seen;
-        double *v = series_take(&merged, &n);
-        if (lg_result_add_series(res, series_names[s], "milliseconds", v, n, seen) < 0) {
+        uint64_t *v = series_take(&merged, &n);
+        if (lg_result_add_series(res, series_names[s], v, n, seen) < 0) {
             free(parts);
             return -1;
         }

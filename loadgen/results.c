@@ -23,16 +23,20 @@ int lg_result_add(struct lg_level_result *r, const char *name, const char *unit,
         free(v);
         return -1;
     }
-    r->m[r->n++] = (struct lg_metric){copy, unit, v, n, seen, false};
+    r->m[r->n++] = (struct lg_metric){copy, unit, v, NULL, n, seen};
     return 0;
 }
 
-int lg_result_add_series(struct lg_level_result *r, const char *name, const char *unit, double *v,
-                         size_t n, uint64_t seen)
+int lg_result_add_series(struct lg_level_result *r, const char *name, uint64_t *ns, size_t n,
+                         uint64_t seen)
 {
     size_t before = r->n;
-    if (lg_result_add(r, name, unit, v, n, seen) < 0) return -1;
-    if (r->n > before) r->m[before].per_request = true;
+    /* lg_result_add takes the array as it comes: the type is set after */
+    if (lg_result_add(r, name, "milliseconds", (double *)(void *)ns, n, seen) < 0) return -1;
+    if (r->n > before) {
+        r->m[before].ns = ns;
+        r->m[before].v = NULL;
+    }
     return 0;
 }
 
@@ -56,6 +60,7 @@ void lg_result_free(struct lg_level_result *r, unsigned n_classes)
     for (size_t i = 0; i < r->n; i++) {
         free(r->m[i].name);
         free(r->m[i].v);
+        free(r->m[i].ns);
     }
     free(r->m);
     if (r->error_detail) {
@@ -86,7 +91,10 @@ int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_leve
             lg_json_lit(&o, ": {\"unit\": ");
             lg_json_str(&o, m->unit);
             lg_json_lit(&o, ", \"samples\": [");
-            lg_json_doubles(&o, m->v, m->n);
+            if (m->ns)
+                lg_json_ns_as_ms(&o, m->ns, m->n);
+            else
+                lg_json_doubles(&o, m->v, m->n);
             lg_json_lit(&o, "]}");
         }
     }

@@ -11,10 +11,10 @@
 struct lg_metric {
     char *name;       /* without the c<N>. prefix */
     const char *unit; /* milliseconds, seconds, bytes, count, requests_per_second, ratio */
-    double *v;
+    double *v;        /* the samples; NULL for a per-request series, which has ns */
+    uint64_t *ns;     /* a per-request series: nanoseconds, written as milliseconds */
     size_t n;
-    uint64_t seen;    /* more than n when the reservoir kept a subset */
-    bool per_request; /* one sample per request: a uniform subset of it may be kept */
+    uint64_t seen; /* more than n when the reservoir kept a subset */
 };
 
 struct lg_level_result {
@@ -38,10 +38,16 @@ struct lg_level_result {
 int lg_result_add(struct lg_level_result *r, const char *name, const char *unit, double *v,
                   size_t n, uint64_t seen);
 int lg_result_add_count(struct lg_level_result *r, const char *name, uint64_t count);
-/* lg_result_add for a series with one sample per request (latencies): the
- * one kind --max-doc-bytes may cut to a uniform subset. */
-int lg_result_add_series(struct lg_level_result *r, const char *name, const char *unit, double *v,
-                         size_t n, uint64_t seen);
+/* Appends a series with one sample per request, durations in nanoseconds
+ * (the one kind --max-doc-bytes may cut to a uniform subset); takes
+ * ownership of ns. */
+int lg_result_add_series(struct lg_level_result *r, const char *name, uint64_t *ns, size_t n,
+                         uint64_t seen);
+/* Sample i of a metric as the document shows it. */
+static inline double lg_metric_value(const struct lg_metric *m, size_t i)
+{
+    return m->ns ? (double)m->ns[i] / 1e6 : m->v[i];
+}
 const struct lg_metric *lg_result_find(const struct lg_level_result *r, const char *name);
 void lg_result_free(struct lg_level_result *r, unsigned n_classes);
 

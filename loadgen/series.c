@@ -23,7 +23,7 @@ int lg_series_grow(struct lg_series *s)
     size_t cap = s->cap ? s->cap * 2 : 1024;
     if (cap > s->limit) cap = s->limit;
     if (cap <= s->cap) return -1;
-    double *v = realloc(s->v, cap * sizeof(*v));
+    uint64_t *v = realloc(s->v, cap * sizeof(*v));
     if (!v) return -1;
     s->v = v;
     s->cap = cap;
@@ -33,7 +33,7 @@ int lg_series_grow(struct lg_series *s)
 static int reserve(struct lg_series *s, size_t n)
 {
     if (n <= s->cap) return 0;
-    double *v = realloc(s->v, n * sizeof(*v));
+    uint64_t *v = realloc(s->v, n * sizeof(*v));
     if (!v) return -1;
     s->v = v;
     s->cap = n;
@@ -41,11 +41,11 @@ static int reserve(struct lg_series *s, size_t n)
 }
 
 /* Moves k samples chosen uniformly from src (partial Fisher-Yates) to dst. */
-static void take_random(double *dst, double *src, size_t n, size_t k, struct lg_rng *rng)
+static void take_random(uint64_t *dst, uint64_t *src, size_t n, size_t k, struct lg_rng *rng)
 {
     for (size_t i = 0; i < k; i++) {
         size_t j = i + (size_t)lg_rng_below(rng, n - i);
-        double t = src[i];
+        uint64_t t = src[i];
         src[i] = src[j];
         src[j] = t;
         dst[i] = src[i];
@@ -64,7 +64,7 @@ int lg_series_merge(struct lg_series *out, struct lg_series *const *parts, size_
     if (seen == held && held <= out->limit) {
         if (reserve(out, held) < 0) return -1;
         for (size_t i = 0; i < n; i++) {
-            if (parts[i]->n) memcpy(out->v + out->n, parts[i]->v, parts[i]->n * sizeof(double));
+            if (parts[i]->n) memcpy(out->v + out->n, parts[i]->v, parts[i]->n * sizeof(*out->v));
             out->n += parts[i]->n;
         }
         return 0;

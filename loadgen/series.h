@@ -1,7 +1,7 @@
-/* A series of raw samples (8 bytes each) for one metric of one level on one
- * thread. Beyond `limit` samples it keeps a uniform random subset (Algorithm
- * R) while `seen` stays exact; series from several threads merge into one
- * uniform subset of their union. */
+/* A series of raw samples for one metric of one level on one thread: one
+ * per request, durations in nanoseconds (8 bytes each; written out in ms). Beyond `limit` samples
+ * it keeps a uniform random subset (Algorithm R) while `seen` stays exact; series from several
+ * threads merge into one uniform subset of their union. */
 #ifndef LOADGEN_SERIES_H
 #define LOADGEN_SERIES_H
 
@@ -12,7 +12,7 @@
 #include "loadgen/rng.h"
 
 struct lg_series {
-    double *v;
+    uint64_t *v;
     size_t n;      /* samples held */
     size_t cap;    /* allocated slots */
     size_t limit;  /* the most samples ever held (--max-samples) */
@@ -26,7 +26,7 @@ void lg_series_free(struct lg_series *s);
 int lg_series_grow(struct lg_series *s);
 
 /* Offers one sample. Amortised O(1); allocates only when the array doubles. */
-static inline void lg_series_add(struct lg_series *s, double x, struct lg_rng *rng)
+static inline void lg_series_add(struct lg_series *s, uint64_t x, struct lg_rng *rng)
 {
     s->seen++;
     if (s->n < s->limit) {

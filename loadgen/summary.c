@@ -13,7 +13,8 @@ static void latency_row(FILE *out, const struct lg_level_result *r, const char *
     if (!m || m->n == 0) return;
     double *copy = malloc(m->n * sizeof(double));
     if (!copy) return;
-    memcpy(copy, m->v, m->n * sizeof(double));
+    for (size_t i = 0; i < m->n; i++)
+        copy[i] = lg_metric_value(m, i);
     /* selection, not a sort: the summary must not cost more than the run */
     static const double qs[] = {0, 0.5, 0.9, 0.99, 0.999, 1};
     double p[6];
@@ -26,7 +27,7 @@ static void latency_row(FILE *out, const struct lg_level_result *r, const char *
 static double count_of(const struct lg_level_result *r, const char *name)
 {
     const struct lg_metric *m = lg_result_find(r, name);
-    return m && m->n ? m->v[0] : 0;
+    return m && m->n ? lg_metric_value(m, 0) : 0;
 }
 
 void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct lg_driver *drv,

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "loadgen/jsonout.h"
+#include "loadgen/rng.h"
 #include "loadgen/results.h"
 
 static void integers_and_fixed_point(void **state)
@@ -68,6 +69,38 @@ static char *capture(void (*write_fn)(struct lg_jsonout *, const void *), const 
         n += (size_t)k;
     close(fds[0]);
     return buf;
+}
+
+/* Per-request series are kept as integer nanoseconds and written straight
+ * from the integer: the text must be what the double ns / 1e6 gave. */
+static void nanoseconds_written_as_the_double_in_ms_was(void **state)
+{
+    struct lg_rng rng;
+    lg_rng_seed(&rng, 42);
+    uint64_t fixed[] = {0,
+                        1,
+                        9,
+                        10,
+                        999,
+                        1000,
+                        1500,
+                        999999,
+                        1000000,
+                        1000001,
+                        123456789,
+                        10000000000ull,
+                        3600000000000ull,
+                        86400000000000ull};
+    char a[64], b[64];
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + 1000000; i++) {
+        uint64_t ns = i < sizeof(fixed) / sizeof(fixed[0])
+                          ? fixed[i]
+                          : lg_rng_below(&rng, i % 2 ? 1000000000ull : 100000000000000ull);
+        size_t na = lg_format_double(a, (double)ns / 1e6);
+        size_t nb = lg_format_ns_as_ms(b, ns);
+        assert_int_equal(na, nb);
+        assert_string_equal(a, b);
+    }
 }
 
 static void write_str(struct lg_jsonout *o, const void *s)
@@ -128,6 +161,7 @@ static void document_has_one_key_and_prefixed_metrics(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(nanoseconds_written_as_the_double_in_ms_was),
         cmocka_unit_test(integers_and_fixed_point),
         cmocka_unit_test(every_sample_of_nanosecond_origin_reads_back),
         cmocka_unit_test(strings_are_escaped),

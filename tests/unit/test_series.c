@@ -19,7 +19,7 @@ static void keeps_everything_below_the_limit(void **state)
     assert_int_equal(s.n, 5000);
     assert_int_equal(s.seen, 5000);
     assert_false(lg_series_sampled(&s));
-    for (int i = 0; i < 5000; i++)
+    for (uint64_t i = 0; i < 5000; i++)
         assert_true(s.v[i] == i);
     lg_series_free(&s);
 }
@@ -39,7 +39,7 @@ static void reservoir_is_bounded_and_uniform(void **state)
     double sum = 0;
     int low = 0;
     for (size_t i = 0; i < s.n; i++) {
-        sum += s.v[i];
+        sum += (double)s.v[i];
         low += s.v[i] < 50000;
     }
     double mean = sum / (double)s.n;
