@@ -6,7 +6,9 @@
 # Client K lives in namespace $(netns_client K) with address $(netns_client_addr K)
 # and reaches the server namespace at $(netns_server_addr K); each pair has a
 # /24 of its own under 10.N.0.0/16, N taken from LG_PORT_BASE so two runs
-# with different bases do not collide.
+# with different bases do not collide. Every client also reaches the server at
+# one address, $(netns_server_common_addr), routed over its own pair: the
+# address shards on several "hosts" name as their common target.
 NETNS_PREFIX=lg$LG_PORT_BASE
 NETNS_SERVER=$NETNS_PREFIX-srv
 _NETNS_NET=$((20 + LG_PORT_BASE / 1000 % 200))
@@ -14,6 +16,7 @@ _NETNS_NET=$((20 + LG_PORT_BASE / 1000 % 200))
 netns_client() { echo "$NETNS_PREFIX-c$1"; }
 netns_client_addr() { echo "10.$_NETNS_NET.$1.1"; }
 netns_server_addr() { echo "10.$_NETNS_NET.$1.2"; }
+netns_server_common_addr() { echo "10.$_NETNS_NET.255.1"; }
 # the client end of pair K (inside the client namespace)
 netns_client_dev() { echo "v$LG_PORT_BASE""c$1"; }
 
@@ -32,7 +35,8 @@ for ns in \$(ip netns list | awk '{ print \$1 }' | grep '^$NETNS_PREFIX-'); do i
 EOF
     chmod +x "$SRV/netns/netns.stop"
     if ! _netns_exists "$NETNS_SERVER"; then
-        ip netns add "$NETNS_SERVER" && ip -n "$NETNS_SERVER" link set lo up || return 1
+        ip netns add "$NETNS_SERVER" && ip -n "$NETNS_SERVER" link set lo up &&
+            ip -n "$NETNS_SERVER" addr add "$(netns_server_common_addr)/32" dev lo || return 1
     fi
     for ((k = 0; k < n; k++)); do
         c=$(netns_client "$k")
@@ -44,7 +48,8 @@ EOF
             ip link set "$vc" netns "$c" && ip link set "$vs" netns "$NETNS_SERVER" &&
             ip -n "$c" addr add "$(netns_client_addr "$k")/24" dev "$vc" &&
             ip -n "$NETNS_SERVER" addr add "$(netns_server_addr "$k")/24" dev "$vs" &&
-            ip -n "$c" link set "$vc" up && ip -n "$NETNS_SERVER" link set "$vs" up || {
+            ip -n "$c" link set "$vc" up && ip -n "$NETNS_SERVER" link set "$vs" up &&
+            ip -n "$c" route add "$(netns_server_common_addr)/32" via "$(netns_server_addr "$k")" || {
             echo "netns.sh: cannot make namespace $c" >&2
             return 1
         }
@@ -72,5 +77,56 @@ need_knot_netns() {
         sleep 0.1
     done
     echo "netns.sh: knot did not answer in $NETNS_SERVER" >&2
+    return 1
+}
+
+# need_nginx_netns: nginx in the server namespace, HTTP/1.1 on port 80 of
+# every address, with servers.sh's small page at / and keep-alive settings.
+# Requests to /stamped are logged with the server's own clock (msec) and the
+# client's address to $SRV/nginx-netns/stamped.log: a record of when each
+# client namespace really sent, whatever its own clock says. /paced serves the
+# same page at 3000 requests a second in all, delaying the excess (limit_req):
+# a target that sets the pace, so a closed loop's throughput does not depend
+# on how many generator processes share the machine's CPUs.
+need_nginx_netns() {
+    local d=$SRV/nginx-netns
+    [ -f "$d/nginx.pid" ] && kill -0 "$(cat "$d/nginx.pid")" 2>/dev/null && return 0
+    need_netns 1 || return 1
+    command -v nginx >/dev/null || { echo "netns.sh: nginx missing" >&2; return 1; }
+    mkdir -p "$d/www" "$d/tmp"
+    echo "hello from nginx" >"$d/www/index.html"
+    cat >"$d/nginx.conf" <<CONF
+worker_processes 2;
+pid $d/nginx.pid;
+error_log $d/error.log warn;
+events { worker_connections 16384; }
+http {
+    access_log off;
+    client_body_temp_path $d/tmp/cb; proxy_temp_path $d/tmp/p; fastcgi_temp_path $d/tmp/f;
+    uwsgi_temp_path $d/tmp/u; scgi_temp_path $d/tmp/s;
+    keepalive_requests 100000000;
+    keepalive_timeout 120s;
+    default_type text/plain;
+    log_format stamped '\$msec \$remote_addr';
+    limit_req_zone \$server_port zone=paced:1m rate=3000r/s;
+    server {
+        listen 0.0.0.0:80;
+        root $d/www;
+        location = /stamped { access_log $d/stamped.log stamped; return 200 "stamped\n"; }
+        # limit_req acts after the rewrite phase, where "return" would answer first
+        location = /paced { limit_req zone=paced burst=100000; alias $d/www/index.html; }
+    }
+}
+CONF
+    # stop_servers sends the master (nginx.pid) SIGTERM: it stops its workers
+    ip netns exec "$NETNS_SERVER" nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log" ||
+        { cat "$d/error.log" >&2; return 1; }
+    local i addr
+    addr=$(netns_server_addr 0)
+    for ((i = 0; i < 100; i++)); do
+        ip netns exec "$(netns_client 0)" bash -c "exec 3<>/dev/tcp/$addr/80" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "netns.sh: nginx did not answer in $NETNS_SERVER" >&2
     return 1
 }
