@@ -67,6 +67,10 @@ static const struct lg_option shared_options[] = {
      "a level whose start passed more than TIME ago is not run\n(exit status 5; default 1s)"},
     {"run-id", 0, required_argument, LG_OPT_RUN_ID, "Across machines", "    --run-id ID",
      "name the run in --meta, so a merge can check its shards"},
+    {"clock-ref", 0, required_argument, LG_OPT_CLOCK_REF, "Across machines",
+     "    --clock-ref HOST[:PORT]",
+     "measure this clock against an NTP server before the run;\n--start-at's moments are then "
+     "the server's"},
     {"help", 'h', no_argument, LG_OPT_HELP, "", "-h, --help", "this help"},
     {"version", 'V', no_argument, LG_OPT_VERSION, "", "-V, --version", "version"},
 };
@@ -298,6 +302,9 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
                        "60000, 64k, 1M)",
                        arg);
     }
+    case LG_OPT_CLOCK_REF:
+        cfg->clock_ref = arg;
+        return 1;
     case LG_OPT_RUN_ID:
         if (!*arg || strlen(arg) > 200)
             lg_usage_error(tool, "--run-id: give a name of 1 to 200 characters");

@@ -114,6 +114,11 @@ struct lg_config {
     unsigned shard_index, shard_count;
     uint64_t start_at_ns, max_late_ns;
     const char *run_id; /* --run-id, for --meta */
+    /* --clock-ref HOST[:PORT]: an NTP server this host's clock is measured
+     * against before the run; starts are then the reference's moments */
+    const char *clock_ref;
+    struct sockaddr_storage clock_ref_addr;
+    socklen_t clock_ref_addrlen;
     /* --watch, in the order given */
     struct lg_watch_spec *watches;
     size_t n_watches;

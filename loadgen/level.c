@@ -240,7 +240,7 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
         if (wr != LG_WAIT_STARTED) goto out;
     } else {
         start = lg_now_ns();
-        wall = lg_wall_ns();
+        wall = lg_ref_wall_ns();
     }
     cohort_place(lv, &co, clients, mine, start);
     level_active = true;

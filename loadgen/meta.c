@@ -1,5 +1,6 @@
 /* The --meta descriptor. See meta.h. */
 #include "loadgen/meta.h"
+#include "loadgen/clockref.h"
 #include "loadgen/engine.h"
 #include "loadgen/jsonout.h"
 #include "loadgen/results.h"
@@ -37,7 +38,7 @@ static void write_wall(struct lg_jsonout *o, uint64_t wall_ns)
 
 int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *drv,
                   const char *started_at, const struct lg_level_result *levels, size_t n_levels,
-                  const struct lg_meta_section *extra)
+                  const struct lg_meta_section *extra, const struct lg_clock_ref *ref)
 {
     struct lg_jsonout o;
     if (lg_jsonout_open(&o, fd, 65536) < 0) return -1;
@@ -84,6 +85,15 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     lg_json_i64(&o, clk.est_error_us);
     lg_json_lit(&o, ", \"max_error_us\": ");
     lg_json_i64(&o, clk.max_error_us);
+    if (ref) {
+        /* this host's clock against --clock-ref's NTP server */
+        lg_json_lit(&o, ", \"ref\": ");
+        lg_json_str(&o, cfg->clock_ref);
+        lg_json_lit(&o, ", \"offset_s\": ");
+        lg_json_double(&o, ref->offset_s);
+        lg_json_lit(&o, ", \"rtt_s\": ");
+        lg_json_double(&o, ref->rtt_s);
+    }
     lg_json_lit(&o, "},\n  \"start_at\": ");
     write_wall(&o, cfg->start_at_ns);
     lg_json_lit(&o, ",\n  \"cpus\": ");

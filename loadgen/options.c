@@ -159,6 +159,38 @@ void lg_config_finish(struct lg_config *cfg)
         cfg->n_levels = 1;
     }
     if (cfg->quiet && !cfg->summary) cfg->progress = false;
+    if (cfg->clock_ref) {
+        /* HOST, HOST:PORT or [V6]:PORT; NTP's port by default */
+        char host[256];
+        unsigned long long port = 123;
+        const char *s = cfg->clock_ref, *colon = strrchr(s, ':');
+        size_t n = strlen(s);
+        if (s[0] == '[') {
+            const char *close = strchr(s, ']');
+            if (!close) goto bad_ref;
+            n = (size_t)(close - s - 1);
+            s++;
+            colon = close[1] == ':' ? close + 1 : NULL;
+            if (close[1] && !colon) goto bad_ref;
+        } else if (colon && strchr(s, ':') == colon) {
+            n = (size_t)(colon - s);
+        } else {
+            colon = NULL; /* a bare IPv6 address */
+        }
+        if (n == 0 || n >= sizeof(host)) goto bad_ref;
+        memcpy(host, s, n);
+        host[n] = '\0';
+        if (colon && lg_parse_unsigned(colon + 1, 1, 65535, &port) < 0) goto bad_ref;
+        struct lg_target t;
+        memset(&t, 0, sizeof(t));
+        lg_resolve_target(cfg->tool, "--clock-ref", host, (unsigned)port, true, &t);
+        cfg->clock_ref_addr = t.addr;
+        cfg->clock_ref_addrlen = t.addrlen;
+    }
+    return;
+bad_ref:
+    lg_usage_error(cfg->tool, "--clock-ref: '%s' is not HOST, HOST:PORT or [IPv6]:PORT",
+                   cfg->clock_ref);
 }
 
 void lg_config_free(struct lg_config *cfg)

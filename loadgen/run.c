@@ -2,6 +2,7 @@
  * document on stdout, a summary on stderr and the exit status the contract
  * defines. */
 #include "loadgen/internal.h"
+#include "loadgen/clockref.h"
 #include "loadgen/control.h"
 #include "loadgen/level.h"
 #include "loadgen/docfit.h"
@@ -228,7 +229,8 @@ fail:
  * status when that fails. */
 static int outputs_write(const struct lg_config *cfg, const struct lg_driver *drv,
                          struct outputs *o, struct lg_level_result *results, size_t done,
-                         const char *started_at, const struct lg_meta_section *meta_extra)
+                         const char *started_at, const struct lg_meta_section *meta_extra,
+                         const struct lg_clock_ref *ref)
 {
     if (cfg->max_doc_bytes) {
         struct lg_rng rng;
@@ -251,7 +253,7 @@ static int outputs_write(const struct lg_config *cfg, const struct lg_driver *dr
         return LG_EXIT_FAILED;
     }
     if (o->meta.fd >= 0 &&
-        (lg_meta_write(o->meta.fd, cfg, drv, started_at, results, done, meta_extra) < 0 ||
+        (lg_meta_write(o->meta.fd, cfg, drv, started_at, results, done, meta_extra, ref) < 0 ||
          lg_outfile_commit(&o->meta) < 0))
         fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
     return LG_EXIT_OK;
@@ -279,6 +281,18 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
     }
     char started_at[64];
     lg_meta_wallclock(started_at, sizeof(started_at));
+    struct lg_clock_ref ref;
+    if (cfg->clock_ref) {
+        char why[128];
+        if (lg_clock_ref_measure((const struct sockaddr *)&cfg->clock_ref_addr,
+                                 cfg->clock_ref_addrlen, &ref, why, sizeof(why)) < 0) {
+            fprintf(stderr, "%s: --clock-ref %s: %s\n", cfg->tool, cfg->clock_ref, why);
+            lg_control_stop();
+            outputs_close(cfg, &out);
+            return LG_EXIT_USAGE;
+        }
+        lg_set_clock_offset((int64_t)(ref.offset_s * 1e9));
+    }
 
     lv.nw = cfg->threads ? cfg->threads : 1;
     lv.ws = calloc(lv.nw, sizeof(*lv.ws));
@@ -313,7 +327,8 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         }
         goto out;
     }
-    int written = outputs_write(cfg, drv, &out, results, done, started_at, meta_extra);
+    int written = outputs_write(cfg, drv, &out, results, done, started_at, meta_extra,
+                                cfg->clock_ref ? &ref : NULL);
     if (written != LG_EXIT_OK) {
         status = written;
         goto out;

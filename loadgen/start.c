@@ -30,9 +30,22 @@ uint64_t lg_level_start_at(const struct lg_config *cfg, unsigned k)
     return cfg->start_at_ns + (uint64_t)k * (cfg->duration_ns + cfg->timeout_ns + LG_LEVEL_GAP_NS);
 }
 
+static int64_t clock_offset_ns;
+
+void lg_set_clock_offset(int64_t offset_ns)
+{
+    clock_offset_ns = offset_ns;
+}
+
+uint64_t lg_ref_wall_ns(void)
+{
+    return (uint64_t)((int64_t)lg_wall_ns() - clock_offset_ns);
+}
+
 enum lg_wait_result lg_wait_until(const struct lg_config *cfg, uint64_t at, uint64_t *mono_ns,
                                   uint64_t *wall_ns)
 {
+    at = (uint64_t)((int64_t)at + clock_offset_ns); /* the reference's moment, by this clock */
     uint64_t now = lg_wall_ns();
     if (now > at + cfg->max_late_ns) return LG_WAIT_LATE;
     /* steps of at most 50 ms; the last one ends exactly at `at` */
@@ -44,7 +57,7 @@ enum lg_wait_result lg_wait_until(const struct lg_config *cfg, uint64_t at, uint
         }
     }
     *mono_ns = lg_now_ns();
-    *wall_ns = lg_wall_ns();
+    *wall_ns = lg_ref_wall_ns();
     return LG_WAIT_STARTED;
 }
 

@@ -36,6 +36,12 @@ enum lg_wait_result { LG_WAIT_STARTED, LG_WAIT_LATE, LG_WAIT_INTERRUPTED };
  * --max-late ago. */
 enum lg_wait_result lg_wait_until(const struct lg_config *cfg, uint64_t at, uint64_t *mono_ns,
                                   uint64_t *wall_ns);
+/* This clock minus the reference's (--clock-ref), in ns, as measured; 0
+ * without a reference. lg_wait_until waits for the reference's moment and
+ * reports the reference's time. */
+void lg_set_clock_offset(int64_t offset_ns);
+/* The wall clock now, as the reference would read it. */
+uint64_t lg_ref_wall_ns(void);
 
 /* The host clock as the kernel reports it (adjtimex). */
 struct lg_clock_state {

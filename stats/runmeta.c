@@ -94,6 +94,13 @@ static int read_clock(struct reading *r, const struct stats_json *root, struct s
     } else if (est != NULL && est->type != STATS_JSON_NULL) {
         return bad(r, "clock.est_error_us must be a number or null");
     }
+    const struct stats_json *offset = stats_json_get(clock, "offset_s");
+    if (offset != NULL && offset->type == STATS_JSON_NUMBER) {
+        m->has_clock_offset = true;
+        m->clock_offset_s = offset->number;
+    } else if (offset != NULL && offset->type != STATS_JSON_NULL) {
+        return bad(r, "clock.offset_s must be a number or null");
+    }
     return 0;
 }
 

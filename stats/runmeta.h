@@ -32,6 +32,8 @@ struct stats_runmeta {
     unsigned long shard_index, shard_count;
     bool has_clock, clock_synchronized, has_est_error;
     double est_error_us;
+    bool has_clock_offset; /* measured against --clock-ref */
+    double clock_offset_s; /* the shard's clock minus the reference's */
     struct stats_runmeta_level *levels;
     size_t n_levels;
 };

@@ -173,7 +173,15 @@ static int warn_timing(const struct stats_shard_input *in, double max_start_lag_
     char who[512];
     snprintf(who, sizeof who, "%.300s (shard %lu of %lu%s%.100s)", in->document, m->shard_index,
              m->shard_count, m->host ? ", host " : "", m->host ? m->host : "");
-    if (m->has_clock && !m->clock_synchronized) {
+    if (m->has_clock_offset && fabs(m->clock_offset_s) > max_start_lag_s) {
+        /* the shard measured it, and waited for the reference's moments */
+        if (add_line(&out->warnings,
+                     "warning: %s: its clock was %.3f s %s the --clock-ref server's (more than "
+                     "%g s); its levels started at the server's moments regardless",
+                     who, fabs(m->clock_offset_s), m->clock_offset_s > 0 ? "ahead of" : "behind",
+                     max_start_lag_s) != 0)
+            return -1;
+    } else if (m->has_clock && !m->clock_synchronized && !m->has_clock_offset) {
         char error[64] = "";
         if (m->has_est_error)
             snprintf(error, sizeof error, " (estimated error %.0f us)", m->est_error_us);

@@ -130,3 +130,31 @@ CONF
     echo "netns.sh: nginx did not answer in $NETNS_SERVER" >&2
     return 1
 }
+
+# need_chrony_netns: chrony in the server namespace serving NTP from the
+# host's clock (it adjusts nothing: -x), the reference --clock-ref measures
+# each client namespace's clock against.
+need_chrony_netns() {
+    local d=$SRV/chrony-netns
+    [ -f "$d/chronyd.pid" ] && kill -0 "$(cat "$d/chronyd.pid")" 2>/dev/null && return 0
+    need_netns 1 || return 1
+    command -v chronyd >/dev/null || { echo "netns.sh: chronyd missing (apt-get install chrony)" >&2; return 1; }
+    mkdir -p "$d"
+    cat >"$d/chrony.conf" <<CONF
+local stratum 8
+allow all
+port 123
+cmdport 0
+pidfile $d/chronyd.file.pid
+driftfile $d/drift
+CONF
+    ip netns exec "$NETNS_SERVER" chronyd -x -d -u root -f "$d/chrony.conf" >"$d/log" 2>&1 &
+    echo $! >"$d/chronyd.pid"
+    local i
+    for ((i = 0; i < 50; i++)); do
+        grep -q "Disabled control of system clock" "$d/log" 2>/dev/null && sleep 0.2 && return 0
+        sleep 0.1
+    done
+    echo "netns.sh: chronyd did not start: $(cat "$d/log")" >&2
+    return 1
+}
