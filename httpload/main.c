@@ -221,20 +221,20 @@ int main(int argc, char **argv)
         .handle = take_option,
         .ctx = &a,
     };
-    int optind = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
+    int first = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
     struct request_spec *spec = &a.spec;
     struct http_ctx *ctx = &a.ctx;
 
-    if (optind >= argc) lg_usage_error(tool, "missing URL");
-    if (optind + 1 < argc)
-        lg_usage_error(tool, "unexpected argument '%s' after the URL", argv[optind + 1]);
+    if (first >= argc) lg_usage_error(tool, "missing URL");
+    if (first + 1 < argc)
+        lg_usage_error(tool, "unexpected argument '%s' after the URL", argv[first + 1]);
     lg_config_finish(&cfg);
 
     struct http_url url;
     const char *why;
-    if (http_url_parse(argv[optind], &url, &why) < 0)
-        lg_usage_error(tool, "URL '%s': %s", argv[optind], why);
-    cfg.target_desc = argv[optind];
+    if (http_url_parse(argv[first], &url, &why) < 0)
+        lg_usage_error(tool, "URL '%s': %s", argv[first], why);
+    cfg.target_desc = argv[first];
     parse_status_list(ctx, a.expect);
 
     if (a.data_arg) {
