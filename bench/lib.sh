@@ -30,6 +30,7 @@ OUT=${OUT:-$TOP/results/bench}
 # the bench's own ports, away from servers.sh's offsets
 export BENCH_HTTP_PORT=$((LG_PORT_BASE + 180))
 export BENCH_HTTPS_PORT=$((LG_PORT_BASE + 543))
+export BENCH_H2C_PORT=$((LG_PORT_BASE + 182))
 # TLS for bench/h2tls and bench/memory: TLS 1.2 with ECDHE-RSA-AES128-GCM-SHA256
 # by default (what h2load and nginx 1.22 negotiate by themselves, so the
 # DESIGN.md anchors compare); BENCH_TLS_PROTOCOLS=TLSv1.3 for TLS 1.3 with
@@ -84,8 +85,8 @@ bench_cleanup() {
 }
 
 # need_nginx_bench: nginx for the benchmarks, one worker pinned to
-# $SERVER_CPU, access log off, on 127.0.0.1:$BENCH_HTTP_PORT (HTTP/1.1) and
-# $BENCH_HTTPS_PORT (TLS, h2 and http/1.1 by ALPN). / answers "hello\n" (a
+# $SERVER_CPU, access log off, on 127.0.0.1:$BENCH_HTTP_PORT (HTTP/1.1),
+# $BENCH_HTTPS_PORT (TLS, h2 and http/1.1 by ALPN) and $BENCH_H2C_PORT (h2c). / answers "hello\n" (a
 # 153-byte HTTP/1.1 response, headers included: the size DESIGN.md's anchor
 # figures were measured with); /slow serves a 6-byte file behind limit_req: at
 # most $SLOW_RATE (default 1000) responses per second in total, the others wait
@@ -117,6 +118,7 @@ http {
     server {
         listen 127.0.0.1:$BENCH_HTTP_PORT backlog=16384 reuseport;
         listen 127.0.0.1:$BENCH_HTTPS_PORT ssl http2 backlog=16384;
+        listen 127.0.0.1:$BENCH_H2C_PORT http2 backlog=16384;
         ssl_certificate $SRV/certs/server.pem;
         ssl_certificate_key $SRV/certs/server.key;
         ssl_session_cache shared:bench:10m;
@@ -143,7 +145,8 @@ CONF
         note "a bench port is taken (by a client connection?); trying again in 2 s"
         sleep 2
     done
-    _wait_port 127.0.0.1 "$BENCH_HTTP_PORT" && _wait_port 127.0.0.1 "$BENCH_HTTPS_PORT"
+    _wait_port 127.0.0.1 "$BENCH_HTTP_PORT" && _wait_port 127.0.0.1 "$BENCH_HTTPS_PORT" &&
+        _wait_port 127.0.0.1 "$BENCH_H2C_PORT"
 }
 
 # need_knot_bench: servers_dns.sh's knot, then every thread pinned to $SERVER_CPU.

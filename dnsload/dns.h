@@ -53,6 +53,8 @@ struct dns_ctx {
     const char *authority;
     const char *doh_path;
     bool doh_get;
+    struct lg_h2_prepared **doh_requests; /* per query, made once (doh_prepare) */
+    char (*doh_lengths)[8];               /* POST: each query's content-length */
 };
 
 /* One request slot of a client. */
@@ -81,6 +83,11 @@ struct dns_client {
 extern const struct lg_driver dns_udp_driver;
 extern const struct lg_driver dns_tcp_driver; /* TCP and DoT */
 extern const struct lg_driver dns_doh_driver;
+struct lg_h2_prepared;
+/* doh.c: every query's HTTP/2 request, made once at start; -1 when memory
+ * runs out. doh_free undoes it. */
+int doh_prepare(struct dns_ctx *ctx);
+void doh_free(struct dns_ctx *ctx);
 extern const char *const dns_error_names[];
 extern const char *const dns_error_descriptions[];
 extern const char *const dns_counter_names[];

@@ -13,28 +13,42 @@
 
 #define DNS_MESSAGE_MAX 65535
 
-/* POST carries content-length: servers may compare the body with it, and
- * BIND's DoH listener takes a missing one for 0 and answers 400. */
-enum { POST_CONTENT_LENGTH = 2 };
-static const struct lg_h2_header post_headers[] = {
-    {"content-type", "application/dns-message"},
-    {"accept", "application/dns-message"},
-    {"content-length", NULL}, /* set per request */
-};
-static const struct lg_h2_header get_headers[] = {
-    {"accept", "application/dns-message"},
-};
-
-/* Writes n (at most 65535) in decimal; buf holds 6 bytes. */
-static const char *decimal(char *buf, size_t n)
+int doh_prepare(struct dns_ctx *ctx)
 {
-    char *p = buf + 5;
-    *p = '\0';
-    do {
-        *--p = (char)('0' + n % 10);
-        n /= 10;
-    } while (n && p > buf);
-    return p;
+    size_t n = ctx->queries.n;
+    ctx->doh_requests = calloc(n, sizeof(*ctx->doh_requests));
+    ctx->doh_lengths = calloc(n, sizeof(*ctx->doh_lengths));
+    if (!ctx->doh_requests || !ctx->doh_lengths) return -1;
+    for (size_t q = 0; q < n; q++) {
+        /* POST carries content-length: servers may compare the body with
+         * it, and BIND's DoH listener takes a missing one for 0 and answers
+         * 400 */
+        snprintf(ctx->doh_lengths[q], sizeof(ctx->doh_lengths[q]), "%u",
+                 (unsigned)ctx->queries.q[q].len);
+        const struct lg_h2_header post[] = {
+            {"content-type", "application/dns-message"},
+            {"accept", "application/dns-message"},
+            {"content-length", ctx->doh_lengths[q]},
+        };
+        const struct lg_h2_header get[] = {{"accept", "application/dns-message"}};
+        struct lg_h2_request req = {"POST", "https", ctx->authority, ctx->doh_path, post, 3};
+        if (ctx->doh_get)
+            req = (struct lg_h2_request){
+                "GET", "https", ctx->authority, dns_query_get_path(&ctx->queries, (uint32_t)q),
+                get,   1};
+        if (!(ctx->doh_requests[q] = lg_h2_prepare(&req))) return -1;
+    }
+    return 0;
+}
+
+void doh_free(struct dns_ctx *ctx)
+{
+    for (size_t q = 0; ctx->doh_requests && q < ctx->queries.n; q++)
+        lg_h2_prepared_free(ctx->doh_requests[q]);
+    free(ctx->doh_requests);
+    free(ctx->doh_lengths);
+    ctx->doh_requests = NULL;
+    ctx->doh_lengths = NULL;
 }
 
 static void doh_on_status(struct lg_client *c, unsigned slot, unsigned status)
@@ -120,36 +134,20 @@ static int doh_submit(struct lg_client *c, unsigned slot)
     s->status = 0;
     s->body_len = 0;
     s->body_too_long = false;
-    struct lg_h2_request req = {
-        .scheme = "https",
-        .authority = ctx->authority,
-    };
-    /* nghttp2 copies the header list when the request is submitted */
-    struct lg_h2_header headers[sizeof(post_headers) / sizeof(post_headers[0])];
-    char length[6];
+    const uint8_t *body = NULL;
+    size_t len = 0;
     if (ctx->doh_get) {
         s->id = 0; /* the precomputed packet carries ID 0 */
-        req.method = "GET";
-        req.path = dns_query_get_path(&ctx->queries, q);
-        req.headers = get_headers;
-        req.n_headers = sizeof(get_headers) / sizeof(get_headers[0]);
     } else {
-        size_t len = ctx->queries.q[q].len;
-        uint8_t *body = dc->sendbuf + (size_t)slot * ctx->queries.max_len;
-        memcpy(body, dns_query_packet(&ctx->queries, q), len);
+        len = ctx->queries.q[q].len;
+        uint8_t *packet = dc->sendbuf + (size_t)slot * ctx->queries.max_len;
+        memcpy(packet, dns_query_packet(&ctx->queries, q), len);
         s->id = (uint16_t)id;
-        body[0] = (uint8_t)(id >> 8);
-        body[1] = (uint8_t)id;
-        memcpy(headers, post_headers, sizeof(headers));
-        headers[POST_CONTENT_LENGTH].value = decimal(length, len);
-        req.method = "POST";
-        req.path = ctx->doh_path;
-        req.headers = headers;
-        req.n_headers = sizeof(headers) / sizeof(headers[0]);
-        req.body = body;
-        req.body_len = len;
+        packet[0] = (uint8_t)(id >> 8);
+        packet[1] = (uint8_t)id;
+        body = packet;
     }
-    return lg_h2_submit(dc->h2, slot, &req);
+    return lg_h2_submit(dc->h2, slot, ctx->doh_requests[q], body, len);
 }
 
 static int doh_on_read(struct lg_client *c, const uint8_t *d, size_t n)
@@ -162,6 +160,12 @@ static int doh_on_writable(struct lg_client *c)
 {
     struct dns_client *dc = lg_client_state(c);
     return dc->h2 ? lg_h2_on_writable(dc->h2) : 0;
+}
+
+static int doh_flush(struct lg_client *c)
+{
+    struct dns_client *dc = lg_client_state(c);
+    return dc->h2 ? lg_h2_flush(dc->h2) : 0;
 }
 
 static int doh_on_timeout(struct lg_client *c, unsigned slot)
@@ -195,6 +199,7 @@ const struct lg_driver dns_doh_driver = {
     .submit = doh_submit,
     .on_read = doh_on_read,
     .on_writable = doh_on_writable,
+    .flush = doh_flush,
     .on_timeout = doh_on_timeout,
     .on_close = doh_on_close,
     .client_free = doh_client_free,

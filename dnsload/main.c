@@ -308,6 +308,7 @@ int main(int argc, char **argv)
              strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port);
     cfg.target_desc = desc;
 
+    if (ctx.transport == DNS_DOH && doh_prepare(&ctx) < 0) lg_usage_error(tool, "out of memory");
     const struct lg_driver *drv = ctx.transport == DNS_UDP   ? &dns_udp_driver
                                   : ctx.transport == DNS_DOH ? &dns_doh_driver
                                                              : &dns_tcp_driver;
@@ -326,6 +327,7 @@ int main(int argc, char **argv)
     int status = lg_run(&cfg, drv, &target, &ctx, &extra);
 
     if (tls) lg_tls_config_free(&tlscfg);
+    doh_free(&ctx);
     dns_queries_free(&ctx.queries);
     ares_library_cleanup();
     lg_config_free(&cfg);

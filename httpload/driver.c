@@ -55,6 +55,12 @@ static int drv_on_writable(struct lg_client *c)
     return hc->ops ? hc->ops->on_writable(c, hc) : 0;
 }
 
+static int drv_flush(struct lg_client *c)
+{
+    struct http_client *hc = lg_client_state(c);
+    return hc->ops && hc->ops->flush ? hc->ops->flush(c, hc) : 0;
+}
+
 static int drv_on_timeout(struct lg_client *c, unsigned slot)
 {
     struct http_client *hc = lg_client_state(c);
@@ -84,6 +90,7 @@ const struct lg_driver http_driver = {
     .submit = drv_submit,
     .on_read = drv_on_read,
     .on_writable = drv_on_writable,
+    .flush = drv_flush,
     .on_timeout = drv_on_timeout,
     .on_close = drv_on_close,
     .client_free = drv_client_free,

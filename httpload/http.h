@@ -14,6 +14,8 @@
 
 enum http_mode { HTTP_MODE_AUTO, HTTP_MODE_1, HTTP_MODE_2 };
 
+struct lg_h2_prepared;
+
 /* Driver error classes, numbered after the engine's. */
 enum http_error {
     HTTP_ERR_PROTOCOL = LG_ERR__BASE_COUNT,
@@ -38,7 +40,8 @@ struct http_ctx {
     size_t n_headers;
     uint8_t *body;
     size_t body_len;
-    uint8_t *h1_request; /* the whole HTTP/1.1 request, built once */
+    uint8_t *h1_request;               /* the whole HTTP/1.1 request, built once */
+    struct lg_h2_prepared *h2_request; /* and its HTTP/2 header list */
     size_t h1_request_len;
     uint8_t status_ok[1000]; /* 1 when a status code counts as success */
     unsigned streams;        /* concurrent streams per HTTP/2 connection */
@@ -52,6 +55,7 @@ struct http_session_ops {
     int (*submit)(struct lg_client *c, struct http_client *hc, unsigned slot);
     int (*on_read)(struct lg_client *c, struct http_client *hc, const uint8_t *d, size_t n);
     int (*on_writable)(struct lg_client *c, struct http_client *hc);
+    int (*flush)(struct lg_client *c, struct http_client *hc); /* NULL: writes at once */
     int (*on_timeout)(struct lg_client *c, struct http_client *hc, unsigned slot);
     void (*on_close)(struct lg_client *c, struct http_client *hc);
     void (*free)(struct lg_client *c, struct http_client *hc);

@@ -10,10 +10,8 @@
  * HTTP/2 connection (hc->h2 points here) and freed at level end; nothing is
  * allocated per request. */
 struct h2_client {
-    struct lg_h2 *session;    /* the current connection's session, or NULL */
-    struct lg_h2_request req; /* the request every stream sends */
-    struct lg_h2_header *headers;
-    unsigned *status; /* final status per slot */
+    struct lg_h2 *session; /* the current connection's session, or NULL */
+    unsigned *status;      /* final status per slot */
 };
 
 static struct h2_client *h2_state(struct lg_client *c)
@@ -44,31 +42,13 @@ static const struct lg_h2_callbacks h2_callbacks = {
 
 static struct h2_client *h2_client_new(struct lg_client *c)
 {
-    const struct http_ctx *ctx = lg_client_ctx(c);
     struct h2_client *s = calloc(1, sizeof(*s));
     if (!s) return NULL;
     s->status = calloc(lg_client_slots(c), sizeof(*s->status));
-    s->headers = calloc(ctx->n_headers ? ctx->n_headers : 1, sizeof(*s->headers));
-    if (!s->status || !s->headers) {
-        free(s->status);
-        free(s->headers);
+    if (!s->status) {
         free(s);
         return NULL;
     }
-    for (size_t i = 0; i < ctx->n_headers; i++) {
-        s->headers[i].name = ctx->headers[i].name;
-        s->headers[i].value = ctx->headers[i].value;
-    }
-    s->req = (struct lg_h2_request){
-        .method = ctx->method,
-        .scheme = ctx->scheme,
-        .authority = ctx->authority,
-        .path = ctx->path,
-        .headers = s->headers,
-        .n_headers = ctx->n_headers,
-        .body = ctx->body,
-        .body_len = ctx->body_len,
-    };
     return s;
 }
 
@@ -86,9 +66,10 @@ static int h2_on_ready(struct lg_client *c, struct http_client *hc)
 
 static int h2_submit(struct lg_client *c, struct http_client *hc, unsigned slot)
 {
+    const struct http_ctx *ctx = lg_client_ctx(c);
     struct h2_client *s = hc->h2;
     s->status[slot] = 0;
-    return lg_h2_submit(s->session, slot, &s->req);
+    return lg_h2_submit(s->session, slot, ctx->h2_request, ctx->body, ctx->body_len);
 }
 
 static int h2_on_read(struct lg_client *c, struct http_client *hc, const uint8_t *d, size_t n)
@@ -101,6 +82,12 @@ static int h2_on_writable(struct lg_client *c, struct http_client *hc)
 {
     struct h2_client *s = hc->h2;
     return lg_h2_on_writable(s->session);
+}
+
+static int h2_flush(struct lg_client *c, struct http_client *hc)
+{
+    struct h2_client *s = hc->h2;
+    return s && s->session ? lg_h2_flush(s->session) : 0;
 }
 
 static int h2_on_timeout(struct lg_client *c, struct http_client *hc, unsigned slot)
@@ -123,7 +110,6 @@ static void h2_free(struct lg_client *c, struct http_client *hc)
     if (!s) return;
     lg_h2_free(s->session);
     free(s->status);
-    free(s->headers);
     free(s);
     hc->h2 = NULL;
 }
@@ -134,6 +120,7 @@ const struct http_session_ops http2_session_ops = {
     .submit = h2_submit,
     .on_read = h2_on_read,
     .on_writable = h2_on_writable,
+    .flush = h2_flush,
     .on_timeout = h2_on_timeout,
     .on_close = h2_on_close,
     .free = h2_free,

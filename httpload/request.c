@@ -1,5 +1,6 @@
 /* Request building. See request.h. */
 #include "httpload/request.h"
+#include "loadgen/h2session.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -208,7 +209,15 @@ int request_build(const struct request_spec *s, const struct http_url *u, int ab
     ctx->n_headers = n;
     for (size_t i = 0; i < n; i++)
         if (!ctx->headers[i].name || !ctx->headers[i].value) return -1;
-    return 0;
+    /* the HTTP/2 header list, made once: every stream submits it as it is */
+    struct lg_h2_header *hs = calloc(n ? n : 1, sizeof(*hs));
+    if (!hs) return -1;
+    for (size_t i = 0; i < n; i++)
+        hs[i] = (struct lg_h2_header){ctx->headers[i].name, ctx->headers[i].value};
+    struct lg_h2_request req = {ctx->method, ctx->scheme, ctx->authority, ctx->path, hs, n};
+    ctx->h2_request = lg_h2_prepare(&req);
+    free(hs);
+    return ctx->h2_request ? 0 : -1;
 }
 
 int request_build_connect(const struct request_spec *s, const char *authority, struct lg_target *t)
@@ -232,6 +241,7 @@ int request_build_connect(const struct request_spec *s, const char *authority, s
 
 void request_ctx_free(struct http_ctx *ctx)
 {
+    lg_h2_prepared_free(ctx->h2_request);
     free(ctx->authority);
     free(ctx->scheme);
     free(ctx->path);

@@ -321,7 +321,7 @@ static bool send_warm(struct lg_client *c)
 
 /* Starts what the client may start now: in a closed loop, as many requests
  * as the connection carries; in an open loop, its due requests in order. */
-void lg_client_kick(struct lg_client *c)
+static void start_requests(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
     bool open_loop = w->cfg->rate > 0;
@@ -339,6 +339,13 @@ void lg_client_kick(struct lg_client *c)
             return;
         if (!send_warm(c)) return;
     }
+}
+
+void lg_client_kick(struct lg_client *c)
+{
+    start_requests(c);
+    /* what the driver gathered in this event goes out in one write */
+    if (c->state == LG_CONN_READY && c->w->drv->flush && c->w->drv->flush(c) < 0) conn_failed(c);
 }
 
 static void on_restart(struct ev_loop *loop, ev_timer *t, int revents)

@@ -54,6 +54,10 @@ struct lg_driver {
     int (*on_read)(struct lg_client *c, const uint8_t *data, size_t len);
     /* Queued output was written out; a driver with more to send sends it now. */
     int (*on_writable)(struct lg_client *c);
+    /* Optional: the engine has started what it could for now (the end of an
+     * event); a driver that gathers output (HTTP/2 frames of several
+     * streams) writes it, in one write where it fits. */
+    int (*flush)(struct lg_client *c);
     /* Request `slot` passed its timeout. Return 0 if the connection stays
      * usable (DNS over UDP, an HTTP/2 stream reset), -1 to close it. */
     int (*on_timeout)(struct lg_client *c, unsigned slot);

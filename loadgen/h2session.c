@@ -502,46 +502,60 @@ fail:
     return NULL;
 }
 
-int lg_h2_submit(struct lg_h2 *h, unsigned slot, const struct lg_h2_request *req)
+struct lg_h2_prepared {
+    size_t n;
+    nghttp2_nv nv[];
+};
+
+struct lg_h2_prepared *lg_h2_prepare(const struct lg_h2_request *req)
 {
-    /* The header list lives on the stack: nghttp2 copies it into its own
-     * request (one allocation it makes anyway); longer lists than this
-     * would not fit in a sensible header block either. */
-    enum { MAX_NV = 64 };
-    nghttp2_nv nva[MAX_NV];
-    if (req->n_headers > MAX_NV - 4) {
-        lg_conn_fail(h->c, h->cb->protocol_class, "too many request headers for HTTP/2");
-        return -1;
-    }
-#define NV(n, v, nl, vl)                                                                           \
-    (nghttp2_nv){(uint8_t *)(n), (uint8_t *)(v), (nl), (vl), NGHTTP2_NV_FLAG_NONE}
+    struct lg_h2_prepared *p = malloc(sizeof(*p) + (4 + req->n_headers) * sizeof(p->nv[0]));
+    if (!p) return NULL;
+    /* nghttp2 keeps pointers to these instead of copying them per request */
+    const uint8_t flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+#define NV(n, v) (nghttp2_nv){(uint8_t *)(n), (uint8_t *)(v), strlen(n), strlen(v), flags}
     size_t n = 0;
-    nva[n++] = NV(":method", req->method, 7, strlen(req->method));
-    nva[n++] = NV(":scheme", req->scheme, 7, strlen(req->scheme));
-    nva[n++] = NV(":authority", req->authority, 10, strlen(req->authority));
-    nva[n++] = NV(":path", req->path, 5, strlen(req->path));
-    for (size_t i = 0; i < req->n_headers; i++) {
-        const struct lg_h2_header *hd = &req->headers[i];
-        nva[n++] = NV(hd->name, hd->value, strlen(hd->name), strlen(hd->value));
-    }
+    p->nv[n++] = NV(":method", req->method);
+    p->nv[n++] = NV(":scheme", req->scheme);
+    p->nv[n++] = NV(":authority", req->authority);
+    p->nv[n++] = NV(":path", req->path);
+    for (size_t i = 0; i < req->n_headers; i++)
+        p->nv[n++] = NV(req->headers[i].name, req->headers[i].value);
 #undef NV
+    p->n = n;
+    return p;
+}
+
+void lg_h2_prepared_free(struct lg_h2_prepared *p)
+{
+    free(p);
+}
+
+int lg_h2_submit(struct lg_h2 *h, unsigned slot, const struct lg_h2_prepared *req,
+                 const uint8_t *body, size_t body_len)
+{
     struct h2_stream *st = &h->streams[slot];
-    nghttp2_data_provider body = {.source.ptr = st, .read_callback = body_read_cb};
-    bool has_body = req->body && req->body_len > 0;
-    int32_t id = nghttp2_submit_request(h->session, NULL, nva, n, has_body ? &body : NULL,
-                                        (void *)(uintptr_t)(slot + 1));
+    nghttp2_data_provider provider = {.source.ptr = st, .read_callback = body_read_cb};
+    bool has_body = body && body_len > 0;
+    int32_t id = nghttp2_submit_request(h->session, NULL, req->nv, req->n,
+                                        has_body ? &provider : NULL, (void *)(uintptr_t)(slot + 1));
     if (id < 0) {
         lg_conn_fail(h->c, h->cb->protocol_class, nghttp2_strerror(id));
         return -1;
     }
     st->stream_id = id;
     st->flags = 0;
-    st->body = req->body;
-    st->body_len = has_body ? req->body_len : 0;
+    st->body = body;
+    st->body_len = has_body ? body_len : 0;
     st->body_sent = 0;
     h->n_open++;
     if (id >= H2_LAST_STREAM_ID) lg_conn_close_when_idle(h->c);
-    return h2_flush(h);
+    return 0;
+}
+
+int lg_h2_flush(struct lg_h2 *h)
+{
+    return nghttp2_session_want_write(h->session) ? h2_flush(h) : 0;
 }
 
 int lg_h2_on_read(struct lg_h2 *h, const uint8_t *d, size_t n)
@@ -563,8 +577,8 @@ int lg_h2_on_read(struct lg_h2 *h, const uint8_t *d, size_t n)
         return -1;
     }
     /* SETTINGS and PING acknowledgements, WINDOW_UPDATE, or a GOAWAY that
-     * reports an error in the input (on_frame_send_cb fails the connection) */
-    if (nghttp2_session_want_write(h->session)) return h2_flush(h);
+     * reports an error in the input (on_frame_send_cb fails the connection)
+     * go out with the engine's flush at the end of this event */
     return 0;
 }
 

@@ -21,9 +21,13 @@ struct lg_h2_request {
     const char *method, *scheme, *authority, *path;
     const struct lg_h2_header *headers;
     size_t n_headers;
-    const uint8_t *body; /* may be NULL; not copied: must outlive the stream */
-    size_t body_len;
 };
+
+/* A request's header list made once, with every length known: submitting it
+ * copies nothing. The strings it points to must live as long as it does. */
+struct lg_h2_prepared;
+struct lg_h2_prepared *lg_h2_prepare(const struct lg_h2_request *req); /* NULL: no memory */
+void lg_h2_prepared_free(struct lg_h2_prepared *p);
 
 /* What the protocol driver hears about its streams. */
 struct lg_h2_callbacks {
@@ -44,9 +48,16 @@ struct lg_h2_callbacks {
  * lower (reported by the engine). NULL on failure (already recorded with
  * lg_conn_fail). */
 struct lg_h2 *lg_h2_open(struct lg_client *c, const struct lg_h2_callbacks *cb);
-/* Opens a stream for `slot`. 0, or -1 after lg_conn_fail. */
-int lg_h2_submit(struct lg_h2 *h, unsigned slot, const struct lg_h2_request *req);
-/* Bytes from the connection (n == 0: the peer closed). 0, or -1 after lg_conn_fail. */
+/* Opens a stream for `slot` with a body (NULL: none; not copied, so it must
+ * outlive the stream). Its frames go out at the next lg_h2_flush. 0, or -1
+ * after lg_conn_fail. */
+int lg_h2_submit(struct lg_h2 *h, unsigned slot, const struct lg_h2_prepared *req,
+                 const uint8_t *body, size_t body_len);
+/* Writes what the session has to send (new streams, acknowledgements), all
+ * of it in as few writes as it fits: the engine's flush, once per event. */
+int lg_h2_flush(struct lg_h2 *h);
+/* Bytes from the connection (n == 0: the peer closed); what they call for
+ * goes out at the next lg_h2_flush. 0, or -1 after lg_conn_fail. */
 int lg_h2_on_read(struct lg_h2 *h, const uint8_t *d, size_t n);
 /* Output can flow again. */
 int lg_h2_on_writable(struct lg_h2 *h);

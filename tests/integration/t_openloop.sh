@@ -17,11 +17,13 @@ E=$TMPROOT/err.txt
 L=$TMPROOT/log.ndjson
 
 t_schedule_is_exact_when_the_target_keeps_up() {
-    run_tool $O $E $H -c 4 -R 400 -d 1s "$BASE/"
+    # each client's requests are 40 ms apart: one left waiting at the deadline
+    # would take an answer slower than that
+    run_tool $O $E $H -c 8 -R 200 -d 1s "$BASE/"
     assert_eq "$RC" 0 "exit status"
-    # request n is due n/400 s after the start: exactly 400 before a 1 s deadline
-    doc $O --invariants "v('c4.scheduled')==400" "v('c4.unsent')==0" "v('c4.attempts')==400" \
-        "n('c4.send_lag_ms')==400" "min(s('c4.send_lag_ms'))>=0"
+    # request n is due n/200 s after the start: exactly 200 before a 1 s deadline
+    doc $O --invariants "v('c8.scheduled')==200" "v('c8.unsent')==0" "v('c8.attempts')==200" \
+        "n('c8.send_lag_ms')==200" "min(s('c8.send_lag_ms'))>=0"
 }
 
 t_overload_accounts_for_every_scheduled_request() {
@@ -72,7 +74,9 @@ t_open_loop_latency_agrees_with_a_packet_capture() {
         sleep 0.1
     done
     sleep 1 # "listening" comes a little before the capture really begins
-    run_tool $O $E $H -c 2 -R 1000 -d 2s "$BASE/"
+    # a request left unsent at the deadline on a busy machine is beside the
+    # point here (the accounting has its own tests)
+    run_tool $O $E $H -c 2 -R 1000 -d 2s --max-error-rate 0.02 "$BASE/"
     sleep 1 # let the last segments reach the file
     kill -INT "$tpid"
     wait "$tpid"
