@@ -250,7 +250,7 @@ static void conn_open(struct lg_client *c, uint64_t origin)
 {
     struct lg_worker *w = c->w;
     uint64_t now = lg_now_ns();
-    if (now >= w->deadline_ns) return;
+    if (now >= w->deadline_ns && w->cfg->rate <= 0) return;
     if (c->connections++ > 0) w->store.counters[LG_C_RECONNECTS]++;
     c->conn_start_ns = now;
     c->conn_requests = 0;
@@ -307,7 +307,9 @@ static bool send_warm(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
     uint64_t now = lg_now_ns();
-    if (now >= w->deadline_ns) return false;
+    /* a closed loop stops at the deadline; an open loop's requests due before
+     * it start until the drain begins, however late the generator woke */
+    if (now >= w->deadline_ns && w->cfg->rate <= 0) return false;
     uint64_t origin = w->cfg->rate > 0 ? lg_schedule_due(w, c, c->started) : now;
     struct lg_req *r = req_start(c, origin, now, false);
     if (submit(c, r) < 0) {

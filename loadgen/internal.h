@@ -206,6 +206,8 @@ void lg_worker_run_level(struct lg_worker *w);
 void lg_worker_track(struct lg_worker *w, struct lg_req *r);
 void lg_worker_untrack(struct lg_worker *w, struct lg_req *r);
 void lg_worker_maybe_finish(struct lg_worker *w);
+/* The level's deadline: no request starts from now; the drain window begins. */
+void lg_worker_deadline(struct lg_worker *w);
 void lg_worker_init_async(struct lg_worker *w);
 
 /* store.c */

@@ -48,19 +48,25 @@ static void dispatch(struct lg_worker *w, uint64_t until)
     }
 }
 
-/* Arms the timer for the next due request, or stops it when none is due
- * before the deadline (a timerfd left expired would stay readable). */
+/* Stops the timer (a timerfd left expired would stay readable). */
+static void disarm(struct lg_worker *w)
+{
+    if (ev_is_active(&w->sched.io)) {
+        ev_io_stop(w->loop, &w->sched.io);
+        timer_set(w, 0);
+    }
+}
+
+/* Arms the timer for the next due request, or for the deadline once none is
+ * due before it: the deadline, too, is kept at the timer's resolution. */
 static void arm(struct lg_worker *w)
 {
     struct lg_schedule *s = &w->sched;
-    if (s->next_due_ns >= w->deadline_ns || w->stopped) {
-        if (ev_is_active(&s->io)) {
-            ev_io_stop(w->loop, &s->io);
-            timer_set(w, 0); /* disarm */
-        }
+    if (w->stopped || w->draining) {
+        disarm(w);
         return;
     }
-    timer_set(w, s->next_due_ns);
+    timer_set(w, s->next_due_ns < w->deadline_ns ? s->next_due_ns : w->deadline_ns);
     if (!ev_is_active(&s->io)) ev_io_start(w->loop, &s->io);
 }
 
@@ -68,8 +74,12 @@ static void on_timer(struct ev_loop *loop, ev_io *io, int revents)
 {
     struct lg_worker *w = io->data;
     w->event_ns = 0;
-    dispatch(w, lg_now_ns());
-    arm(w);
+    uint64_t now = lg_now_ns();
+    dispatch(w, now);
+    if (now >= w->deadline_ns)
+        lg_worker_deadline(w); /* drains, and stops this timer */
+    else
+        arm(w);
     lg_worker_maybe_finish(w);
 }
 
@@ -107,5 +117,5 @@ void lg_schedule_end(struct lg_worker *w)
 {
     if (w->n_clients) dispatch(w, w->deadline_ns - 1);
     w->sched.next_due_ns = UINT64_MAX;
-    arm(w);
+    disarm(w);
 }

@@ -77,23 +77,31 @@ static void end_drain(struct lg_worker *w)
     ev_break(w->loop, EVBREAK_ONE);
 }
 
+void lg_worker_deadline(struct lg_worker *w)
+{
+    if (w->draining) return;
+    begin_drain(w);
+    if (w->n_inflight == 0) {
+        ev_break(w->loop, EVBREAK_ONE);
+        return;
+    }
+    /* the same timer now ends the drain window */
+    ev_timer_stop(w->loop, &w->deadline_timer);
+    ev_timer_set(&w->deadline_timer, (double)w->cfg->timeout_ns / 1e9, 0.);
+    ev_timer_start(w->loop, &w->deadline_timer);
+}
+
 /* The deadline: no request starts after it; the drain window then gives what
- * is in flight up to --timeout to finish. */
+ * is in flight up to --timeout to finish. (In an open loop the schedule's
+ * timer usually gets there first: libev's timers fire up to 1 ms late.) */
 static void on_deadline(struct ev_loop *loop, ev_timer *t, int revents)
 {
     struct lg_worker *w = t->data;
     w->event_ns = 0;
-    if (w->draining) {
+    if (w->draining)
         end_drain(w);
-        return;
-    }
-    begin_drain(w);
-    if (w->n_inflight == 0) {
-        ev_break(loop, EVBREAK_ONE);
-        return;
-    }
-    ev_timer_set(t, (double)w->cfg->timeout_ns / 1e9, 0.);
-    ev_timer_start(loop, t);
+    else
+        lg_worker_deadline(w);
 }
 
 static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
