@@ -4,7 +4,6 @@
  * alone owns the watchers: transports and stages only say what they wait for. */
 #include "loadgen/internal.h"
 #include "loadgen/control.h"
-#include "loadgen/reqlog.h"
 #include "loadgen/schedule.h"
 
 #include <stdio.h>
@@ -15,7 +14,7 @@
 static void on_read_event(struct ev_loop *loop, ev_io *io, int revents);
 static void on_write_event(struct ev_loop *loop, ev_io *io, int revents);
 static void on_restart(struct ev_loop *loop, ev_timer *t, int revents);
-static void conn_failed(struct lg_client *c);
+static void conn_abort(struct lg_client *c);
 
 void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void *state_mem,
                      struct lg_req *slot_mem, uint32_t *free_mem)
@@ -40,97 +39,6 @@ void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void
     ev_init(&c->wio, on_write_event);
     ev_init(&c->restart, on_restart);
     c->rio.data = c->wio.data = c->restart.data = c;
-}
-
-/* --- request slots ------------------------------------------------------ */
-
-static void record_send_lag(struct lg_worker *w, const struct lg_req *r)
-{
-    if (w->cfg->rate > 0)
-        lg_series_add(&w->store.series[LG_S_SEND_LAG], r->sent_ns - r->origin_ns, &w->rng);
-}
-
-/* Starts a request whose latency counts from `origin` (its scheduled time in
- * an open loop); `now` is a fresh clock read taken as it goes out. */
-static struct lg_req *req_start(struct lg_client *c, uint64_t origin, uint64_t now, bool cold)
-{
-    struct lg_worker *w = c->w;
-    struct lg_req *r = &c->slots[c->free_slots[--c->n_free]];
-    if (w->cfg->rate > 0) c->started++;
-    r->flags = LG_REQ_ACTIVE | (cold ? LG_REQ_COLD : 0);
-    r->seq++;
-    r->origin_ns = origin;
-    r->sent_ns = now;
-    r->deadline_ns = now + w->cfg->timeout_ns;
-    c->inflight++;
-    c->attempts++;
-    c->conn_requests++;
-    w->store.counters[LG_C_ATTEMPTS]++;
-    lg_worker_track(w, r);
-    return r;
-}
-
-/* Counts an error class at the one place classes are counted: a class out
- * of range (a driver's mistake) would index past the table. */
-static int checked_class(const struct lg_worker *w, int cls)
-{
-    return cls > 0 && (unsigned)cls < w->n_classes ? cls : LG_ERR_RESET;
-}
-
-static void req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinished)
-{
-    struct lg_worker *w = c->w;
-    struct lg_store *st = &w->store;
-    uint64_t now = lg_event_now(w);
-    lg_worker_untrack(w, r);
-    if (unfinished) {
-        st->counters[LG_C_UNFINISHED]++;
-    } else if (cls == LG_OK) {
-        lg_series_add(&st->series[(r->flags & LG_REQ_COLD) ? LG_S_LATENCY_COLD : LG_S_LATENCY_WARM],
-                      now - r->origin_ns, &w->rng);
-        if (r->flags & LG_REQ_FIRST_BYTE)
-            lg_series_add(&st->series[LG_S_TTFB], r->first_byte_ns - r->sent_ns, &w->rng);
-        st->counters[LG_C_REQUESTS]++;
-        c->conn_succeeded = true;
-        if (now >= w->sec_end_ns && now < w->deadline_ns) {
-            while (now >= w->sec_end_ns) {
-                w->sec_index++;
-                w->sec_end_ns += LG_NS_PER_S;
-            }
-        }
-        if (now < w->deadline_ns && w->sec_index < st->timeline_len) st->timeline[w->sec_index]++;
-    } else {
-        cls = checked_class(w, cls);
-        st->counters[LG_C_ERRORS]++;
-        st->errors[cls]++;
-    }
-    if (w->log) lg_reqlog_write(w->log, c, r, now, unfinished ? -1 : cls);
-    r->flags = 0;
-    c->inflight--;
-    c->free_slots[c->n_free++] = r->slot;
-}
-
-void lg_req_departed(struct lg_client *c, struct lg_req *r)
-{
-    r->flags &= ~(uint32_t)LG_REQ_QUEUED;
-    r->sent_ns = lg_now_ns();
-    record_send_lag(c->w, r);
-}
-
-void lg_conn_peer_error(struct lg_client *c, int err)
-{
-    /* The error is about a datagram that left: the oldest such request. */
-    struct lg_req *oldest = NULL;
-    for (unsigned i = 0; i < c->w->cfg->slots; i++) {
-        struct lg_req *r = &c->slots[i];
-        if ((r->flags & LG_REQ_ACTIVE) && !(r->flags & (LG_REQ_SENDING | LG_REQ_QUEUED)) &&
-            (!oldest || r->sent_ns < oldest->sent_ns))
-            oldest = r;
-    }
-    const struct lg_driver *d = c->w->drv;
-    int cls = d->on_socket_error ? d->on_socket_error(c, err, oldest ? (int)oldest->slot : -1)
-                                 : LG_ERR_CONNECT_REFUSED;
-    if (oldest && cls) req_finish(c, oldest, cls, false);
 }
 
 /* --- watchers ------------------------------------------------------------- */
@@ -196,7 +104,7 @@ static void conn_ready(struct lg_client *c)
     c->state = LG_CONN_READY;
     watch(c, true, false);
     if (w->drv->on_ready && w->drv->on_ready(c) < 0) {
-        conn_failed(c);
+        conn_abort(c);
         return;
     }
     for (unsigned i = 0; i < w->cfg->slots; i++) {
@@ -204,7 +112,7 @@ static void conn_ready(struct lg_client *c)
         if ((r->flags & LG_REQ_ACTIVE) && (r->flags & LG_REQ_COLD)) {
             r->sent_ns = lg_now_ns();
             if (submit(c, r) < 0) {
-                conn_failed(c);
+                conn_abort(c);
                 return;
             }
         }
@@ -226,7 +134,7 @@ static void setup_continue(struct lg_client *c, enum lg_step st)
             watch(c, false, true);
             return;
         case LG_STEP_FAILED:
-            conn_failed(c);
+            conn_abort(c);
             return;
         case LG_STEP_DONE:
             break;
@@ -257,10 +165,10 @@ static void conn_open(struct lg_client *c, uint64_t origin)
     c->conn_succeeded = false;
     c->fail_class = 0;
     c->capacity = w->cfg->slots;
-    struct lg_req *r = req_start(c, origin ? origin : now, now, true);
-    record_send_lag(w, r); /* a cold request is acted on when its connection starts */
+    struct lg_req *r = lg_req_start(c, origin ? origin : now, now, true);
+    lg_req_record_send_lag(w, r); /* a cold request is acted on when its connection starts */
     if (c->tp->open(c) < 0) {
-        conn_failed(c);
+        conn_abort(c);
         return;
     }
     ev_io_set(&c->rio, c->fd, EV_READ);
@@ -282,12 +190,12 @@ static void conn_open(struct lg_client *c, uint64_t origin)
  * connection on which nothing succeeded waits --retry-delay first, so a
  * target that refuses every connection is not hammered at the generator's
  * full speed; the open loop keeps its schedule. */
-static void conn_failed(struct lg_client *c)
+static void conn_abort(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
     int cls = c->fail_class ? c->fail_class : LG_ERR_RESET;
     for (unsigned i = 0; i < w->cfg->slots && c->inflight; i++)
-        if (c->slots[i].flags & LG_REQ_ACTIVE) req_finish(c, &c->slots[i], cls, false);
+        if (c->slots[i].flags & LG_REQ_ACTIVE) lg_req_finish(c, &c->slots[i], cls, false);
     conn_close(c);
     c->fail_class = 0;
     if (!w->draining && !w->stopped) {
@@ -311,13 +219,13 @@ static bool send_warm(struct lg_client *c)
      * it start until the drain begins, however late the generator woke */
     if (now >= w->deadline_ns && w->cfg->rate <= 0) return false;
     uint64_t origin = w->cfg->rate > 0 ? lg_schedule_due(w, c, c->started) : now;
-    struct lg_req *r = req_start(c, origin, now, false);
+    struct lg_req *r = lg_req_start(c, origin, now, false);
     if (submit(c, r) < 0) {
-        conn_failed(c);
+        conn_abort(c);
         return false;
     }
     /* a datagram that waits for the socket takes its sample when it leaves */
-    if ((r->flags & (LG_REQ_ACTIVE | LG_REQ_QUEUED)) == LG_REQ_ACTIVE) record_send_lag(w, r);
+    if ((r->flags & (LG_REQ_ACTIVE | LG_REQ_QUEUED)) == LG_REQ_ACTIVE) lg_req_record_send_lag(w, r);
     return c->state == LG_CONN_READY;
 }
 
@@ -347,7 +255,7 @@ void lg_client_kick(struct lg_client *c)
 {
     start_requests(c);
     /* what the driver gathered in this event goes out in one write */
-    if (c->state == LG_CONN_READY && c->w->drv->flush && c->w->drv->flush(c) < 0) conn_failed(c);
+    if (c->state == LG_CONN_READY && c->w->drv->flush && c->w->drv->flush(c) < 0) conn_abort(c);
 }
 
 static void on_restart(struct ev_loop *loop, ev_timer *t, int revents)
@@ -385,7 +293,7 @@ void lg_client_teardown(struct lg_client *c)
 void lg_client_abandon(struct lg_client *c)
 {
     for (unsigned i = 0; i < c->w->cfg->slots && c->inflight; i++)
-        if (c->slots[i].flags & LG_REQ_ACTIVE) req_finish(c, &c->slots[i], 0, true);
+        if (c->slots[i].flags & LG_REQ_ACTIVE) lg_req_finish(c, &c->slots[i], 0, true);
 }
 
 void lg_client_timeout(struct lg_req *r)
@@ -403,14 +311,14 @@ void lg_client_timeout(struct lg_req *r)
         lg_store_error(w, cls, detail);
     }
     if (c->state == LG_CONN_READY && w->drv->on_timeout && w->drv->on_timeout(c, r->slot) == 0) {
-        if (r->flags & LG_REQ_ACTIVE) req_finish(c, r, cls, false);
+        if (r->flags & LG_REQ_ACTIVE) lg_req_finish(c, r, cls, false);
         lg_client_kick(c);
         return;
     }
     /* The connection's state is unknown after a timeout: close it, and what
      * else was in flight on it is lost to the same timeout. */
     c->fail_class = cls;
-    conn_failed(c);
+    conn_abort(c);
 }
 
 /* --- events -------------------------------------------------------------- */
@@ -418,7 +326,7 @@ void lg_client_timeout(struct lg_req *r)
 static void peer_closed(struct lg_client *c)
 {
     if (c->w->drv->on_read(c, NULL, 0) < 0) {
-        conn_failed(c);
+        conn_abort(c);
     } else if (c->inflight) {
         c->fail_class = LG_ERR_EOF;
         if (!c->w->store.error_detail[LG_ERR_EOF]) {
@@ -428,7 +336,7 @@ static void peer_closed(struct lg_client *c)
                      c->inflight == 1 ? "request" : "requests");
             lg_store_error(c->w, LG_ERR_EOF, detail);
         }
-        conn_failed(c);
+        conn_abort(c);
     } else {
         /* an idle keep-alive connection the server closed: no error, the
          * next request reconnects and is cold */
@@ -445,7 +353,7 @@ static void read_ready(struct lg_client *c)
         if (n >= 0) {
             w->store.counters[LG_C_BYTES_RECEIVED] += (uint64_t)n;
             if (w->drv->on_read(c, w->rbuf, (size_t)n) < 0) {
-                conn_failed(c);
+                conn_abort(c);
                 return;
             }
             if (c->state != LG_CONN_READY) return;
@@ -465,10 +373,10 @@ static void read_ready(struct lg_client *c)
         if (n == LG_IO_EOF)
             peer_closed(c);
         else
-            conn_failed(c);
+            conn_abort(c);
         return;
     }
-    if (c->write_waits_read && output_state(c, c->tp->flush(c)) < 0) conn_failed(c);
+    if (c->write_waits_read && output_state(c, c->tp->flush(c)) < 0) conn_abort(c);
 }
 
 static void on_read_event(struct ev_loop *loop, ev_io *io, int revents)
@@ -499,12 +407,12 @@ static void on_write_event(struct ev_loop *loop, ev_io *io, int revents)
             flushed = true;
         }
         if (output_state(c, rc) < 0) {
-            conn_failed(c);
+            conn_abort(c);
         } else {
             if (resume_read) read_ready(c);
             if (flushed && rc == LG_IO_DONE && c->state == LG_CONN_READY && w->drv->on_writable &&
                 w->drv->on_writable(c) < 0)
-                conn_failed(c);
+                conn_abort(c);
         }
     }
     lg_client_kick(c);
@@ -570,42 +478,12 @@ void lg_conn_close_when_idle(struct lg_client *c)
 
 void lg_conn_fail(struct lg_client *c, int error_class, const char *detail)
 {
-    c->fail_class = checked_class(c->w, error_class);
+    c->fail_class = lg_checked_class(c->w, error_class);
     if (detail) lg_store_error(c->w, c->fail_class, detail);
-}
-
-void lg_note_error(struct lg_client *c, int error_class, const char *detail)
-{
-    lg_store_error(c->w, error_class, detail);
-}
-
-void lg_req_first_byte(struct lg_client *c, unsigned slot)
-{
-    struct lg_req *r = &c->slots[slot];
-    if (!(r->flags & LG_REQ_FIRST_BYTE)) {
-        r->flags |= LG_REQ_FIRST_BYTE;
-        r->first_byte_ns = lg_event_now(c->w);
-    }
-}
-
-void lg_req_done(struct lg_client *c, unsigned slot, int error_class)
-{
-    struct lg_req *r = &c->slots[slot];
-    if (r->flags & LG_REQ_ACTIVE) req_finish(c, r, error_class, false);
-}
-
-bool lg_req_active(const struct lg_client *c, unsigned slot)
-{
-    return (c->slots[slot].flags & LG_REQ_ACTIVE) != 0;
 }
 
 void lg_fail_run(struct lg_client *c, const char *why)
 {
     (void)c;
     lg_control_fail(why);
-}
-
-void lg_count(struct lg_client *c, unsigned counter, uint64_t n)
-{
-    c->w->store.extra[counter] += n;
 }

@@ -167,7 +167,9 @@ static int tls_option(struct lg_tls_options *t, int opt, const char *arg)
     }
 }
 
-static int config_option(struct lg_config *cfg, int opt, const char *arg)
+/* The options of the load: clients, levels, duration, rate. 1 when opt
+ * was one of them, 0 when not; exits on a bad value. */
+static int load_option(struct lg_config *cfg, int opt, const char *arg)
 {
     const char *tool = cfg->tool;
     unsigned long long u;
@@ -216,15 +218,27 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
             lg_usage_error(tool, "--rate: '%s' is not a positive number of requests per second",
                            arg);
         return 1;
-    case LG_OPT_MAX_SAMPLES:
-        if (lg_parse_unsigned(arg, 1, 1000000000, &u) < 0)
-            lg_usage_error(tool, "--max-samples: '%s' is not a count from 1 to 1000000000", arg);
-        cfg->max_samples = (size_t)u;
-        return 1;
     case LG_OPT_MAX_ERROR_RATE:
         if (lg_parse_double(arg, 0, 1, &cfg->max_error_rate) < 0)
             lg_usage_error(tool, "--max-error-rate: '%s' is not a ratio from 0 to 1 (0.01 = 1%%)",
                            arg);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The options of what comes out: the document, --meta, --log, stderr. 1
+ * when opt was one of them, 0 when not; exits on a bad value. */
+static int output_option(struct lg_config *cfg, int opt, const char *arg)
+{
+    const char *tool = cfg->tool;
+    unsigned long long u;
+    switch (opt) {
+    case LG_OPT_MAX_SAMPLES:
+        if (lg_parse_unsigned(arg, 1, 1000000000, &u) < 0)
+            lg_usage_error(tool, "--max-samples: '%s' is not a count from 1 to 1000000000", arg);
+        cfg->max_samples = (size_t)u;
         return 1;
     case 'q':
         cfg->quiet = true;
@@ -252,22 +266,31 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
     case LG_OPT_WATCH:
         lg_watch_option(cfg, arg);
         return 1;
-    case LG_OPT_SHARD: {
-        unsigned long long i, n;
-        const char *slash = strchr(arg, '/');
-        char first[32];
-        if (!slash || (size_t)(slash - arg) >= sizeof(first)) goto bad_shard;
-        memcpy(first, arg, (size_t)(slash - arg));
-        first[slash - arg] = '\0';
-        if (lg_parse_unsigned(first, 0, 999999, &i) < 0 ||
-            lg_parse_unsigned(slash + 1, 1, 1000000, &n) < 0 || i >= n)
-            goto bad_shard;
-        cfg->shard_index = (unsigned)i;
-        cfg->shard_count = (unsigned)n;
+    case 'o':
+        cfg->output_path = arg;
         return 1;
-    bad_shard:
-        lg_usage_error(tool, "--shard: '%s' is not I/N with 0 <= I < N (example: 0/4)", arg);
+    case LG_OPT_MAX_DOC_BYTES:
+        if (lg_parse_size(arg, 256, &cfg->max_doc_bytes) < 0)
+            lg_usage_error(tool,
+                           "--max-doc-bytes: '%s' is not a size of at least 256 bytes (examples: "
+                           "60000, 64k, 1M)",
+                           arg);
+        return 1;
+    default:
+        return 0;
     }
+}
+
+/* The options of a run across machines. 1 when opt was one of them, 0 when
+ * not; exits on a bad value. */
+static int scale_option(struct lg_config *cfg, int opt, const char *arg)
+{
+    const char *tool = cfg->tool;
+    switch (opt) {
+    case LG_OPT_SHARD:
+        if (lg_parse_shard(arg, &cfg->shard_index, &cfg->shard_count) < 0)
+            lg_usage_error(tool, "--shard: '%s' is not I/N with 0 <= I < N (example: 0/4)", arg);
+        return 1;
     case LG_OPT_START_AT:
         if (lg_parse_start_at(arg, &cfg->start_at_ns) < 0)
             lg_usage_error(tool,
@@ -279,29 +302,6 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
         if (lg_parse_duration(arg, &cfg->max_late_ns) < 0)
             lg_usage_error(tool, "--max-late: '%s' is not a duration (examples: 500ms, 1s)", arg);
         return 1;
-    case 'o':
-        cfg->output_path = arg;
-        return 1;
-    case LG_OPT_MAX_DOC_BYTES: {
-        char num[32];
-        size_t len = strlen(arg), scale = 1;
-        if (len && (arg[len - 1] == 'k' || arg[len - 1] == 'K')) scale = 1024;
-        if (len && arg[len - 1] == 'M') scale = 1048576;
-        if (scale > 1) len--;
-        unsigned long long v;
-        if (len == 0 || len >= sizeof(num)) goto bad_size;
-        memcpy(num, arg, len);
-        num[len] = '\0';
-        if (lg_parse_unsigned(num, 1, (1ull << 40) / scale, &v) < 0 || v * scale < 256)
-            goto bad_size;
-        cfg->max_doc_bytes = (size_t)(v * scale);
-        return 1;
-    bad_size:
-        lg_usage_error(tool,
-                       "--max-doc-bytes: '%s' is not a size of at least 256 bytes (examples: "
-                       "60000, 64k, 1M)",
-                       arg);
-    }
     case LG_OPT_CLOCK_REF:
         cfg->clock_ref = arg;
         return 1;
@@ -313,6 +313,12 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
     default:
         return 0;
     }
+}
+
+static int config_option(struct lg_config *cfg, int opt, const char *arg)
+{
+    return load_option(cfg, opt, arg) || output_option(cfg, opt, arg) ||
+           scale_option(cfg, opt, arg);
 }
 
 int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct lg_config *cfg,

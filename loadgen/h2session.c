@@ -2,6 +2,7 @@
  * DoH: one nghttp2 session per connection, one stream per request slot, output
  * coalesced into few writes, request bodies written from the caller's buffer. */
 #include "loadgen/h2session.h"
+#include "loadgen/h2pool.h"
 
 #include <nghttp2/nghttp2.h>
 #include <stdbool.h>
@@ -37,27 +38,6 @@ struct h2_out {
 };
 static _Thread_local struct h2_out out_buf;
 
-/* nghttp2 allocates several small blocks per request (the header list copy,
- * the stream, queue items, decoded header values) and frees them when the
- * stream closes. A pool per session recycles them by size class instead of
- * going through malloc and free each time; the pool goes with the session. */
-#define POOL_GRAIN 32   /* size classes are multiples of this */
-#define POOL_CLASSES 16 /* pooled blocks up to 512 bytes; larger use malloc */
-#define POOL_CHUNK 4096 /* carved into blocks; small, as there is one pool per connection */
-#define POOL_LARGE UINT32_MAX
-#define POOL_HDR 16 /* keeps the blocks 16-byte aligned */
-
-struct pool_chunk {
-    struct pool_chunk *next;
-};
-
-struct h2_pool {
-    void *free[POOL_CLASSES]; /* singly linked through the blocks themselves */
-    struct pool_chunk *chunks;
-    uint8_t *cur;
-    size_t left;
-};
-
 enum h2_stream_flags {
     H2_PEER_RESET = 1, /* the server sent RST_STREAM */
     H2_ENDED = 2,      /* the server sent END_STREAM: the response is complete */
@@ -82,92 +62,9 @@ struct lg_h2 {
     int32_t goaway_last_id;
     bool failed;       /* the connection failed inside nghttp2 (already recorded) */
     bool write_failed; /* lg_conn_write failed: nothing more can be written */
-    struct h2_pool pool;
+    struct lg_h2_pool pool;
     struct h2_stream streams[]; /* one per slot */
 };
-
-/* --- memory ---------------------------------------------------------------- */
-
-static void *pool_malloc(size_t size, void *mem_user_data)
-{
-    struct h2_pool *p = mem_user_data;
-    size_t cls = size ? (size - 1) / POOL_GRAIN : 0;
-    uint8_t *b;
-    if (cls >= POOL_CLASSES) {
-        b = malloc(POOL_HDR + size);
-        if (!b) return NULL;
-        *(uint32_t *)b = POOL_LARGE;
-        return b + POOL_HDR;
-    }
-    if (p->free[cls]) {
-        b = p->free[cls];
-        p->free[cls] = *(void **)b;
-        return b;
-    }
-    size_t need = POOL_HDR + (cls + 1) * POOL_GRAIN;
-    if (p->left < need) {
-        struct pool_chunk *ch = malloc(POOL_CHUNK);
-        if (!ch) return NULL;
-        ch->next = p->chunks;
-        p->chunks = ch;
-        p->cur = (uint8_t *)ch + POOL_HDR;
-        p->left = POOL_CHUNK - POOL_HDR;
-    }
-    b = p->cur;
-    p->cur += need;
-    p->left -= need;
-    *(uint32_t *)b = (uint32_t)cls;
-    return b + POOL_HDR;
-}
-
-static void pool_free(void *ptr, void *mem_user_data)
-{
-    struct h2_pool *p = mem_user_data;
-    if (!ptr) return;
-    uint32_t cls = *(uint32_t *)((uint8_t *)ptr - POOL_HDR);
-    if (cls == POOL_LARGE) {
-        free((uint8_t *)ptr - POOL_HDR);
-        return;
-    }
-    *(void **)ptr = p->free[cls];
-    p->free[cls] = ptr;
-}
-
-static void *pool_calloc(size_t n, size_t size, void *mem_user_data)
-{
-    if (size && n > SIZE_MAX / size) return NULL;
-    void *b = pool_malloc(n * size, mem_user_data);
-    if (b) memset(b, 0, n * size);
-    return b;
-}
-
-static void *pool_realloc(void *ptr, size_t size, void *mem_user_data)
-{
-    if (!ptr) return pool_malloc(size, mem_user_data);
-    uint8_t *hdr = (uint8_t *)ptr - POOL_HDR;
-    uint32_t cls = *(uint32_t *)hdr;
-    if (cls == POOL_LARGE) {
-        uint8_t *b = realloc(hdr, POOL_HDR + size);
-        return b ? b + POOL_HDR : NULL;
-    }
-    size_t cap = (cls + 1) * (size_t)POOL_GRAIN;
-    if (size <= cap) return ptr;
-    void *b = pool_malloc(size, mem_user_data);
-    if (b) {
-        memcpy(b, ptr, cap);
-        pool_free(ptr, mem_user_data);
-    }
-    return b;
-}
-
-static void pool_destroy(struct h2_pool *p)
-{
-    while (p->chunks) {
-        struct pool_chunk *next = p->chunks->next;
-        free(p->chunks);
-        p->chunks = next;
-    }
-}
 
 /* --- output -------------------------------------------------------------- */
 
@@ -459,7 +356,7 @@ struct lg_h2 *lg_h2_open(struct lg_client *c, const struct lg_h2_callbacks *cb)
     /* no retained closed streams and no RFC 7540 priority tree: a load
      * generator never reprioritises, and both cost time per stream */
     nghttp2_option_set_no_closed_streams(opt, 1);
-    nghttp2_mem mem = {&h->pool, pool_malloc, pool_free, pool_calloc, pool_realloc};
+    nghttp2_mem mem = lg_h2_pool_mem(&h->pool);
     rv = nghttp2_session_client_new3(&h->session, cbs, h, opt, &mem);
     nghttp2_session_callbacks_del(cbs);
     nghttp2_option_del(opt);
@@ -610,7 +507,7 @@ void lg_h2_free(struct lg_h2 *h)
 {
     if (!h) return;
     nghttp2_session_del(h->session); /* calls no callbacks */
-    pool_destroy(&h->pool);
+    lg_h2_pool_destroy(&h->pool);
     free(h);
 }
 

@@ -186,6 +186,18 @@ const char *lg_error_name(const struct lg_driver *d, unsigned cls);
 /* What a class means, for a class whose errors came with no reason. */
 const char *lg_error_description(const struct lg_driver *d, unsigned cls);
 
+/* request.c */
+/* Starts a request in a free slot: latency counts from `origin` (its
+ * scheduled time in an open loop), `now` is a fresh clock read as it goes out. */
+struct lg_req *lg_req_start(struct lg_client *c, uint64_t origin, uint64_t now, bool cold);
+/* Ends it: a success (cls 0) is sampled, an error counted by class, an
+ * unfinished one counted as such; the slot is free again. */
+void lg_req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinished);
+/* The open loop's send lag of a request whose bytes have just left. */
+void lg_req_record_send_lag(struct lg_worker *w, const struct lg_req *r);
+/* An error class as it will be counted (one out of range becomes reset). */
+int lg_checked_class(const struct lg_worker *w, int cls);
+
 /* client.c */
 /* The transport's calls back: an ICMP error on a datagram socket (charged to
  * the oldest request whose bytes left), and a queued request's bytes left. */

@@ -36,6 +36,113 @@ static void write_wall(struct lg_jsonout *o, uint64_t wall_ns)
     lg_json_str(o, buf);
 }
 
+/* The host clock as the kernel sees it, and against --clock-ref's server. */
+static void write_clock(struct lg_jsonout *o, const struct lg_config *cfg,
+                        const struct lg_clock_ref *ref)
+{
+    struct lg_clock_state clk;
+    lg_clock_state(&clk);
+    lg_json_lit(o, "{\"synchronized\": ");
+    lg_json_lit(o, clk.synchronized ? "true" : "false");
+    lg_json_lit(o, ", \"est_error_us\": ");
+    lg_json_i64(o, clk.est_error_us);
+    lg_json_lit(o, ", \"max_error_us\": ");
+    lg_json_i64(o, clk.max_error_us);
+    if (ref) {
+        /* this host's clock against --clock-ref's NTP server */
+        lg_json_lit(o, ", \"ref\": ");
+        lg_json_str(o, cfg->clock_ref);
+        lg_json_lit(o, ", \"offset_s\": ");
+        lg_json_double(o, ref->offset_s);
+        lg_json_lit(o, ", \"rtt_s\": ");
+        lg_json_double(o, ref->rtt_s);
+    }
+    lg_json_lit(o, "}");
+}
+
+/* Per level: its clients and share, when it started, its rate, what was cut. */
+static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
+                         const struct lg_level_result *levels, size_t n_levels)
+{
+    for (size_t l = 0; l < n_levels; l++) {
+        const struct lg_level_result *r = &levels[l];
+        lg_json_lit(o, l ? ",\n    " : "\n    ");
+        lg_json_lit(o, "{\"clients\": ");
+        lg_json_u64(o, r->clients);
+        lg_json_lit(o, ", \"shard_clients\": ");
+        lg_json_u64(o, r->shard_clients);
+        lg_json_lit(o, ", \"requested_start\": ");
+        write_wall(o, r->requested_start_ns);
+        lg_json_lit(o, ", \"actual_start\": ");
+        write_wall(o, r->actual_start_ns);
+        lg_json_lit(o, ", \"start_lag_s\": ");
+        if (r->requested_start_ns)
+            lg_json_double(o, ((double)r->actual_start_ns - (double)r->requested_start_ns) / 1e9);
+        else
+            lg_json_lit(o, "null");
+        lg_json_lit(o, ", \"seconds\": ");
+        lg_json_double(o, r->seconds);
+        if (cfg->rate > 0) {
+            lg_json_lit(o, ", \"requested_rate\": ");
+            lg_json_double(o, cfg->rate);
+            lg_json_lit(o, ", \"achieved_rate\": ");
+            lg_json_double(o, r->seconds > 0 ? (double)r->attempts / r->seconds : 0);
+        }
+        lg_json_lit(o, ", \"interrupted\": ");
+        lg_json_lit(o, r->interrupted ? "true" : "false");
+        if (r->peer_limited) {
+            /* the server's SETTINGS_MAX_CONCURRENT_STREAMS capped the slots */
+            lg_json_lit(o, ", \"server_max_streams\": ");
+            lg_json_u64(o, r->peer_limit);
+        }
+        lg_json_lit(o, ", \"sampled\": [");
+        bool first = true;
+        for (size_t i = 0; i < r->n; i++) {
+            if (r->m[i].seen > r->m[i].n) {
+                lg_json_lit(o, first ? "" : ", ");
+                lg_json_str(o, r->m[i].name);
+                first = false;
+            }
+        }
+        /* the true count of each sampled metric, so a merge can weigh it */
+        lg_json_lit(o, "], \"seen\": {");
+        first = true;
+        for (size_t i = 0; i < r->n; i++) {
+            if (r->m[i].seen > r->m[i].n) {
+                lg_json_lit(o, first ? "" : ", ");
+                lg_json_str(o, r->m[i].name);
+                lg_json_lit(o, ": ");
+                lg_json_u64(o, r->m[i].seen);
+                first = false;
+            }
+        }
+        lg_json_lit(o, "}}");
+    }
+}
+
+/* The tool's own section. */
+static void write_extra(struct lg_jsonout *o, const struct lg_meta_section *extra)
+{
+    if (extra) {
+        lg_json_lit(o, ",\n  ");
+        lg_json_str(o, extra->name);
+        lg_json_lit(o, ": {");
+        for (size_t i = 0; i < extra->n_fields; i++) {
+            const struct lg_meta_field *f = &extra->fields[i];
+            lg_json_lit(o, i ? ", " : "");
+            lg_json_str(o, f->key);
+            lg_json_lit(o, ": ");
+            if (f->type == LG_META_STR)
+                lg_json_str(o, f->str);
+            else if (f->type == LG_META_NUM)
+                lg_json_double(o, f->num);
+            else
+                lg_json_lit(o, f->flag ? "true" : "false");
+        }
+        lg_json_lit(o, "}");
+    }
+}
+
 int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *drv,
                   const char *started_at, const struct lg_level_result *levels, size_t n_levels,
                   const struct lg_meta_section *extra, const struct lg_clock_ref *ref)
@@ -77,24 +184,9 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     lg_json_u64(&o, cfg->shard_index);
     lg_json_lit(&o, ", \"count\": ");
     lg_json_u64(&o, cfg->shard_count);
-    struct lg_clock_state clk;
-    lg_clock_state(&clk);
-    lg_json_lit(&o, "},\n  \"clock\": {\"synchronized\": ");
-    lg_json_lit(&o, clk.synchronized ? "true" : "false");
-    lg_json_lit(&o, ", \"est_error_us\": ");
-    lg_json_i64(&o, clk.est_error_us);
-    lg_json_lit(&o, ", \"max_error_us\": ");
-    lg_json_i64(&o, clk.max_error_us);
-    if (ref) {
-        /* this host's clock against --clock-ref's NTP server */
-        lg_json_lit(&o, ", \"ref\": ");
-        lg_json_str(&o, cfg->clock_ref);
-        lg_json_lit(&o, ", \"offset_s\": ");
-        lg_json_double(&o, ref->offset_s);
-        lg_json_lit(&o, ", \"rtt_s\": ");
-        lg_json_double(&o, ref->rtt_s);
-    }
-    lg_json_lit(&o, "},\n  \"start_at\": ");
+    lg_json_lit(&o, "},\n  \"clock\": ");
+    write_clock(&o, cfg, ref);
+    lg_json_lit(&o, ",\n  \"start_at\": ");
     write_wall(&o, cfg->start_at_ns);
     lg_json_lit(&o, ",\n  \"cpus\": ");
     lg_json_i64(&o, sysconf(_SC_NPROCESSORS_ONLN));
@@ -113,79 +205,9 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     lg_json_lit(&o, ", \"max_error_rate\": ");
     lg_json_double(&o, cfg->max_error_rate);
     lg_json_lit(&o, "},\n  \"levels\": [");
-    for (size_t l = 0; l < n_levels; l++) {
-        const struct lg_level_result *r = &levels[l];
-        lg_json_lit(&o, l ? ",\n    " : "\n    ");
-        lg_json_lit(&o, "{\"clients\": ");
-        lg_json_u64(&o, r->clients);
-        lg_json_lit(&o, ", \"shard_clients\": ");
-        lg_json_u64(&o, r->shard_clients);
-        lg_json_lit(&o, ", \"requested_start\": ");
-        write_wall(&o, r->requested_start_ns);
-        lg_json_lit(&o, ", \"actual_start\": ");
-        write_wall(&o, r->actual_start_ns);
-        lg_json_lit(&o, ", \"start_lag_s\": ");
-        if (r->requested_start_ns)
-            lg_json_double(&o, ((double)r->actual_start_ns - (double)r->requested_start_ns) / 1e9);
-        else
-            lg_json_lit(&o, "null");
-        lg_json_lit(&o, ", \"seconds\": ");
-        lg_json_double(&o, r->seconds);
-        if (cfg->rate > 0) {
-            lg_json_lit(&o, ", \"requested_rate\": ");
-            lg_json_double(&o, cfg->rate);
-            lg_json_lit(&o, ", \"achieved_rate\": ");
-            lg_json_double(&o, r->seconds > 0 ? (double)r->attempts / r->seconds : 0);
-        }
-        lg_json_lit(&o, ", \"interrupted\": ");
-        lg_json_lit(&o, r->interrupted ? "true" : "false");
-        if (r->peer_limited) {
-            /* the server's SETTINGS_MAX_CONCURRENT_STREAMS capped the slots */
-            lg_json_lit(&o, ", \"server_max_streams\": ");
-            lg_json_u64(&o, r->peer_limit);
-        }
-        lg_json_lit(&o, ", \"sampled\": [");
-        bool first = true;
-        for (size_t i = 0; i < r->n; i++) {
-            if (r->m[i].seen > r->m[i].n) {
-                lg_json_lit(&o, first ? "" : ", ");
-                lg_json_str(&o, r->m[i].name);
-                first = false;
-            }
-        }
-        /* the true count of each sampled metric, so a merge can weigh it */
-        lg_json_lit(&o, "], \"seen\": {");
-        first = true;
-        for (size_t i = 0; i < r->n; i++) {
-            if (r->m[i].seen > r->m[i].n) {
-                lg_json_lit(&o, first ? "" : ", ");
-                lg_json_str(&o, r->m[i].name);
-                lg_json_lit(&o, ": ");
-                lg_json_u64(&o, r->m[i].seen);
-                first = false;
-            }
-        }
-        lg_json_lit(&o, "}}");
-    }
+    write_levels(&o, cfg, levels, n_levels);
     lg_json_lit(&o, "\n  ]");
-    if (extra) {
-        lg_json_lit(&o, ",\n  ");
-        lg_json_str(&o, extra->name);
-        lg_json_lit(&o, ": {");
-        for (size_t i = 0; i < extra->n_fields; i++) {
-            const struct lg_meta_field *f = &extra->fields[i];
-            lg_json_lit(&o, i ? ", " : "");
-            lg_json_str(&o, f->key);
-            lg_json_lit(&o, ": ");
-            if (f->type == LG_META_STR)
-                lg_json_str(&o, f->str);
-            else if (f->type == LG_META_NUM)
-                lg_json_double(&o, f->num);
-            else
-                lg_json_lit(&o, f->flag ? "true" : "false");
-        }
-        lg_json_lit(&o, "}");
-    }
+    write_extra(&o, extra);
     lg_json_lit(&o, "\n}\n");
     return lg_jsonout_close(&o);
 }

@@ -60,6 +60,38 @@ int lg_parse_unsigned(const char *s, unsigned long long min, unsigned long long 
     return 0;
 }
 
+int lg_parse_shard(const char *s, unsigned *index, unsigned *count)
+{
+    const char *slash = strchr(s, '/');
+    char first[32];
+    unsigned long long i, n;
+    if (!slash || (size_t)(slash - s) >= sizeof(first)) return -1;
+    memcpy(first, s, (size_t)(slash - s));
+    first[slash - s] = '\0';
+    if (lg_parse_unsigned(first, 0, 999999, &i) < 0 ||
+        lg_parse_unsigned(slash + 1, 1, 1000000, &n) < 0 || i >= n)
+        return -1;
+    *index = (unsigned)i;
+    *count = (unsigned)n;
+    return 0;
+}
+
+int lg_parse_size(const char *s, size_t min, size_t *bytes)
+{
+    char num[32];
+    size_t len = strlen(s), scale = 1;
+    if (len && (s[len - 1] == 'k' || s[len - 1] == 'K')) scale = 1024;
+    if (len && s[len - 1] == 'M') scale = 1048576;
+    if (scale > 1) len--;
+    unsigned long long v;
+    if (len == 0 || len >= sizeof(num)) return -1;
+    memcpy(num, s, len);
+    num[len] = '\0';
+    if (lg_parse_unsigned(num, 1, (1ull << 40) / scale, &v) < 0 || v * scale < min) return -1;
+    *bytes = (size_t)(v * scale);
+    return 0;
+}
+
 int lg_parse_double(const char *s, double min, double max, double *out)
 {
     if (!s || !*s || isspace((unsigned char)*s)) return -1;

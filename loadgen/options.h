@@ -17,6 +17,8 @@ int lg_parse_levels(const char *s, unsigned **levels, size_t *n); /* 1,16,64 */
 int lg_parse_unsigned(const char *s, unsigned long long min, unsigned long long max,
                       unsigned long long *out);
 int lg_parse_double(const char *s, double min, double max, double *out);
+int lg_parse_shard(const char *s, unsigned *index, unsigned *count); /* I/N, 0 <= I < N */
+int lg_parse_size(const char *s, size_t min, size_t *bytes);         /* 60000, 64k, 1M */
 
 /* Prints "<tool>: <message>" and a hint to stderr, exits with status 2. */
 __attribute__((noreturn, format(printf, 2, 3))) void lg_usage_error(const char *tool,

@@ -1,0 +1,124 @@
+/* A request's life in its client's slot: started (tracked for its timeout),
+ * its first byte and its end, then sampled (latency, ttfb, send lag) and
+ * counted in the worker's store, and logged. */
+#include "loadgen/internal.h"
+#include "loadgen/reqlog.h"
+
+void lg_req_record_send_lag(struct lg_worker *w, const struct lg_req *r)
+{
+    if (w->cfg->rate > 0)
+        lg_series_add(&w->store.series[LG_S_SEND_LAG], r->sent_ns - r->origin_ns, &w->rng);
+}
+
+/* Starts a request whose latency counts from `origin` (its scheduled time in
+ * an open loop); `now` is a fresh clock read taken as it goes out. */
+struct lg_req *lg_req_start(struct lg_client *c, uint64_t origin, uint64_t now, bool cold)
+{
+    struct lg_worker *w = c->w;
+    struct lg_req *r = &c->slots[c->free_slots[--c->n_free]];
+    if (w->cfg->rate > 0) c->started++;
+    r->flags = LG_REQ_ACTIVE | (cold ? LG_REQ_COLD : 0);
+    r->seq++;
+    r->origin_ns = origin;
+    r->sent_ns = now;
+    r->deadline_ns = now + w->cfg->timeout_ns;
+    c->inflight++;
+    c->attempts++;
+    c->conn_requests++;
+    w->store.counters[LG_C_ATTEMPTS]++;
+    lg_worker_track(w, r);
+    return r;
+}
+
+/* Counts an error class at the one place classes are counted: a class out
+ * of range (a driver's mistake) would index past the table. */
+int lg_checked_class(const struct lg_worker *w, int cls)
+{
+    return cls > 0 && (unsigned)cls < w->n_classes ? cls : LG_ERR_RESET;
+}
+
+void lg_req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinished)
+{
+    struct lg_worker *w = c->w;
+    struct lg_store *st = &w->store;
+    uint64_t now = lg_event_now(w);
+    lg_worker_untrack(w, r);
+    if (unfinished) {
+        st->counters[LG_C_UNFINISHED]++;
+    } else if (cls == LG_OK) {
+        lg_series_add(&st->series[(r->flags & LG_REQ_COLD) ? LG_S_LATENCY_COLD : LG_S_LATENCY_WARM],
+                      now - r->origin_ns, &w->rng);
+        if (r->flags & LG_REQ_FIRST_BYTE)
+            lg_series_add(&st->series[LG_S_TTFB], r->first_byte_ns - r->sent_ns, &w->rng);
+        st->counters[LG_C_REQUESTS]++;
+        c->conn_succeeded = true;
+        if (now >= w->sec_end_ns && now < w->deadline_ns) {
+            while (now >= w->sec_end_ns) {
+                w->sec_index++;
+                w->sec_end_ns += LG_NS_PER_S;
+            }
+        }
+        if (now < w->deadline_ns && w->sec_index < st->timeline_len) st->timeline[w->sec_index]++;
+    } else {
+        cls = lg_checked_class(w, cls);
+        st->counters[LG_C_ERRORS]++;
+        st->errors[cls]++;
+    }
+    if (w->log) lg_reqlog_write(w->log, c, r, now, unfinished ? -1 : cls);
+    r->flags = 0;
+    c->inflight--;
+    c->free_slots[c->n_free++] = r->slot;
+}
+
+void lg_req_departed(struct lg_client *c, struct lg_req *r)
+{
+    r->flags &= ~(uint32_t)LG_REQ_QUEUED;
+    r->sent_ns = lg_now_ns();
+    lg_req_record_send_lag(c->w, r);
+}
+
+void lg_conn_peer_error(struct lg_client *c, int err)
+{
+    /* The error is about a datagram that left: the oldest such request. */
+    struct lg_req *oldest = NULL;
+    for (unsigned i = 0; i < c->w->cfg->slots; i++) {
+        struct lg_req *r = &c->slots[i];
+        if ((r->flags & LG_REQ_ACTIVE) && !(r->flags & (LG_REQ_SENDING | LG_REQ_QUEUED)) &&
+            (!oldest || r->sent_ns < oldest->sent_ns))
+            oldest = r;
+    }
+    const struct lg_driver *d = c->w->drv;
+    int cls = d->on_socket_error ? d->on_socket_error(c, err, oldest ? (int)oldest->slot : -1)
+                                 : LG_ERR_CONNECT_REFUSED;
+    if (oldest && cls) lg_req_finish(c, oldest, cls, false);
+}
+
+void lg_note_error(struct lg_client *c, int error_class, const char *detail)
+{
+    lg_store_error(c->w, error_class, detail);
+}
+
+void lg_req_first_byte(struct lg_client *c, unsigned slot)
+{
+    struct lg_req *r = &c->slots[slot];
+    if (!(r->flags & LG_REQ_FIRST_BYTE)) {
+        r->flags |= LG_REQ_FIRST_BYTE;
+        r->first_byte_ns = lg_event_now(c->w);
+    }
+}
+
+void lg_req_done(struct lg_client *c, unsigned slot, int error_class)
+{
+    struct lg_req *r = &c->slots[slot];
+    if (r->flags & LG_REQ_ACTIVE) lg_req_finish(c, r, error_class, false);
+}
+
+bool lg_req_active(const struct lg_client *c, unsigned slot)
+{
+    return (c->slots[slot].flags & LG_REQ_ACTIVE) != 0;
+}
+
+void lg_count(struct lg_client *c, unsigned counter, uint64_t n)
+{
+    c->w->store.extra[counter] += n;
+}
