@@ -53,7 +53,9 @@ def main():
         level["shard_clients"] = c
         level["start_lag_s"] = a.lag
         level["requested_start"] = "2026-12-01T10:00:00.000000000Z"
-        if not a.no_seen:
+        if a.no_seen:
+            level.pop("seen", None)  # the generator writes its own; an older one did not
+        else:
             level["seen"] = {s: truth[s] for s in level["sampled"]}
     meta.update({
         "run_id": a.run_id,
