@@ -39,11 +39,17 @@ void cmd_write_help(const struct cmd_spec *spec, FILE *out)
     fprintf(out, "\n%s", spec->epilog);
 }
 
-/* getopt reports a missing value as ':' and anything it does not know as '?'. */
-static int option_error(const char *command, int opt, char **argv)
+/* getopt reports a missing value as ':' and anything else as '?', with optopt
+ * the unknown letter, 0 for an unknown long option, or the id of an option
+ * that takes no value but was given one (--quiet=1). */
+static int option_error(const struct cmd_spec *spec, int opt, char **argv)
 {
-    const char *given = argv[optind - 1];
+    const char *command = spec->name, *given = argv[optind - 1];
     if (opt == ':') return usage_error(command, "option %s needs a value", given);
+    for (size_t i = 0; i <= spec->n_options; i++) {
+        const struct cmd_option *o = i < spec->n_options ? &spec->options[i] : &help_option;
+        if (optopt == o->id) return usage_error(command, "option --%s takes no value", o->name);
+    }
     if (optopt > 0 && optopt < 128)
         return usage_error(command, "unknown option -%c (see loadstats %s --help)", optopt,
                            command);
@@ -99,7 +105,7 @@ int cmd_parse(const struct cmd_spec *spec, int argc, char **argv, void *settings
             cmd_write_help(spec, stdout);
             return EXIT_FINE;
         }
-        if (opt == ':' || opt == '?') return option_error(spec->name, opt, argv);
+        if (opt == ':' || opt == '?') return option_error(spec, opt, argv);
         int status = spec->take(settings, opt, optarg);
         if (status != EXIT_FINE) return status;
     }

@@ -60,6 +60,14 @@ t_a_missing_value_is_named() {
     refused "loadstats compare: option --noise-factor needs a value" compare a b --noise-factor
 }
 
+t_a_value_for_an_option_without_one_is_refused() {
+    # getopt reports --quiet=1 with the option's id, which once read as "unknown option -q"
+    refused "loadstats check: option --quiet takes no value" check --quiet=1 a.json
+    refused "loadstats summary: option --json takes no value" summary --json=1 a.json
+    refused "loadstats merge: option --shards takes no value" merge --shards=yes a.json
+    refused "loadstats plot: option --help takes no value" plot --help=x a.json
+}
+
 t_a_bad_value_is_named() {
     refused "--maximum-factor must be at least 1, not 0.5" compare --maximum-factor 0.5 a b
     refused "--noise-factor needs a non-negative number, not 'x'" compare --noise-factor x a b

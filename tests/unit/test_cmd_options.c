@@ -199,6 +199,25 @@ static void test_a_missing_value_is_named(void **state)
     assert_string_equal(seen.log, "");
 }
 
+static void test_a_value_for_an_option_without_one_is_refused(void **state)
+{
+    (void)state;
+    struct cmd_spec s = spec(CMD_ONE_FILE);
+    struct seen seen = {0};
+    struct outcome o = parse(&s, &seen, "t --quiet=1 doc.json");
+    assert_int_equal(o.status, EXIT_USAGE);
+    assert_string_equal(o.err, "loadstats t: option --quiet takes no value\n");
+    o = parse(&s, &seen, "t --flag=yes doc.json");
+    assert_string_equal(o.err, "loadstats t: option --flag takes no value\n");
+    o = parse(&s, &seen, "t --help=x doc.json");
+    assert_string_equal(o.err, "loadstats t: option --help takes no value\n");
+    assert_string_equal(o.out, "");
+    /* a letter that is no option stays unknown, also beside one that is */
+    o = parse(&s, &seen, "t -Zq doc.json");
+    assert_string_equal(o.err, "loadstats t: unknown option -Z (see loadstats t --help)\n");
+    assert_string_equal(seen.log, "");
+}
+
 static void test_a_refused_value_stops_the_parse(void **state)
 {
     (void)state;
@@ -259,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_double_dash_ends_the_options),
         cmocka_unit_test(test_unknown_options_are_named),
         cmocka_unit_test(test_a_missing_value_is_named),
+        cmocka_unit_test(test_a_value_for_an_option_without_one_is_refused),
         cmocka_unit_test(test_a_refused_value_stops_the_parse),
         cmocka_unit_test(test_the_check_runs_before_the_operands_are_counted),
         cmocka_unit_test(test_operand_counts),
