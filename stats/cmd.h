@@ -1,5 +1,5 @@
-/* cmd.h — the subcommands of loadstats and what they share: exit codes, usage
- * errors, reading a document with a reason on failure, and the level of a key. */
+/* cmd.h — the commands of loadstats and what they share: exit codes, the
+ * option loop, usage errors, and reading a document with a reason on failure. */
 #ifndef LOADGEN_STATS_CMD_H
 #define LOADGEN_STATS_CMD_H
 
@@ -85,10 +85,6 @@ void cmd_write_help(const struct cmd_spec *spec, FILE *out);
 /* Parses a non-negative finite number given to option `name` into *out:
  * EXIT_FINE, or EXIT_USAGE after saying why. */
 int parse_number_option(const char *command, const char *name, const char *text, double *out);
-
-/* Splits "c64.latency_warm_ms" into 64 and "latency_warm_ms"; false for a key
- * without a level prefix. */
-bool key_level(const char *key, unsigned long *clients, const char **metric);
 
 /* JSON output of strings and numbers. */
 void json_write_string(FILE *out, const char *s);

@@ -2,7 +2,6 @@
 #include "stats/cmd.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -66,21 +65,6 @@ int parse_number_option(const char *command, const char *name, const char *text,
         return usage_error(command, "%s needs a non-negative number, not '%s'", name, text);
     *out = value;
     return EXIT_FINE;
-}
-
-bool key_level(const char *key, unsigned long *clients, const char **metric)
-{
-    if (key[0] != 'c' || key[1] < '0' || key[1] > '9') return false;
-    unsigned long value = 0;
-    const char *p = key + 1;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        if (value > (ULONG_MAX - 9) / 10) return false;
-        value = value * 10 + (unsigned long)(*p - '0');
-    }
-    if (*p != '.' || p[1] == '\0') return false;
-    *clients = value;
-    *metric = p + 1;
-    return true;
 }
 
 void json_write_string(FILE *out, const char *s)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/metrickind.h"
 #include "stats/merge.h"
 #include "stats/numfmt.h"
 #include "stats/runmeta.h"
@@ -216,7 +217,7 @@ static int true_count(struct merge_reading *r, const char *key, size_t n, uint64
     unsigned long clients;
     const char *metric;
     *seen = n;
-    if (!r->input->has_meta || !key_level(key, &clients, &metric)) return 0;
+    if (!r->input->has_meta || !stats_key_level(key, &clients, &metric)) return 0;
     const struct stats_runmeta_level *level = stats_runmeta_level(&r->input->meta, clients);
     if (level == NULL) {
         if (r->shards) {
@@ -352,7 +353,7 @@ static void write_descriptor(FILE *out, const struct stats_merge *merge,
         unsigned long level = 0, clients;
         const char *metric;
         for (size_t i = 0; i < merge->keys.count; i++)
-            if (key_level(merge->keys.keys[i], &clients, &metric) && clients > previous &&
+            if (stats_key_level(merge->keys.keys[i], &clients, &metric) && clients > previous &&
                 (level == 0 || clients < level))
                 level = clients;
         if (level == 0) break;
@@ -362,7 +363,7 @@ static void write_descriptor(FILE *out, const struct stats_merge *merge,
             if (pass == 1) fputs("], \"seen\": {", out);
             for (size_t i = 0; i < merge->keys.count; i++) {
                 const struct stats_merged_metric *m = &merge->metrics[i];
-                if (!key_level(merge->keys.keys[i], &clients, &metric) || clients != level ||
+                if (!stats_key_level(merge->keys.keys[i], &clients, &metric) || clients != level ||
                     m->kind != STATS_KIND_SAMPLES || m->seen <= m->n)
                     continue;
                 fputs(first ? "" : ", ", out);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/metrickind.h"
 #include "stats/stats.h"
 
 static const struct cmd_option plot_options[] = {
@@ -110,7 +111,7 @@ static int collect_metric(void *ctx, struct docread_metric *metric)
     struct plot *plot = ctx;
     unsigned long clients = 0;
     const char *name = metric->key;
-    bool has_level = key_level(metric->key, &clients, &name);
+    bool has_level = stats_key_level(metric->key, &clients, &name);
     bool latency = strncmp(name, "latency", 7) == 0 && stats_unit_is_time(metric->unit);
     bool timeline = metric->unit == STATS_UNIT_REQUESTS_PER_SECOND;
     if (!latency && !timeline) return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/metrickind.h"
 #include "stats/stats.h"
 
 enum { OPT_JSON = CMD_LONG_ONLY };
@@ -79,7 +80,7 @@ static int by_level(const void *a, const void *b)
     const struct summary_row *x = a, *y = b;
     unsigned long cx = 0, cy = 0;
     const char *rest;
-    bool lx = key_level(x->key, &cx, &rest), ly = key_level(y->key, &cy, &rest);
+    bool lx = stats_key_level(x->key, &cx, &rest), ly = stats_key_level(y->key, &cy, &rest);
     if (lx != ly) return lx ? -1 : 1;
     if (cx != cy) return cx < cy ? -1 : 1;
     return (x->position > y->position) - (x->position < y->position);
@@ -117,7 +118,7 @@ static void row_cells(const struct summary_row *row, char cells[TABLE_COLUMNS][4
     const struct stats_summary *s = &row->summary;
     unsigned long clients;
     const char *metric = row->key;
-    key_level(row->key, &clients, &metric);
+    stats_key_level(row->key, &clients, &metric);
     snprintf(cells[0], 48, "%.47s", metric);
     snprintf(cells[1], 48, "%s", stats_unit_symbol(row->unit));
     snprintf(cells[2], 48, "%zu", s->n);
@@ -149,7 +150,7 @@ static void print_table(struct summary_rows *all)
     for (size_t i = 0; i < all->count; i++) {
         unsigned long clients = 0;
         const char *metric;
-        bool has_level = key_level(all->rows[i].key, &clients, &metric);
+        bool has_level = stats_key_level(all->rows[i].key, &clients, &metric);
         if (first || has_level != had_level || clients != level) {
             if (!first) putchar('\n');
             if (has_level)
