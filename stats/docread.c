@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "stats/jsontext.h"
 #include "stats/keyindex.h"
 
 #define READ_CHUNK (64 * 1024)
@@ -150,27 +151,8 @@ static int text_push(struct reader *r, char c)
 static int push_utf8(struct reader *r, unsigned long cp)
 {
     char out[4];
-    int n;
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        out[0] = (char)(0xc0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        out[0] = (char)(0xe0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        out[2] = (char)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        out[0] = (char)(0xf0 | (cp >> 18));
-        out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        out[3] = (char)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
-    for (int i = 0; i < n; i++)
+    size_t n = jsontext_utf8_encode(cp, out);
+    for (size_t i = 0; i < n; i++)
         if (text_push(r, out[i]) != 0) return -1;
     return 0;
 }
@@ -179,16 +161,8 @@ static int read_hex4(struct reader *r, unsigned long *out)
 {
     unsigned long value = 0;
     for (int i = 0; i < 4; i++) {
-        int c = peek(r);
-        int digit;
-        if (c >= '0' && c <= '9')
-            digit = c - '0';
-        else if (c >= 'a' && c <= 'f')
-            digit = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-            digit = c - 'A' + 10;
-        else
-            return fail(r, DOCREAD_INVALID, "a \\u escape needs four hex digits");
+        int digit = jsontext_hex_digit(peek(r));
+        if (digit < 0) return fail(r, DOCREAD_INVALID, "a \\u escape needs four hex digits");
         advance(r);
         value = value * 16 + (unsigned long)digit;
     }
@@ -236,22 +210,11 @@ lone_high:
 /* Bytes 0x80 and up must form well-formed UTF-8 (no overlongs, no surrogates). */
 static int read_utf8_sequence(struct reader *r, int lead)
 {
-    int extra;
-    int low = 0x80, high = 0xbf; /* the allowed range of the second byte */
-    if (lead >= 0xc2 && lead <= 0xdf) {
-        extra = 1;
-    } else if (lead >= 0xe0 && lead <= 0xef) {
-        extra = 2;
-        if (lead == 0xe0) low = 0xa0;
-        if (lead == 0xed) high = 0x9f;
-    } else if (lead >= 0xf0 && lead <= 0xf4) {
-        extra = 3;
-        if (lead == 0xf0) low = 0x90;
-        if (lead == 0xf4) high = 0x8f;
-    } else {
+    int low, high; /* the allowed range of the second byte */
+    int extra = jsontext_utf8_continuations(lead, &low, &high);
+    if (extra == 0)
         return fail(r, DOCREAD_INVALID, "a string is not valid UTF-8 (byte 0x%02x)",
                     (unsigned)lead);
-    }
     advance(r);
     if (text_push(r, (char)lead) != 0) return -1;
     for (int i = 0; i < extra; i++) {
