@@ -129,6 +129,24 @@ static int read_sample(struct reader *r, const char *key, size_t index, double *
     return 0;
 }
 
+/* After a member of an array or object: 1 when a ',' says another follows
+ * (*c is then its first byte), 0 at `close`, -1 at anything else (*c holds it,
+ * for the caller's message). Both bytes are consumed, with the whitespace. */
+static inline int next_member(struct reader *r, int close, int *c)
+{
+    *c = skip_whitespace(r);
+    if (*c == ',') {
+        advance(r);
+        *c = skip_whitespace(r);
+        return 1;
+    }
+    if (*c == close) {
+        advance(r);
+        return 0;
+    }
+    return -1;
+}
+
 static int read_samples(struct reader *r, const char *key, double **out, size_t *count)
 {
     bool keep = !r->options->discard_samples;
@@ -164,16 +182,9 @@ static int read_samples(struct reader *r, const char *key, double **out, size_t 
             samples[n] = value;
         }
         n++;
-        c = skip_whitespace(r);
-        if (c == ',') {
-            advance(r);
-            c = skip_whitespace(r);
-            continue;
-        }
-        if (c == ']') {
-            advance(r);
-            break;
-        }
+        int more = next_member(r, ']', &c);
+        if (more > 0) continue;
+        if (more == 0) break;
         char found[32];
         docscan_fail(r, DOCREAD_INVALID,
                      "metric \"%.100s\": expected ',' or ']' after samples[%zu], found %s", key,
@@ -207,6 +218,51 @@ static int deliver(struct reader *r, const char *key, enum stats_unit unit, doub
     return 0;
 }
 
+/* A metric's members as they are read: each at most once, both needed. */
+struct metric_fields {
+    bool have_unit, have_samples;
+    enum stats_unit unit;
+    double *samples; /* owned */
+    size_t n;
+};
+
+/* "unit": after its key, a unit's name. */
+static int read_unit(struct reader *r, const char *key, struct metric_fields *m)
+{
+    char found[32];
+    if (m->have_unit)
+        return docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\" has unit twice", key);
+    m->have_unit = true;
+    if (docscan_expect_byte(r, ':', "after \"unit\"") != 0) return -1;
+    int c = peek(r);
+    if (c != '"')
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\": unit must be a string, found %s", key,
+                            docscan_describe(c, found, sizeof found));
+    if (docscan_read_string(r, "the unit") != 0) return -1;
+    if (stats_unit_parse(r->text, r->text_len, &m->unit) != 0)
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\": unknown unit \"%.40s\" (one of: %s)", key, r->text,
+                            stats_unit_list());
+    return 0;
+}
+
+/* "samples": after its key, the array. */
+static int read_samples_member(struct reader *r, const char *key, struct metric_fields *m)
+{
+    char found[32];
+    if (m->have_samples)
+        return docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\" has samples twice", key);
+    m->have_samples = true;
+    if (docscan_expect_byte(r, ':', "after \"samples\"") != 0) return -1;
+    int c = peek(r);
+    if (c != '[')
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\": samples must be an array of numbers, found %s", key,
+                            docscan_describe(c, found, sizeof found));
+    return read_samples(r, key, &m->samples, &m->n);
+}
+
 static int read_metric(struct reader *r, const char *key)
 {
     char found[32];
@@ -221,83 +277,36 @@ static int read_metric(struct reader *r, const char *key)
         return docscan_fail(r, DOCREAD_INVALID,
                             "metric \"%.100s\" is empty; it needs unit and samples", key);
 
-    bool have_unit = false, have_samples = false;
-    enum stats_unit unit = STATS_UNIT_COUNT;
-    double *samples = NULL;
-    size_t n = 0;
-    for (;;) {
-        if (c != '"') {
-            docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\": expected a key, found %s", key,
-                         docscan_describe(c, found, sizeof found));
-            goto failed;
-        }
-        if (docscan_read_string(r, "a key") != 0) goto failed;
-        if (docscan_text_is(r, "unit")) {
-            if (have_unit) {
-                docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\" has unit twice", key);
-                goto failed;
-            }
-            have_unit = true;
-            if (docscan_expect_byte(r, ':', "after \"unit\"") != 0) goto failed;
-            c = peek(r);
-            if (c != '"') {
-                docscan_fail(r, DOCREAD_INVALID,
-                             "metric \"%.100s\": unit must be a string, found %s", key,
-                             docscan_describe(c, found, sizeof found));
-                goto failed;
-            }
-            if (docscan_read_string(r, "the unit") != 0) goto failed;
-            if (stats_unit_parse(r->text, r->text_len, &unit) != 0) {
-                docscan_fail(r, DOCREAD_INVALID,
-                             "metric \"%.100s\": unknown unit \"%.40s\" (one of: %s)", key, r->text,
-                             stats_unit_list());
-                goto failed;
-            }
-        } else if (docscan_text_is(r, "samples")) {
-            if (have_samples) {
-                docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\" has samples twice", key);
-                goto failed;
-            }
-            have_samples = true;
-            if (docscan_expect_byte(r, ':', "after \"samples\"") != 0) goto failed;
-            c = peek(r);
-            if (c != '[') {
-                docscan_fail(r, DOCREAD_INVALID,
-                             "metric \"%.100s\": samples must be an array of numbers, found %s",
-                             key, docscan_describe(c, found, sizeof found));
-                goto failed;
-            }
-            if (read_samples(r, key, &samples, &n) != 0) goto failed;
-        } else {
-            docscan_fail(
+    struct metric_fields m = {.unit = STATS_UNIT_COUNT};
+    int rc = 0, more = 1;
+    while (rc == 0 && more > 0) {
+        if (c != '"')
+            rc = docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\": expected a key, found %s",
+                              key, docscan_describe(c, found, sizeof found));
+        else if (docscan_read_string(r, "a key") != 0)
+            rc = -1;
+        else if (docscan_text_is(r, "unit"))
+            rc = read_unit(r, key, &m);
+        else if (docscan_text_is(r, "samples"))
+            rc = read_samples_member(r, key, &m);
+        else
+            rc = docscan_fail(
                 r, DOCREAD_INVALID,
                 "metric \"%.100s\": unknown key \"%.40s\"; a metric has exactly unit and samples",
                 key, r->text);
-            goto failed;
-        }
-        c = skip_whitespace(r);
-        if (c == ',') {
-            advance(r);
-            c = skip_whitespace(r);
-            continue;
-        }
-        if (c == '}') {
-            advance(r);
-            break;
-        }
-        docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\": expected ',' or '}', found %s", key,
-                     docscan_describe(c, found, sizeof found));
-        goto failed;
+        if (rc == 0 && (more = next_member(r, '}', &c)) < 0)
+            rc =
+                docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\": expected ',' or '}', found %s",
+                             key, docscan_describe(c, found, sizeof found));
     }
-    if (!have_unit || !have_samples) {
-        docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\" has no %s", key,
-                     have_unit ? "samples" : "unit");
-        goto failed;
+    if (rc == 0 && (!m.have_unit || !m.have_samples))
+        rc = docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\" has no %s", key,
+                          m.have_unit ? "samples" : "unit");
+    if (rc != 0) {
+        free(m.samples);
+        return -1;
     }
-    return deliver(r, key, unit, samples, n);
-failed:
-    free(samples);
-    return -1;
+    return deliver(r, key, m.unit, m.samples, m.n);
 }
 
 static int read_metrics(struct reader *r)
@@ -325,16 +334,9 @@ static int read_metrics(struct reader *r)
         const char *key = r->metric_keys.keys[at];
         if (docscan_expect_byte(r, ':', "after a metric key") != 0) return -1;
         if (read_metric(r, key) != 0) return -1;
-        c = skip_whitespace(r);
-        if (c == ',') {
-            advance(r);
-            c = skip_whitespace(r);
-            continue;
-        }
-        if (c == '}') {
-            advance(r);
-            return 0;
-        }
+        int more = next_member(r, '}', &c);
+        if (more > 0) continue;
+        if (more == 0) return 0;
         return docscan_fail(r, DOCREAD_INVALID,
                             "expected ',' or '}' after metric \"%.100s\", found %s", key,
                             docscan_describe(c, found, sizeof found));
@@ -384,16 +386,9 @@ static int read_document(struct reader *r)
                 "optional sidecar",
                 r->text);
         }
-        c = skip_whitespace(r);
-        if (c == ',') {
-            advance(r);
-            c = skip_whitespace(r);
-            continue;
-        }
-        if (c == '}') {
-            advance(r);
-            break;
-        }
+        int more = next_member(r, '}', &c);
+        if (more > 0) continue;
+        if (more == 0) break;
         return docscan_fail(r, DOCREAD_INVALID, "expected ',' or '}' in the document, found %s",
                             docscan_describe(c, found, sizeof found));
     }
