@@ -1,4 +1,5 @@
-/* cmd_common.c — what the loadstats subcommands share (see cmd.h). */
+/* cmd_common.c — what the loadstats commands share besides the option loop
+ * (see cmd.h): their messages, reading a document, writing JSON and output. */
 #include "stats/cmd.h"
 
 #include <errno.h>
