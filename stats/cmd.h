@@ -1,5 +1,5 @@
-/* cmd.h — the subcommands of loadstats and what they share: exit codes, usage
- * errors, reading a document with a reason on failure, and the level of a key. */
+/* cmd.h — the commands of loadstats and what they share: exit codes, the
+ * option loop, usage errors, and reading a document with a reason on failure. */
 #ifndef LOADGEN_STATS_CMD_H
 #define LOADGEN_STATS_CMD_H
 
@@ -33,15 +33,58 @@ const char *input_name(const char *path);
 int read_document(const char *command, const char *path, const struct docread_options *options,
                   struct docread_result *result);
 
-/* Handles the getopt error cases shared by every subcommand; returns EXIT_USAGE. */
-int option_error(const char *command, int opt, char **argv);
+/* One option of a command, for the option loop and for --help. */
+struct cmd_option {
+    const char *name;    /* the long name, without "--" */
+    int id;              /* its short letter ('o' for -o), or from CMD_LONG_ONLY up */
+    bool takes_value;    /* a required value: --name VALUE, --name=VALUE or -xVALUE */
+    const char *display; /* its left column in --help: "-o, --output OUT" */
+    const char *help;    /* its right column; each '\n' goes on at the help column */
+};
+enum { CMD_LONG_ONLY = 256 };
 
-/* Parses a non-negative finite number given to option `name`. */
-bool parse_number_option(const char *command, const char *name, const char *text, double *out);
+/* What a command takes after its options; the loop checks the count. */
+enum cmd_operands {
+    CMD_ONE_FILE,     /* FILE (or -) */
+    CMD_BASE_AND_NEW, /* two documents */
+    CMD_SOME_FILES,   /* one document or more */
+};
 
-/* Splits "c64.latency_warm_ms" into 64 and "latency_warm_ms"; false for a key
- * without a level prefix. */
-bool key_level(const char *key, unsigned long *clients, const char **metric);
+/* A command's command line: its options and what --help says around them.
+ * Every command also takes -h, --help, which the loop adds. */
+struct cmd_spec {
+    const char *name;     /* "check" */
+    const char *synopsis; /* after "usage: loadstats check ": "[-q] FILE" */
+    const char *about;    /* --help between the usage line and the options */
+    const char *epilog;   /* --help after the options */
+    int help_column;      /* where the options' right column starts */
+    const struct cmd_option *options;
+    size_t n_options;
+    enum cmd_operands operands;
+    /* Takes one option (value NULL without one): EXIT_FINE, or EXIT_USAGE
+     * after a one-line error. */
+    int (*take)(void *settings, int id, const char *value);
+    /* Optional: the rules between options, once all are taken; as `take`. */
+    int (*check)(void *settings);
+};
+
+/* cmd_parse's "go on": the command runs on the operands. */
+#define CMD_PROCEED (-1)
+
+/* Parses argv (argv[0] the command's name) into `settings` through spec->take,
+ * in the order given. Returns CMD_PROCEED with the operands in *files and
+ * *n_files, or the status to exit with: EXIT_FINE after printing --help,
+ * EXIT_USAGE after a one-line error (an unknown option, a missing value, a bad
+ * value, a wrong number of operands). */
+int cmd_parse(const struct cmd_spec *spec, int argc, char **argv, void *settings, char ***files,
+              int *n_files);
+
+/* The command's --help text, made from its spec. */
+void cmd_write_help(const struct cmd_spec *spec, FILE *out);
+
+/* Parses a non-negative finite number given to option `name` into *out:
+ * EXIT_FINE, or EXIT_USAGE after saying why. */
+int parse_number_option(const char *command, const char *name, const char *text, double *out);
 
 /* JSON output of strings and numbers. */
 void json_write_string(FILE *out, const char *s);

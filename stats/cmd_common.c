@@ -1,9 +1,8 @@
-/* cmd_common.c — what the loadstats subcommands share (see cmd.h). */
+/* cmd_common.c — what the loadstats commands share besides the option loop
+ * (see cmd.h): their messages, reading a document, writing JSON and output. */
 #include "stats/cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -58,42 +57,15 @@ int read_document(const char *command, const char *path, const struct docread_op
     }
 }
 
-int option_error(const char *command, int opt, char **argv)
-{
-    const char *given = argv[optind - 1];
-    if (opt == ':') return usage_error(command, "option %s needs a value", given);
-    if (optopt > 0 && optopt < 128)
-        return usage_error(command, "unknown option -%c (see loadstats %s --help)", optopt,
-                           command);
-    return usage_error(command, "unknown option %s (see loadstats %s --help)", given, command);
-}
-
-bool parse_number_option(const char *command, const char *name, const char *text, double *out)
+int parse_number_option(const char *command, const char *name, const char *text, double *out)
 {
     char *end;
     errno = 0;
     double value = strtod(text, &end);
-    if (end == text || *end != '\0' || errno != 0 || !isfinite(value) || value < 0) {
-        usage_error(command, "%s needs a non-negative number, not '%s'", name, text);
-        return false;
-    }
+    if (end == text || *end != '\0' || errno != 0 || !isfinite(value) || value < 0)
+        return usage_error(command, "%s needs a non-negative number, not '%s'", name, text);
     *out = value;
-    return true;
-}
-
-bool key_level(const char *key, unsigned long *clients, const char **metric)
-{
-    if (key[0] != 'c' || key[1] < '0' || key[1] > '9') return false;
-    unsigned long value = 0;
-    const char *p = key + 1;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        if (value > (ULONG_MAX - 9) / 10) return false;
-        value = value * 10 + (unsigned long)(*p - '0');
-    }
-    if (*p != '.' || p[1] == '\0') return false;
-    *clients = value;
-    *metric = p + 1;
-    return true;
+    return EXIT_FINE;
 }
 
 void json_write_string(FILE *out, const char *s)

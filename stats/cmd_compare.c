@@ -1,7 +1,6 @@
 /* cmd_compare.c — `loadstats compare BASE NEW`: the median of every metric in
  * both documents, how it moved, and whether the move is real; exits 1 when one
  * regressed significantly, so it can gate CI. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,28 +9,66 @@
 #include "stats/compare.h"
 #include "stats/keyindex.h"
 
-static const char compare_help[] =
-    "usage: loadstats compare [options] BASE NEW\n"
-    "\n"
-    "Compares the median of every metric present in both collector documents (either\n"
-    "may be - for stdin): base and new median, delta_abs, delta_pct, ratio (new/base)\n"
-    "and whether the change is significant. It is significant when all hold:\n"
-    "  - it is in the worse direction beyond the maximum factor (requests_per_second and\n"
-    "    megabits_per_second: lower is worse; every other unit: higher is worse);\n"
-    "  - it is material: for time units |delta_abs| >= the minimum time resolution;\n"
-    "  - it clears the noise: |ratio - 1| > the baseline's cv x the noise factor.\n"
-    "Verdicts: regressed (significant), improved (the same tests, better direction),\n"
-    "noisy (beyond the factor but within the noise), tiny (beyond the factor but below\n"
-    "the time resolution), ok (within the factor).\n"
-    "\n"
-    "  --maximum-factor X              allowed ratio (default 1.1)\n"
-    "  --minimum-time-resolution-ms X  smallest material change of a time metric (default 1)\n"
-    "  --noise-factor X                multiplies the baseline's cv (default 1)\n"
-    "  --json                          print {\"comparisons\": {\"<metric>\": {...}}}\n"
-    "  -h, --help                      this text\n"
-    "\n"
-    "Exit status: 0 nothing regressed, 1 a metric regressed significantly (or a document\n"
-    "is invalid, or a unit differs between them), 2 usage or I/O error.\n";
+struct compare_settings {
+    struct stats_thresholds thresholds;
+    bool json;
+};
+
+enum { OPT_JSON = CMD_LONG_ONLY, OPT_FACTOR, OPT_RESOLUTION, OPT_NOISE };
+
+static const struct cmd_option compare_options[] = {
+    {"maximum-factor", OPT_FACTOR, true, "--maximum-factor X", "allowed ratio (default 1.1)"},
+    {"minimum-time-resolution-ms", OPT_RESOLUTION, true, "--minimum-time-resolution-ms X",
+     "smallest material change of a time metric (default 1)"},
+    {"noise-factor", OPT_NOISE, true, "--noise-factor X",
+     "multiplies the baseline's cv (default 1)"},
+    {"json", OPT_JSON, false, "--json", "print {\"comparisons\": {\"<metric>\": {...}}}"},
+};
+
+static int take_option(void *settings, int id, const char *value)
+{
+    struct compare_settings *s = settings;
+    switch (id) {
+    case OPT_JSON:
+        s->json = true;
+        return EXIT_FINE;
+    case OPT_FACTOR:
+        if (parse_number_option("compare", "--maximum-factor", value,
+                                &s->thresholds.maximum_factor) != EXIT_FINE)
+            return EXIT_USAGE;
+        if (s->thresholds.maximum_factor < 1.0)
+            return usage_error("compare", "--maximum-factor must be at least 1, not %s", value);
+        return EXIT_FINE;
+    case OPT_RESOLUTION:
+        return parse_number_option("compare", "--minimum-time-resolution-ms", value,
+                                   &s->thresholds.minimum_time_resolution_ms);
+    default: /* OPT_NOISE */
+        return parse_number_option("compare", "--noise-factor", value, &s->thresholds.noise_factor);
+    }
+}
+
+static const struct cmd_spec compare_spec = {
+    .name = "compare",
+    .synopsis = "[options] BASE NEW",
+    .about = "Compares the median of every metric present in both collector documents (either\n"
+             "may be - for stdin): base and new median, delta_abs, delta_pct, ratio (new/base)\n"
+             "and whether the change is significant. It is significant when all hold:\n"
+             "  - it is in the worse direction beyond the maximum factor (requests_per_second and\n"
+             "    megabits_per_second: lower is worse; every other unit: higher is worse);\n"
+             "  - it is material: for time units |delta_abs| >= the minimum time resolution;\n"
+             "  - it clears the noise: |ratio - 1| > the baseline's cv x the noise factor.\n"
+             "Verdicts: regressed (significant), improved (the same tests, better direction),\n"
+             "noisy (beyond the factor but within the noise), tiny (beyond the factor but below\n"
+             "the time resolution), ok (within the factor).\n",
+    .epilog =
+        "Exit status: 0 nothing regressed, 1 a metric regressed significantly (or a document\n"
+        "is invalid, or a unit differs between them), 2 usage or I/O error.\n",
+    .help_column = 34,
+    .options = compare_options,
+    .n_options = sizeof compare_options / sizeof *compare_options,
+    .operands = CMD_BASE_AND_NEW,
+    .take = take_option,
+};
 
 struct summarized {
     enum stats_unit unit;
@@ -210,49 +247,12 @@ static int judge(const struct side *base, const struct side *current, const char
 
 int cmd_compare(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_FACTOR, OPT_RESOLUTION, OPT_NOISE };
-    static const struct option options[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"maximum-factor", required_argument, NULL, OPT_FACTOR},
-        {"minimum-time-resolution-ms", required_argument, NULL, OPT_RESOLUTION},
-        {"noise-factor", required_argument, NULL, OPT_NOISE},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    struct stats_thresholds thresholds = STATS_THRESHOLDS_DEFAULT;
-    bool json = false;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
-        switch (opt) {
-        case OPT_JSON:
-            json = true;
-            break;
-        case OPT_FACTOR:
-            if (!parse_number_option("compare", "--maximum-factor", optarg,
-                                     &thresholds.maximum_factor))
-                return EXIT_USAGE;
-            if (thresholds.maximum_factor < 1.0)
-                return usage_error("compare", "--maximum-factor must be at least 1, not %s",
-                                   optarg);
-            break;
-        case OPT_RESOLUTION:
-            if (!parse_number_option("compare", "--minimum-time-resolution-ms", optarg,
-                                     &thresholds.minimum_time_resolution_ms))
-                return EXIT_USAGE;
-            break;
-        case OPT_NOISE:
-            if (!parse_number_option("compare", "--noise-factor", optarg, &thresholds.noise_factor))
-                return EXIT_USAGE;
-            break;
-        case 'h':
-            fputs(compare_help, stdout);
-            return EXIT_FINE;
-        default:
-            return option_error("compare", opt, argv);
-        }
-    }
-    if (argc - optind != 2)
-        return usage_error("compare", "needs two documents, BASE and NEW; got %d", argc - optind);
-    const char *base_path = argv[optind], *new_path = argv[optind + 1];
+    struct compare_settings settings = {.thresholds = STATS_THRESHOLDS_DEFAULT};
+    char **files;
+    int n_files;
+    int status = cmd_parse(&compare_spec, argc, argv, &settings, &files, &n_files);
+    if (status != CMD_PROCEED) return status;
+    const char *base_path = files[0], *new_path = files[1];
     if (strcmp(base_path, "-") == 0 && strcmp(new_path, "-") == 0)
         return usage_error("compare", "standard input (-) can be only one of BASE and NEW");
 
@@ -260,7 +260,7 @@ int cmd_compare(int argc, char **argv)
     struct side base = {0}, current = {0};
     struct docread_result result;
     struct docread_options read_options = {.on_metric = summarize_into_side, .ctx = &base};
-    int status = read_document("compare", base_path, &read_options, &result);
+    status = read_document("compare", base_path, &read_options, &result);
     docread_result_free(&result);
     if (status == EXIT_FINE) {
         read_options.ctx = &current;
@@ -268,8 +268,8 @@ int cmd_compare(int argc, char **argv)
         docread_result_free(&result);
     }
     if (status == EXIT_FINE)
-        status =
-            judge(&base, &current, input_name(base_path), input_name(new_path), &thresholds, json);
+        status = judge(&base, &current, input_name(base_path), input_name(new_path),
+                       &settings.thresholds, settings.json);
     side_free(&base);
     side_free(&current);
     return status;

@@ -3,7 +3,6 @@
  * CSV for spreadsheets, OpenMetrics for Prometheus-style stores. The formats
  * live in hgrm.c, csvout.c and openmetrics.c; this file reads and dispatches. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,38 +13,11 @@
 #include "stats/openmetrics.h"
 #include "stats/stats.h"
 
-static const char export_help[] =
-    "usage: loadstats export --format FORMAT [options] FILE\n"
-    "\n"
-    "Writes the collector document FILE (or - for stdin) in another format:\n"
-    "  hgrm         HdrHistogram's percentile distribution text of one metric (--metric),\n"
-    "               computed exactly from the samples with summary's percentile\n"
-    "               definition; HdrHistogram's plotter reads it\n"
-    "  csv          one row per sample: clients,metric,unit,sample,value\n"
-    "  csv-summary  one row per metric and level: clients,metric,unit,n,min,median,p90,\n"
-    "               p95,p99,p999,max,mean,stddev,cv,mad (summary's numbers)\n"
-    "  openmetrics  counts as counters, every other metric as a summary (quantiles 0,\n"
-    "               0.5, 0.9, 0.95, 0.99, 0.999, 1 as summary computes them, unrounded),\n"
-    "               the level as a label: loadgen_latency_warm_ms{clients=\"64\",...}\n"
-    "CSV follows RFC 4180 (CRLF line ends, quoting where needed).\n"
-    "\n"
-    "  -f, --format hgrm|csv|csv-summary|openmetrics\n"
-    "                        the format (required)\n"
-    "  -m, --metric KEY      hgrm: the metric to write (required), e.g. c64.latency_warm_ms;\n"
-    "                        other formats: only this metric (repeatable)\n"
-    "  --ticks N             hgrm: percentile steps per half-distance to 100% (default 5)\n"
-    "  --decimals N          hgrm: decimals of the values (default 3)\n"
-    "  -o, --output OUT      write to OUT instead of standard output\n"
-    "  -h, --help            this text\n"
-    "\n"
-    "Exit status: 0 written, 1 the document is invalid or lacks a --metric, or a name\n"
-    "clashes in OpenMetrics, 2 usage or I/O error.\n";
-
 enum export_format { FORMAT_HGRM, FORMAT_CSV, FORMAT_CSV_SUMMARY, FORMAT_OPENMETRICS };
 
 struct export_run {
     enum export_format format;
-    char **metrics; /* --metric, in argv */
+    const char **metrics; /* --metric, in argv */
     size_t n_metrics;
     bool *found; /* per --metric */
     int ticks, decimals;
@@ -54,6 +26,115 @@ struct export_run {
     double *samples;
     size_t n;
     struct stats_om om;
+};
+
+static bool parse_format(const char *text, enum export_format *out)
+{
+    static const struct {
+        const char *name;
+        enum export_format format;
+    } formats[] = {{"hgrm", FORMAT_HGRM},
+                   {"csv", FORMAT_CSV},
+                   {"csv-summary", FORMAT_CSV_SUMMARY},
+                   {"openmetrics", FORMAT_OPENMETRICS}};
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+        if (strcmp(text, formats[i].name) == 0) {
+            *out = formats[i].format;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int parse_small_int(const char *name, const char *text, int low, int high, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno != 0 || v < low || v > high)
+        return usage_error("export", "%s needs a whole number from %d to %d, not '%s'", name, low,
+                           high, text);
+    *out = (int)v;
+    return EXIT_FINE;
+}
+
+struct export_settings {
+    struct export_run *run;
+    const char *output;
+    bool have_format;
+};
+
+enum { OPT_TICKS = CMD_LONG_ONLY, OPT_DECIMALS };
+
+static const struct cmd_option export_options[] = {
+    {"format", 'f', true, "-f, --format hgrm|csv|csv-summary|openmetrics", "the format (required)"},
+    {"metric", 'm', true, "-m, --metric KEY",
+     "hgrm: the metric to write (required), e.g. c64.latency_warm_ms;\n"
+     "other formats: only this metric (repeatable)"},
+    {"ticks", OPT_TICKS, true, "--ticks N",
+     "hgrm: percentile steps per half-distance to 100% (default 5)"},
+    {"decimals", OPT_DECIMALS, true, "--decimals N", "hgrm: decimals of the values (default 3)"},
+    {"output", 'o', true, "-o, --output OUT", "write to OUT instead of standard output"},
+};
+
+static int take_option(void *settings, int id, const char *value)
+{
+    struct export_settings *s = settings;
+    struct export_run *run = s->run;
+    switch (id) {
+    case 'f':
+        if (!parse_format(value, &run->format))
+            return usage_error("export",
+                               "unknown format '%s' (hgrm, csv, csv-summary, openmetrics)", value);
+        s->have_format = true;
+        return EXIT_FINE;
+    case 'm':
+        run->metrics[run->n_metrics++] = value;
+        return EXIT_FINE;
+    case OPT_TICKS:
+        return parse_small_int("--ticks", value, 1, 1000, &run->ticks);
+    case OPT_DECIMALS:
+        return parse_small_int("--decimals", value, 0, 17, &run->decimals);
+    default: /* 'o' */
+        s->output = value;
+        return EXIT_FINE;
+    }
+}
+
+static int check_options(void *settings)
+{
+    const struct export_settings *s = settings;
+    if (!s->have_format)
+        return usage_error("export", "needs --format (hgrm, csv, csv-summary, openmetrics)");
+    if (s->run->format == FORMAT_HGRM && s->run->n_metrics != 1)
+        return usage_error("export", "--format hgrm needs exactly one --metric KEY, got %zu",
+                           s->run->n_metrics);
+    return EXIT_FINE;
+}
+
+static const struct cmd_spec export_spec = {
+    .name = "export",
+    .synopsis = "--format FORMAT [options] FILE",
+    .about =
+        "Writes the collector document FILE (or - for stdin) in another format:\n"
+        "  hgrm         HdrHistogram's percentile distribution text of one metric (--metric),\n"
+        "               computed exactly from the samples with summary's percentile\n"
+        "               definition; HdrHistogram's plotter reads it\n"
+        "  csv          one row per sample: clients,metric,unit,sample,value\n"
+        "  csv-summary  one row per metric and level: clients,metric,unit,n,min,median,p90,\n"
+        "               p95,p99,p999,max,mean,stddev,cv,mad (summary's numbers)\n"
+        "  openmetrics  counts as counters, every other metric as a summary (quantiles 0,\n"
+        "               0.5, 0.9, 0.95, 0.99, 0.999, 1 as summary computes them, unrounded),\n"
+        "               the level as a label: loadgen_latency_warm_ms{clients=\"64\",...}\n"
+        "CSV follows RFC 4180 (CRLF line ends, quoting where needed).\n",
+    .epilog = "Exit status: 0 written, 1 the document is invalid or lacks a --metric, or a name\n"
+              "clashes in OpenMetrics, 2 usage or I/O error.\n",
+    .help_column = 24,
+    .options = export_options,
+    .n_options = sizeof export_options / sizeof *export_options,
+    .operands = CMD_ONE_FILE,
+    .take = take_option,
+    .check = check_options,
 };
 
 static bool wanted(struct export_run *run, const char *key)
@@ -96,88 +177,6 @@ static int export_metric(void *ctx, struct docread_metric *metric)
     }
 }
 
-static bool parse_format(const char *text, enum export_format *out)
-{
-    static const struct {
-        const char *name;
-        enum export_format format;
-    } formats[] = {{"hgrm", FORMAT_HGRM},
-                   {"csv", FORMAT_CSV},
-                   {"csv-summary", FORMAT_CSV_SUMMARY},
-                   {"openmetrics", FORMAT_OPENMETRICS}};
-    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
-        if (strcmp(text, formats[i].name) == 0) {
-            *out = formats[i].format;
-            return true;
-        }
-    }
-    return false;
-}
-
-static bool parse_small_int(const char *name, const char *text, int low, int high, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || errno != 0 || v < low || v > high) {
-        usage_error("export", "%s needs a whole number from %d to %d, not '%s'", name, low, high,
-                    text);
-        return false;
-    }
-    *out = (int)v;
-    return true;
-}
-
-/* Parses argv into `run`; returns EXIT_FINE, EXIT_USAGE, or -1 after --help. */
-static int parse_options(int argc, char **argv, struct export_run *run, const char **output,
-                         bool *have_format)
-{
-    enum { OPT_TICKS = 256, OPT_DECIMALS };
-    static const struct option options[] = {{"format", required_argument, NULL, 'f'},
-                                            {"metric", required_argument, NULL, 'm'},
-                                            {"ticks", required_argument, NULL, OPT_TICKS},
-                                            {"decimals", required_argument, NULL, OPT_DECIMALS},
-                                            {"output", required_argument, NULL, 'o'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":f:m:o:h", options, NULL)) != -1) {
-        switch (opt) {
-        case 'f':
-            if (!parse_format(optarg, &run->format))
-                return usage_error(
-                    "export", "unknown format '%s' (hgrm, csv, csv-summary, openmetrics)", optarg);
-            *have_format = true;
-            break;
-        case 'm':
-            run->metrics[run->n_metrics++] = optarg;
-            break;
-        case OPT_TICKS:
-            if (!parse_small_int("--ticks", optarg, 1, 1000, &run->ticks)) return EXIT_USAGE;
-            break;
-        case OPT_DECIMALS:
-            if (!parse_small_int("--decimals", optarg, 0, 17, &run->decimals)) return EXIT_USAGE;
-            break;
-        case 'o':
-            *output = optarg;
-            break;
-        case 'h':
-            fputs(export_help, stdout);
-            return -1;
-        default:
-            return option_error("export", opt, argv);
-        }
-    }
-    if (!*have_format)
-        return usage_error("export", "needs --format (hgrm, csv, csv-summary, openmetrics)");
-    if (run->format == FORMAT_HGRM && run->n_metrics != 1)
-        return usage_error("export", "--format hgrm needs exactly one --metric KEY, got %zu",
-                           run->n_metrics);
-    if (argc - optind != 1)
-        return usage_error("export", "needs exactly one FILE (or -), got %d", argc - optind);
-    return EXIT_FINE;
-}
-
 /* After a complete read: the formats that write at the end, and the --metric
  * keys the document did not have. */
 static int finish_export(struct export_run *run, const char *path)
@@ -200,17 +199,19 @@ static int finish_export(struct export_run *run, const char *path)
 int cmd_export(int argc, char **argv)
 {
     struct export_run run = {.ticks = 5, .decimals = 3};
-    const char *output = NULL;
-    bool have_format = false;
+    struct export_settings settings = {.run = &run};
+    char **files;
+    int n_files;
+    /* every argument could be a --metric */
     run.metrics = calloc((size_t)argc + 1, sizeof *run.metrics);
     run.found = calloc((size_t)argc + 1, sizeof *run.found);
     stats_om_init(&run.om);
-    int status = run.metrics && run.found ? parse_options(argc, argv, &run, &output, &have_format)
-                                          : usage_error("export", "out of memory");
-    if (status < 0)
-        status = EXIT_FINE; /* --help */
-    else if (status == EXIT_FINE) {
-        const char *path = argv[optind];
+    int status = run.metrics && run.found
+                     ? cmd_parse(&export_spec, argc, argv, &settings, &files, &n_files)
+                     : usage_error("export", "out of memory");
+    if (status == CMD_PROCEED) {
+        const char *path = files[0];
+        const char *output = settings.output;
         bool to_file = output != NULL && strcmp(output, "-") != 0;
         run.out = to_file ? fopen(output, "w") : stdout;
         if (run.out == NULL) {

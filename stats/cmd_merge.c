@@ -3,11 +3,11 @@
  * The arithmetic lives in merge.c and the shard-set rules in shardset.c; this
  * file finds the descriptors, reports what it finds, and writes the result. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/metrickind.h"
 #include "stats/merge.h"
 #include "stats/numfmt.h"
 #include "stats/runmeta.h"
@@ -20,46 +20,111 @@
 /* Exit status of a merge that --allow-partial let through an incomplete set. */
 #define EXIT_PARTIAL 3
 
-static const char merge_help[] =
-    "usage: loadstats merge [options] A B ...\n"
-    "\n"
-    "Writes one collector document made from the documents of several generators that\n"
-    "ran the same levels at the same time (shards of one run); one input may be - (stdin).\n"
-    "Each metric is merged by what it is:\n"
-    "  - exact counts (attempts, requests, errors, errors.<class>, rcode.<NAME>, unfinished,\n"
-    "    connections, bytes_received, scheduled, unsent, ...) are summed; a document\n"
-    "    without the key adds 0;\n"
-    "  - requests_per_second timelines are added second by second;\n"
-    "  - samples (latencies, phases, per-second gauges) are pooled, never averaged. Where\n"
-    "    --max-samples cut an input (its descriptor's \"seen\" says how many it saw), each\n"
-    "    input gives samples in proportion to its true count, so the pool stays a uniform\n"
-    "    sample of all requests;\n"
-    "  - a key whose unit differs between documents is an error.\n"
-    "The descriptor of A.json is A.meta.json (the generators' --meta): used when present.\n"
-    "\n"
-    "  --shards                the inputs are the shards of one run: refuse the set when a\n"
-    "                          descriptor is missing, a shard index is missing or twice, or\n"
-    "                          shard counts, run ids or levels differ (one line each)\n"
-    "  --allow-partial         with --shards: merge a set with missing shards anyway, name\n"
-    "                          them on stderr, and exit 3\n"
-    "  --max-start-lag S       with --shards: warn when a level started more than S seconds\n"
-    "                          from its requested start (default 0.05)\n"
-    "  --max-samples N         at most N samples per metric per level (default: no cap, or\n"
-    "                          the largest input's count when an input was cut)\n"
-    "  --seed N                seed of the weighted draw (default 1: the same inputs give\n"
-    "                          the same document)\n"
-    "  --meta FILE             write a descriptor of the merged document (its true counts)\n"
-    "  -o, --output OUT        write the document to OUT instead of standard output\n"
-    "  -h, --help              this text\n"
-    "\n"
-    "Exit status: 0 merged, 1 an input is invalid, units conflict or the shard set is\n"
-    "refused, 2 usage or I/O error, 3 merged an incomplete set (--allow-partial).\n";
-
 struct merge_settings {
     const char *output, *meta_output;
     bool shards, allow_partial;
     double max_start_lag_s;
     struct stats_merge_options merge;
+};
+
+enum { OPT_SHARDS = CMD_LONG_ONLY, OPT_PARTIAL, OPT_LAG, OPT_MAX, OPT_SEED, OPT_META };
+
+static const struct cmd_option merge_options[] = {
+    {"shards", OPT_SHARDS, false, "--shards",
+     "the inputs are the shards of one run: refuse the set when a\n"
+     "descriptor is missing, a shard index is missing or twice, or\n"
+     "shard counts, run ids or levels differ (one line each)"},
+    {"allow-partial", OPT_PARTIAL, false, "--allow-partial",
+     "with --shards: merge a set with missing shards anyway, name\n"
+     "them on stderr, and exit 3"},
+    {"max-start-lag", OPT_LAG, true, "--max-start-lag S",
+     "with --shards: warn when a level started more than S seconds\n"
+     "from its requested start (default 0.05)"},
+    {"max-samples", OPT_MAX, true, "--max-samples N",
+     "at most N samples per metric per level (default: no cap, or\n"
+     "the largest input's count when an input was cut)"},
+    {"seed", OPT_SEED, true, "--seed N",
+     "seed of the weighted draw (default 1: the same inputs give\n"
+     "the same document)"},
+    {"meta", OPT_META, true, "--meta FILE",
+     "write a descriptor of the merged document (its true counts)"},
+    {"output", 'o', true, "-o, --output OUT",
+     "write the document to OUT instead of standard output"},
+};
+
+/* --max-samples and --seed: a whole number, the first at least 1. */
+static int take_whole_number(struct merge_settings *s, int id, const char *value)
+{
+    const char *name = id == OPT_MAX ? "--max-samples" : "--seed";
+    double number;
+    if (parse_number_option("merge", name, value, &number) != EXIT_FINE) return EXIT_USAGE;
+    if (number >= 18446744073709551616.0 || number != (double)(uint64_t)number ||
+        (id == OPT_MAX && number < 1))
+        return usage_error("merge", "%s needs a whole number%s, not '%s'", name,
+                           id == OPT_MAX ? " of at least 1" : "", value);
+    if (id == OPT_MAX)
+        s->merge.max_samples = (size_t)number;
+    else
+        s->merge.seed = (uint64_t)number;
+    return EXIT_FINE;
+}
+
+static int take_option(void *settings, int id, const char *value)
+{
+    struct merge_settings *s = settings;
+    switch (id) {
+    case 'o':
+        s->output = value;
+        return EXIT_FINE;
+    case OPT_SHARDS:
+        s->shards = true;
+        return EXIT_FINE;
+    case OPT_PARTIAL:
+        s->allow_partial = true;
+        return EXIT_FINE;
+    case OPT_LAG:
+        return parse_number_option("merge", "--max-start-lag", value, &s->max_start_lag_s);
+    case OPT_META:
+        s->meta_output = value;
+        return EXIT_FINE;
+    default: /* OPT_MAX, OPT_SEED */
+        return take_whole_number(s, id, value);
+    }
+}
+
+static int check_options(void *settings)
+{
+    const struct merge_settings *s = settings;
+    if (s->allow_partial && !s->shards)
+        return usage_error("merge", "--allow-partial needs --shards");
+    return EXIT_FINE;
+}
+
+static const struct cmd_spec merge_spec = {
+    .name = "merge",
+    .synopsis = "[options] A B ...",
+    .about =
+        "Writes one collector document made from the documents of several generators that\n"
+        "ran the same levels at the same time (shards of one run); one input may be - (stdin).\n"
+        "Each metric is merged by what it is:\n"
+        "  - exact counts (attempts, requests, errors, errors.<class>, rcode.<NAME>, unfinished,\n"
+        "    connections, bytes_received, scheduled, unsent, ...) are summed; a document\n"
+        "    without the key adds 0;\n"
+        "  - requests_per_second timelines are added second by second;\n"
+        "  - samples (latencies, phases, per-second gauges) are pooled, never averaged. Where\n"
+        "    --max-samples cut an input (its descriptor's \"seen\" says how many it saw), each\n"
+        "    input gives samples in proportion to its true count, so the pool stays a uniform\n"
+        "    sample of all requests;\n"
+        "  - a key whose unit differs between documents is an error.\n"
+        "The descriptor of A.json is A.meta.json (the generators' --meta): used when present.\n",
+    .epilog = "Exit status: 0 merged, 1 an input is invalid, units conflict or the shard set is\n"
+              "refused, 2 usage or I/O error, 3 merged an incomplete set (--allow-partial).\n",
+    .help_column = 26,
+    .options = merge_options,
+    .n_options = sizeof merge_options / sizeof *merge_options,
+    .operands = CMD_SOME_FILES,
+    .take = take_option,
+    .check = check_options,
 };
 
 struct merge_input {
@@ -78,66 +143,6 @@ struct merge_reading {
     bool shards;
     unsigned long warned_level; /* the last level warned about, to warn once */
 };
-
-static int parse_options(int argc, char **argv, struct merge_settings *s)
-{
-    enum { OPT_SHARDS = 256, OPT_PARTIAL, OPT_LAG, OPT_MAX, OPT_SEED, OPT_META };
-    static const struct option options[] = {{"output", required_argument, NULL, 'o'},
-                                            {"shards", no_argument, NULL, OPT_SHARDS},
-                                            {"allow-partial", no_argument, NULL, OPT_PARTIAL},
-                                            {"max-start-lag", required_argument, NULL, OPT_LAG},
-                                            {"max-samples", required_argument, NULL, OPT_MAX},
-                                            {"seed", required_argument, NULL, OPT_SEED},
-                                            {"meta", required_argument, NULL, OPT_META},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
-    *s = (struct merge_settings){.max_start_lag_s = 0.05, .merge = {.seed = 1}};
-    double number;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            s->output = optarg;
-            break;
-        case OPT_SHARDS:
-            s->shards = true;
-            break;
-        case OPT_PARTIAL:
-            s->allow_partial = true;
-            break;
-        case OPT_LAG:
-            if (!parse_number_option("merge", "--max-start-lag", optarg, &s->max_start_lag_s))
-                return EXIT_USAGE;
-            break;
-        case OPT_MAX:
-        case OPT_SEED:
-            if (!parse_number_option("merge", opt == OPT_MAX ? "--max-samples" : "--seed", optarg,
-                                     &number))
-                return EXIT_USAGE;
-            if (number >= 18446744073709551616.0 || number != (double)(uint64_t)number ||
-                (opt == OPT_MAX && number < 1))
-                return usage_error("merge", "%s needs a whole number%s, not '%s'",
-                                   opt == OPT_MAX ? "--max-samples" : "--seed",
-                                   opt == OPT_MAX ? " of at least 1" : "", optarg);
-            if (opt == OPT_MAX)
-                s->merge.max_samples = (size_t)number;
-            else
-                s->merge.seed = (uint64_t)number;
-            break;
-        case OPT_META:
-            s->meta_output = optarg;
-            break;
-        case 'h':
-            fputs(merge_help, stdout);
-            return -1;
-        default:
-            return option_error("merge", opt, argv);
-        }
-    }
-    if (s->allow_partial && !s->shards)
-        return usage_error("merge", "--allow-partial needs --shards");
-    return EXIT_FINE;
-}
 
 /* Reads each input's descriptor. Without --shards a missing one is fine, an
  * unreadable or invalid one is not: merge would weigh samples wrongly. */
@@ -212,7 +217,7 @@ static int true_count(struct merge_reading *r, const char *key, size_t n, uint64
     unsigned long clients;
     const char *metric;
     *seen = n;
-    if (!r->input->has_meta || !key_level(key, &clients, &metric)) return 0;
+    if (!r->input->has_meta || !stats_key_level(key, &clients, &metric)) return 0;
     const struct stats_runmeta_level *level = stats_runmeta_level(&r->input->meta, clients);
     if (level == NULL) {
         if (r->shards) {
@@ -348,7 +353,7 @@ static void write_descriptor(FILE *out, const struct stats_merge *merge,
         unsigned long level = 0, clients;
         const char *metric;
         for (size_t i = 0; i < merge->keys.count; i++)
-            if (key_level(merge->keys.keys[i], &clients, &metric) && clients > previous &&
+            if (stats_key_level(merge->keys.keys[i], &clients, &metric) && clients > previous &&
                 (level == 0 || clients < level))
                 level = clients;
         if (level == 0) break;
@@ -358,7 +363,7 @@ static void write_descriptor(FILE *out, const struct stats_merge *merge,
             if (pass == 1) fputs("], \"seen\": {", out);
             for (size_t i = 0; i < merge->keys.count; i++) {
                 const struct stats_merged_metric *m = &merge->metrics[i];
-                if (!key_level(merge->keys.keys[i], &clients, &metric) || clients != level ||
+                if (!stats_key_level(merge->keys.keys[i], &clients, &metric) || clients != level ||
                     m->kind != STATS_KIND_SAMPLES || m->seen <= m->n)
                     continue;
                 fputs(first ? "" : ", ", out);
@@ -416,12 +421,12 @@ static int merge_inputs(struct merge_input *inputs, size_t count, const struct m
 
 int cmd_merge(int argc, char **argv)
 {
-    struct merge_settings settings;
-    int status = parse_options(argc, argv, &settings);
-    if (status != EXIT_FINE) return status < 0 ? EXIT_FINE : status;
-    size_t count = (size_t)(argc - optind);
-    char **paths = argv + optind;
-    if (count == 0) return usage_error("merge", "needs at least one document to merge");
+    struct merge_settings settings = {.max_start_lag_s = 0.05, .merge = {.seed = 1}};
+    char **paths;
+    int n_paths;
+    int status = cmd_parse(&merge_spec, argc, argv, &settings, &paths, &n_paths);
+    if (status != CMD_PROCEED) return status;
+    size_t count = (size_t)n_paths;
     size_t stdin_uses = 0;
     for (size_t d = 0; d < count; d++)
         stdin_uses += strcmp(paths[d], "-") == 0;

@@ -2,27 +2,40 @@
  * row per level: cold and warm latency percentile curves on a "nines" axis (where
  * the tail gets as much room as the median) and the requests_per_second timeline. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/metrickind.h"
 #include "stats/stats.h"
 
-static const char plot_help[] =
-    "usage: loadstats plot [-o OUT.svg] FILE\n"
-    "\n"
-    "Draws a collector document (FILE, or - for stdin) as one self-contained SVG: per\n"
-    "level, the latency percentile curves (every latency_* metric in a time unit: cold\n"
-    "and warm) on a log \"nines\" axis (50%, 90%, 99%, 99.9%, 99.99%) in milliseconds,\n"
-    "and the requests_per_second timeline, second by second.\n"
-    "\n"
-    "  -o, --output OUT  write the SVG to OUT (default: standard output)\n"
-    "  -h, --help        this text\n"
-    "\n"
-    "Exit status: 0 drawn, 1 the document is invalid or has nothing to draw, 2 usage or\n"
-    "I/O error.\n";
+static const struct cmd_option plot_options[] = {
+    {"output", 'o', true, "-o, --output OUT", "write the SVG to OUT (default: standard output)"},
+};
+
+static int take_option(void *settings, int id, const char *value)
+{
+    const char **output = settings;
+    if (id == 'o') *output = value;
+    return EXIT_FINE;
+}
+
+static const struct cmd_spec plot_spec = {
+    .name = "plot",
+    .synopsis = "[-o OUT.svg] FILE",
+    .about = "Draws a collector document (FILE, or - for stdin) as one self-contained SVG: per\n"
+             "level, the latency percentile curves (every latency_* metric in a time unit: cold\n"
+             "and warm) on a log \"nines\" axis (50%, 90%, 99%, 99.9%, 99.99%) in milliseconds,\n"
+             "and the requests_per_second timeline, second by second.\n",
+    .epilog = "Exit status: 0 drawn, 1 the document is invalid or has nothing to draw, 2 usage or\n"
+              "I/O error.\n",
+    .help_column = 20,
+    .options = plot_options,
+    .n_options = sizeof plot_options / sizeof *plot_options,
+    .operands = CMD_ONE_FILE,
+    .take = take_option,
+};
 
 #define CURVE_POINTS 241 /* samples of each percentile curve along the nines axis */
 #define MAX_NINES 4.0    /* the axis ends at 99.99% */
@@ -98,7 +111,7 @@ static int collect_metric(void *ctx, struct docread_metric *metric)
     struct plot *plot = ctx;
     unsigned long clients = 0;
     const char *name = metric->key;
-    bool has_level = key_level(metric->key, &clients, &name);
+    bool has_level = stats_key_level(metric->key, &clients, &name);
     bool latency = strncmp(name, "latency", 7) == 0 && stats_unit_is_time(metric->unit);
     bool timeline = metric->unit == STATS_UNIT_REQUESTS_PER_SECOND;
     if (!latency && !timeline) return 0;
@@ -373,31 +386,17 @@ static void draw(FILE *out, const struct plot *plot, const char *title)
 
 int cmd_plot(int argc, char **argv)
 {
-    static const struct option options[] = {{"output", required_argument, NULL, 'o'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
     const char *output = NULL;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
-        switch (opt) {
-        case 'o':
-            output = optarg;
-            break;
-        case 'h':
-            fputs(plot_help, stdout);
-            return EXIT_FINE;
-        default:
-            return option_error("plot", opt, argv);
-        }
-    }
-    if (argc - optind != 1)
-        return usage_error("plot", "needs exactly one FILE (or -), got %d", argc - optind);
-    const char *path = argv[optind];
+    char **files;
+    int n_files;
+    int status = cmd_parse(&plot_spec, argc, argv, &output, &files, &n_files);
+    if (status != CMD_PROCEED) return status;
+    const char *path = files[0];
 
     struct plot plot = {0};
     struct docread_options read_options = {.on_metric = collect_metric, .ctx = &plot};
     struct docread_result result;
-    int status = read_document("plot", path, &read_options, &result);
+    status = read_document("plot", path, &read_options, &result);
     docread_result_free(&result);
     if (status == EXIT_FINE && plot.count == 0) {
         complain("plot", "%s: nothing to draw: no latency_* or requests_per_second metrics",

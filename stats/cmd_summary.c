@@ -1,26 +1,43 @@
 /* cmd_summary.c — `loadstats summary`: the harness's statistics of every metric,
  * as an aligned table grouped by level, or as JSON. Each metric is summarized as
  * soon as the reader finishes it, and its samples freed. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/metrickind.h"
 #include "stats/stats.h"
 
-static const char summary_help[] =
-    "usage: loadstats summary [--json] FILE\n"
-    "\n"
-    "Per metric of a collector document (FILE, or - for stdin): n, min, max, mean,\n"
-    "median, p90, p95, p99, p999, stddev (population), cv (stddev/mean) and mad\n"
-    "(median absolute deviation), computed over every sample and rounded to two\n"
-    "decimals exactly as the benchmark harness rounds them.\n"
-    "\n"
-    "  --json     print {\"<metric>\": {\"n\": ..., \"min\": ..., ...}, ...}\n"
-    "  -h, --help this text\n"
-    "\n"
-    "Without --json: a table grouped by level (the c<clients>. key prefix), with units.\n"
-    "Exit status: 0 done, 1 the document is invalid, 2 usage or I/O error.\n";
+enum { OPT_JSON = CMD_LONG_ONLY };
+
+static const struct cmd_option summary_options[] = {
+    {"json", OPT_JSON, false, "--json",
+     "print {\"<metric>\": {\"n\": ..., \"min\": ..., ...}, ...}"},
+};
+
+static int take_option(void *settings, int id, const char *value)
+{
+    (void)value; /* --json takes none */
+    bool *json = settings;
+    if (id == OPT_JSON) *json = true;
+    return EXIT_FINE;
+}
+
+static const struct cmd_spec summary_spec = {
+    .name = "summary",
+    .synopsis = "[--json] FILE",
+    .about = "Per metric of a collector document (FILE, or - for stdin): n, min, max, mean,\n"
+             "median, p90, p95, p99, p999, stddev (population), cv (stddev/mean) and mad\n"
+             "(median absolute deviation), computed over every sample and rounded to two\n"
+             "decimals exactly as the benchmark harness rounds them.\n",
+    .epilog = "Without --json: a table grouped by level (the c<clients>. key prefix), with units.\n"
+              "Exit status: 0 done, 1 the document is invalid, 2 usage or I/O error.\n",
+    .help_column = 13,
+    .options = summary_options,
+    .n_options = sizeof summary_options / sizeof *summary_options,
+    .operands = CMD_ONE_FILE,
+    .take = take_option,
+};
 
 struct summary_row {
     char *key;
@@ -63,7 +80,7 @@ static int by_level(const void *a, const void *b)
     const struct summary_row *x = a, *y = b;
     unsigned long cx = 0, cy = 0;
     const char *rest;
-    bool lx = key_level(x->key, &cx, &rest), ly = key_level(y->key, &cy, &rest);
+    bool lx = stats_key_level(x->key, &cx, &rest), ly = stats_key_level(y->key, &cy, &rest);
     if (lx != ly) return lx ? -1 : 1;
     if (cx != cy) return cx < cy ? -1 : 1;
     return (x->position > y->position) - (x->position < y->position);
@@ -101,7 +118,7 @@ static void row_cells(const struct summary_row *row, char cells[TABLE_COLUMNS][4
     const struct stats_summary *s = &row->summary;
     unsigned long clients;
     const char *metric = row->key;
-    key_level(row->key, &clients, &metric);
+    stats_key_level(row->key, &clients, &metric);
     snprintf(cells[0], 48, "%.47s", metric);
     snprintf(cells[1], 48, "%s", stats_unit_symbol(row->unit));
     snprintf(cells[2], 48, "%zu", s->n);
@@ -133,7 +150,7 @@ static void print_table(struct summary_rows *all)
     for (size_t i = 0; i < all->count; i++) {
         unsigned long clients = 0;
         const char *metric;
-        bool has_level = key_level(all->rows[i].key, &clients, &metric);
+        bool has_level = stats_key_level(all->rows[i].key, &clients, &metric);
         if (first || has_level != had_level || clients != level) {
             if (!first) putchar('\n');
             if (has_level)
@@ -158,29 +175,16 @@ static void print_table(struct summary_rows *all)
 
 int cmd_summary(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     bool json = false;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
-        switch (opt) {
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            fputs(summary_help, stdout);
-            return EXIT_FINE;
-        default:
-            return option_error("summary", opt, argv);
-        }
-    }
-    if (argc - optind != 1)
-        return usage_error("summary", "needs exactly one FILE (or -), got %d", argc - optind);
+    char **files;
+    int n_files;
+    int status = cmd_parse(&summary_spec, argc, argv, &json, &files, &n_files);
+    if (status != CMD_PROCEED) return status;
 
     struct summary_rows all = {0};
     struct docread_options read_options = {.on_metric = summarize_metric, .ctx = &all};
     struct docread_result result;
-    int status = read_document("summary", argv[optind], &read_options, &result);
+    status = read_document("summary", files[0], &read_options, &result);
     if (status == EXIT_FINE) {
         if (json)
             print_json(&all);

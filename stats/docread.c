@@ -1,305 +1,18 @@
 /* docread.c — a streaming, strict reader of collector documents (see docread.h).
  * It reads 64 KiB at a time and knows the document's fixed shape, so it needs no
- * general JSON tree: each metric's samples go straight into one growing array. */
+ * general JSON tree: each metric's samples go straight into one growing array.
+ * This file reads that shape and the samples; docscan.c the bytes and strings. */
 #include "stats/docread.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "stats/keyindex.h"
-
-#define READ_CHUNK (64 * 1024)
-#define NUMBER_MAX 1024 /* longest number accepted, in characters */
-#define END (-1)        /* peek() at the end of the input */
-
-struct reader {
-    int fd; /* -1 when reading from memory */
-    const unsigned char *buf;
-    unsigned char *chunk;
-    size_t pos, len;
-    bool at_end;
-    int read_errno;
-    size_t line, column; /* of the next byte, from 1 */
-    char *text;          /* the last string read, NUL-terminated */
-    size_t text_len, text_cap;
-    char number[NUMBER_MAX + 1];
-    struct keyindex metric_keys;
-    const struct docread_options *options;
-    struct docread_result *result;
-    enum docread_status status;
-};
-
-static int fail(struct reader *r, enum docread_status status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Records the first error (with its position) and returns -1 for the caller to
- * pass up. A read error shows up to the parser as an early end; report it as
- * what it is. */
-static int fail(struct reader *r, enum docread_status status, const char *fmt, ...)
-{
-    if (r->status != DOCREAD_OK) return -1;
-    if (r->read_errno != 0) {
-        r->status = DOCREAD_IO;
-        snprintf(r->result->error, sizeof r->result->error, "read error: %s",
-                 strerror(r->read_errno));
-        return -1;
-    }
-    r->status = status;
-    char *error = r->result->error;
-    size_t size = sizeof r->result->error, used = 0;
-    if (status == DOCREAD_INVALID) {
-        int n = snprintf(error, size, "line %zu, column %zu: ", r->line, r->column);
-        used = n > 0 && (size_t)n < size ? (size_t)n : 0;
-    }
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(error + used, size - used, fmt, args);
-    va_end(args);
-    return -1;
-}
-
-static int refill(struct reader *r)
-{
-    if (r->at_end) return END;
-    for (;;) {
-        ssize_t got = read(r->fd, r->chunk, READ_CHUNK);
-        if (got > 0) {
-            r->buf = r->chunk;
-            r->pos = 0;
-            r->len = (size_t)got;
-            return r->buf[0];
-        }
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) r->read_errno = errno;
-        r->at_end = true;
-        return END;
-    }
-}
-
-static inline int peek(struct reader *r)
-{
-    if (r->pos < r->len) return r->buf[r->pos];
-    return refill(r);
-}
-
-/* Consumes the byte peek() returned (never call it after END). */
-static inline void advance(struct reader *r)
-{
-    if (r->buf[r->pos++] == '\n') {
-        r->line++;
-        r->column = 1;
-    } else {
-        r->column++;
-    }
-}
-
-static int skip_whitespace(struct reader *r)
-{
-    int c;
-    while ((c = peek(r)) == ' ' || c == '\t' || c == '\n' || c == '\r')
-        advance(r);
-    return c;
-}
-
-/* How a byte reads in an error message. */
-static const char *describe(int c, char *out, size_t size)
-{
-    if (c == END)
-        snprintf(out, size, "the end of the input");
-    else if (c > 0x20 && c < 0x7f)
-        snprintf(out, size, "'%c'", c);
-    else
-        snprintf(out, size, "byte 0x%02x", (unsigned)c);
-    return out;
-}
-
-static int expect_byte(struct reader *r, int want, const char *context)
-{
-    int c = skip_whitespace(r);
-    if (c == want) {
-        advance(r);
-        skip_whitespace(r);
-        return 0;
-    }
-    char found[32];
-    return fail(r, DOCREAD_INVALID, "expected '%c' %s, found %s", want, context,
-                describe(c, found, sizeof found));
-}
-
-/* ---- strings ---- */
-
-static int text_push(struct reader *r, char c)
-{
-    if (r->text_len + 1 >= r->text_cap) {
-        size_t cap = r->text_cap ? r->text_cap * 2 : 256;
-        char *text = realloc(r->text, cap);
-        if (text == NULL) return fail(r, DOCREAD_IO, "out of memory reading a string");
-        r->text = text;
-        r->text_cap = cap;
-    }
-    r->text[r->text_len++] = c;
-    return 0;
-}
-
-static int push_utf8(struct reader *r, unsigned long cp)
-{
-    char out[4];
-    int n;
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        out[0] = (char)(0xc0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        out[0] = (char)(0xe0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        out[2] = (char)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        out[0] = (char)(0xf0 | (cp >> 18));
-        out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        out[3] = (char)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
-    for (int i = 0; i < n; i++)
-        if (text_push(r, out[i]) != 0) return -1;
-    return 0;
-}
-
-static int read_hex4(struct reader *r, unsigned long *out)
-{
-    unsigned long value = 0;
-    for (int i = 0; i < 4; i++) {
-        int c = peek(r);
-        int digit;
-        if (c >= '0' && c <= '9')
-            digit = c - '0';
-        else if (c >= 'a' && c <= 'f')
-            digit = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-            digit = c - 'A' + 10;
-        else
-            return fail(r, DOCREAD_INVALID, "a \\u escape needs four hex digits");
-        advance(r);
-        value = value * 16 + (unsigned long)digit;
-    }
-    *out = value;
-    return 0;
-}
-
-static int read_escape(struct reader *r)
-{
-    int c = peek(r);
-    static const char plain_from[] = "\"\\/bfnrt";
-    static const char plain_to[] = "\"\\/\b\f\n\r\t";
-    const char *hit = c == END ? NULL : strchr(plain_from, c);
-    if (hit != NULL && c != '\0') {
-        advance(r);
-        return text_push(r, plain_to[hit - plain_from]);
-    }
-    if (c != 'u') {
-        char found[32];
-        return fail(r, DOCREAD_INVALID, "invalid escape \\%s in a string",
-                    describe(c, found, sizeof found));
-    }
-    advance(r);
-    unsigned long cp;
-    if (read_hex4(r, &cp) != 0) return -1;
-    if (cp >= 0xdc00 && cp <= 0xdfff)
-        return fail(r, DOCREAD_INVALID, "a string holds a lone low surrogate \\u%04lx", cp);
-    if (cp >= 0xd800 && cp <= 0xdbff) {
-        unsigned long low;
-        if (peek(r) != '\\') goto lone_high;
-        advance(r);
-        if (peek(r) != 'u') goto lone_high;
-        advance(r);
-        if (read_hex4(r, &low) != 0) return -1;
-        if (low < 0xdc00 || low > 0xdfff) goto lone_high;
-        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-    }
-    if (cp == 0)
-        return fail(r, DOCREAD_INVALID, "a string holds \\u0000, which no key or sidecar may");
-    return push_utf8(r, cp);
-lone_high:
-    return fail(r, DOCREAD_INVALID, "a string holds a lone high surrogate \\u%04lx", cp);
-}
-
-/* Bytes 0x80 and up must form well-formed UTF-8 (no overlongs, no surrogates). */
-static int read_utf8_sequence(struct reader *r, int lead)
-{
-    int extra;
-    int low = 0x80, high = 0xbf; /* the allowed range of the second byte */
-    if (lead >= 0xc2 && lead <= 0xdf) {
-        extra = 1;
-    } else if (lead >= 0xe0 && lead <= 0xef) {
-        extra = 2;
-        if (lead == 0xe0) low = 0xa0;
-        if (lead == 0xed) high = 0x9f;
-    } else if (lead >= 0xf0 && lead <= 0xf4) {
-        extra = 3;
-        if (lead == 0xf0) low = 0x90;
-        if (lead == 0xf4) high = 0x8f;
-    } else {
-        return fail(r, DOCREAD_INVALID, "a string is not valid UTF-8 (byte 0x%02x)",
-                    (unsigned)lead);
-    }
-    advance(r);
-    if (text_push(r, (char)lead) != 0) return -1;
-    for (int i = 0; i < extra; i++) {
-        int c = peek(r);
-        if (c == END || c < (i == 0 ? low : 0x80) || c > (i == 0 ? high : 0xbf))
-            return fail(r, DOCREAD_INVALID, "a string is not valid UTF-8");
-        advance(r);
-        if (text_push(r, (char)c) != 0) return -1;
-    }
-    return 0;
-}
-
-/* Reads the string at the '"' peek() shows into r->text. */
-static int read_string(struct reader *r, const char *what)
-{
-    advance(r);
-    r->text_len = 0;
-    for (;;) {
-        int c = peek(r);
-        if (c == END) return fail(r, DOCREAD_INVALID, "the input ends inside %s", what);
-        if (c == '"') {
-            advance(r);
-            break;
-        }
-        if (c < 0x20)
-            return fail(r, DOCREAD_INVALID, "%s holds an unescaped control character (0x%02x)",
-                        what, (unsigned)c);
-        int rc;
-        if (c == '\\') {
-            advance(r);
-            rc = read_escape(r);
-        } else if (c >= 0x80) {
-            rc = read_utf8_sequence(r, c);
-        } else {
-            advance(r);
-            rc = text_push(r, (char)c);
-        }
-        if (rc != 0) return -1;
-    }
-    if (text_push(r, '\0') != 0) return -1;
-    r->text_len--;
-    return 0;
-}
-
-static bool text_is(const struct reader *r, const char *word)
-{
-    return strlen(word) == r->text_len && memcmp(r->text, word, r->text_len) == 0;
-}
+#include "stats/docscan.h"
 
 /* ---- samples ---- */
 
@@ -364,24 +77,26 @@ static int reject_sample(struct reader *r, const char *key, size_t index, int c,
     else if (c == '{')
         kind = "an object";
     if (kind != NULL)
-        return fail(r, DOCREAD_INVALID,
-                    "metric \"%.100s\": samples[%zu] is %s; samples must be finite numbers", key,
-                    index, kind);
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\": samples[%zu] is %s; samples must be finite numbers",
+                            key, index, kind);
     if (is_letter(c)) {
         size_t used = 0;
         if (prefix != NULL) word[used++] = *prefix;
         read_word(r, word, sizeof word, used);
         if (strcmp(word, "true") == 0 || strcmp(word, "false") == 0 || strcmp(word, "null") == 0)
-            return fail(r, DOCREAD_INVALID,
-                        "metric \"%.100s\": samples[%zu] is %s; samples must be finite numbers",
-                        key, index, word);
-        return fail(r, DOCREAD_INVALID,
-                    "metric \"%.100s\": samples[%zu] is %s, which is not a finite JSON number", key,
-                    index, word);
+            return docscan_fail(
+                r, DOCREAD_INVALID,
+                "metric \"%.100s\": samples[%zu] is %s; samples must be finite numbers", key, index,
+                word);
+        return docscan_fail(
+            r, DOCREAD_INVALID,
+            "metric \"%.100s\": samples[%zu] is %s, which is not a finite JSON number", key, index,
+            word);
     }
     char found[32];
-    return fail(r, DOCREAD_INVALID, "metric \"%.100s\": expected samples[%zu], found %s", key,
-                index, describe(c, found, sizeof found));
+    return docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\": expected samples[%zu], found %s",
+                        key, index, docscan_describe(c, found, sizeof found));
 }
 
 static int read_sample(struct reader *r, const char *key, size_t index, double *out)
@@ -391,9 +106,9 @@ static int read_sample(struct reader *r, const char *key, size_t index, double *
     while ((c = peek(r)) != END &&
            (is_digit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')) {
         if (len == NUMBER_MAX)
-            return fail(r, DOCREAD_INVALID,
-                        "metric \"%.100s\": samples[%zu] is longer than %d characters", key, index,
-                        NUMBER_MAX);
+            return docscan_fail(r, DOCREAD_INVALID,
+                                "metric \"%.100s\": samples[%zu] is longer than %d characters", key,
+                                index, NUMBER_MAX);
         r->number[len++] = (char)c;
         advance(r);
     }
@@ -401,17 +116,35 @@ static int read_sample(struct reader *r, const char *key, size_t index, double *
     if (len == 1 && r->number[0] == '-' && is_letter(c))
         return reject_sample(r, key, index, c, "-"); /* -Infinity */
     if (!json_number_valid(r->number, len))
-        return fail(r, DOCREAD_INVALID,
-                    "metric \"%.100s\": samples[%zu] is not a valid JSON number: %.40s", key, index,
-                    r->number);
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\": samples[%zu] is not a valid JSON number: %.40s",
+                            key, index, r->number);
     double value = strtod(r->number, NULL);
     /* strtod saturates to ±HUGE_VAL on overflow; an underflow to 0 is a fine sample. */
     if (!isfinite(value))
-        return fail(r, DOCREAD_INVALID,
-                    "metric \"%.100s\": samples[%zu] (%.40s) overflows a double", key, index,
-                    r->number);
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\": samples[%zu] (%.40s) overflows a double", key,
+                            index, r->number);
     *out = value;
     return 0;
+}
+
+/* After a member of an array or object: 1 when a ',' says another follows
+ * (*c is then its first byte), 0 at `close`, -1 at anything else (*c holds it,
+ * for the caller's message). Both bytes are consumed, with the whitespace. */
+static inline int next_member(struct reader *r, int close, int *c)
+{
+    *c = skip_whitespace(r);
+    if (*c == ',') {
+        advance(r);
+        *c = skip_whitespace(r);
+        return 1;
+    }
+    if (*c == close) {
+        advance(r);
+        return 0;
+    }
+    return -1;
 }
 
 static int read_samples(struct reader *r, const char *key, double **out, size_t *count)
@@ -422,8 +155,8 @@ static int read_samples(struct reader *r, const char *key, double **out, size_t 
     advance(r); /* '[' */
     int c = skip_whitespace(r);
     if (c == ']') {
-        fail(r, DOCREAD_INVALID, "metric \"%.100s\": samples is empty; a metric needs at least one",
-             key);
+        docscan_fail(r, DOCREAD_INVALID,
+                     "metric \"%.100s\": samples is empty; a metric needs at least one", key);
         goto failed;
     }
     for (;;) {
@@ -439,8 +172,8 @@ static int read_samples(struct reader *r, const char *key, double **out, size_t 
                 size_t grown = cap ? cap * 2 : 256;
                 double *bigger = realloc(samples, grown * sizeof *bigger);
                 if (bigger == NULL) {
-                    fail(r, DOCREAD_IO, "out of memory: metric \"%.100s\" has %zu samples so far",
-                         key, n);
+                    docscan_fail(r, DOCREAD_IO,
+                                 "out of memory: metric \"%.100s\" has %zu samples so far", key, n);
                     goto failed;
                 }
                 samples = bigger;
@@ -449,20 +182,13 @@ static int read_samples(struct reader *r, const char *key, double **out, size_t 
             samples[n] = value;
         }
         n++;
-        c = skip_whitespace(r);
-        if (c == ',') {
-            advance(r);
-            c = skip_whitespace(r);
-            continue;
-        }
-        if (c == ']') {
-            advance(r);
-            break;
-        }
+        int more = next_member(r, ']', &c);
+        if (more > 0) continue;
+        if (more == 0) break;
         char found[32];
-        fail(r, DOCREAD_INVALID,
-             "metric \"%.100s\": expected ',' or ']' after samples[%zu], found %s", key, n - 1,
-             describe(c, found, sizeof found));
+        docscan_fail(r, DOCREAD_INVALID,
+                     "metric \"%.100s\": expected ',' or ']' after samples[%zu], found %s", key,
+                     n - 1, docscan_describe(c, found, sizeof found));
         goto failed;
     }
     *out = samples;
@@ -492,94 +218,95 @@ static int deliver(struct reader *r, const char *key, enum stats_unit unit, doub
     return 0;
 }
 
+/* A metric's members as they are read: each at most once, both needed. */
+struct metric_fields {
+    bool have_unit, have_samples;
+    enum stats_unit unit;
+    double *samples; /* owned */
+    size_t n;
+};
+
+/* "unit": after its key, a unit's name. */
+static int read_unit(struct reader *r, const char *key, struct metric_fields *m)
+{
+    char found[32];
+    if (m->have_unit)
+        return docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\" has unit twice", key);
+    m->have_unit = true;
+    if (docscan_expect_byte(r, ':', "after \"unit\"") != 0) return -1;
+    int c = peek(r);
+    if (c != '"')
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\": unit must be a string, found %s", key,
+                            docscan_describe(c, found, sizeof found));
+    if (docscan_read_string(r, "the unit") != 0) return -1;
+    if (stats_unit_parse(r->text, r->text_len, &m->unit) != 0)
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\": unknown unit \"%.40s\" (one of: %s)", key, r->text,
+                            stats_unit_list());
+    return 0;
+}
+
+/* "samples": after its key, the array. */
+static int read_samples_member(struct reader *r, const char *key, struct metric_fields *m)
+{
+    char found[32];
+    if (m->have_samples)
+        return docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\" has samples twice", key);
+    m->have_samples = true;
+    if (docscan_expect_byte(r, ':', "after \"samples\"") != 0) return -1;
+    int c = peek(r);
+    if (c != '[')
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\": samples must be an array of numbers, found %s", key,
+                            docscan_describe(c, found, sizeof found));
+    return read_samples(r, key, &m->samples, &m->n);
+}
+
 static int read_metric(struct reader *r, const char *key)
 {
     char found[32];
     int c = peek(r);
     if (c != '{')
-        return fail(r, DOCREAD_INVALID,
-                    "metric \"%.100s\" must be an object with unit and samples, found %s", key,
-                    describe(c, found, sizeof found));
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\" must be an object with unit and samples, found %s",
+                            key, docscan_describe(c, found, sizeof found));
     advance(r);
     c = skip_whitespace(r);
     if (c == '}')
-        return fail(r, DOCREAD_INVALID, "metric \"%.100s\" is empty; it needs unit and samples",
-                    key);
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\" is empty; it needs unit and samples", key);
 
-    bool have_unit = false, have_samples = false;
-    enum stats_unit unit = STATS_UNIT_COUNT;
-    double *samples = NULL;
-    size_t n = 0;
-    for (;;) {
-        if (c != '"') {
-            fail(r, DOCREAD_INVALID, "metric \"%.100s\": expected a key, found %s", key,
-                 describe(c, found, sizeof found));
-            goto failed;
-        }
-        if (read_string(r, "a key") != 0) goto failed;
-        if (text_is(r, "unit")) {
-            if (have_unit) {
-                fail(r, DOCREAD_INVALID, "metric \"%.100s\" has unit twice", key);
-                goto failed;
-            }
-            have_unit = true;
-            if (expect_byte(r, ':', "after \"unit\"") != 0) goto failed;
-            c = peek(r);
-            if (c != '"') {
-                fail(r, DOCREAD_INVALID, "metric \"%.100s\": unit must be a string, found %s", key,
-                     describe(c, found, sizeof found));
-                goto failed;
-            }
-            if (read_string(r, "the unit") != 0) goto failed;
-            if (stats_unit_parse(r->text, r->text_len, &unit) != 0) {
-                fail(r, DOCREAD_INVALID, "metric \"%.100s\": unknown unit \"%.40s\" (one of: %s)",
-                     key, r->text, stats_unit_list());
-                goto failed;
-            }
-        } else if (text_is(r, "samples")) {
-            if (have_samples) {
-                fail(r, DOCREAD_INVALID, "metric \"%.100s\" has samples twice", key);
-                goto failed;
-            }
-            have_samples = true;
-            if (expect_byte(r, ':', "after \"samples\"") != 0) goto failed;
-            c = peek(r);
-            if (c != '[') {
-                fail(r, DOCREAD_INVALID,
-                     "metric \"%.100s\": samples must be an array of numbers, found %s", key,
-                     describe(c, found, sizeof found));
-                goto failed;
-            }
-            if (read_samples(r, key, &samples, &n) != 0) goto failed;
-        } else {
-            fail(r, DOCREAD_INVALID,
-                 "metric \"%.100s\": unknown key \"%.40s\"; a metric has exactly unit and samples",
-                 key, r->text);
-            goto failed;
-        }
-        c = skip_whitespace(r);
-        if (c == ',') {
-            advance(r);
-            c = skip_whitespace(r);
-            continue;
-        }
-        if (c == '}') {
-            advance(r);
-            break;
-        }
-        fail(r, DOCREAD_INVALID, "metric \"%.100s\": expected ',' or '}', found %s", key,
-             describe(c, found, sizeof found));
-        goto failed;
+    struct metric_fields m = {.unit = STATS_UNIT_COUNT};
+    int rc = 0, more = 1;
+    while (rc == 0 && more > 0) {
+        if (c != '"')
+            rc = docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\": expected a key, found %s",
+                              key, docscan_describe(c, found, sizeof found));
+        else if (docscan_read_string(r, "a key") != 0)
+            rc = -1;
+        else if (docscan_text_is(r, "unit"))
+            rc = read_unit(r, key, &m);
+        else if (docscan_text_is(r, "samples"))
+            rc = read_samples_member(r, key, &m);
+        else
+            rc = docscan_fail(
+                r, DOCREAD_INVALID,
+                "metric \"%.100s\": unknown key \"%.40s\"; a metric has exactly unit and samples",
+                key, r->text);
+        if (rc == 0 && (more = next_member(r, '}', &c)) < 0)
+            rc =
+                docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\": expected ',' or '}', found %s",
+                             key, docscan_describe(c, found, sizeof found));
     }
-    if (!have_unit || !have_samples) {
-        fail(r, DOCREAD_INVALID, "metric \"%.100s\" has no %s", key,
-             have_unit ? "samples" : "unit");
-        goto failed;
+    if (rc == 0 && (!m.have_unit || !m.have_samples))
+        rc = docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\" has no %s", key,
+                          m.have_unit ? "samples" : "unit");
+    if (rc != 0) {
+        free(m.samples);
+        return -1;
     }
-    return deliver(r, key, unit, samples, n);
-failed:
-    free(samples);
-    return -1;
+    return deliver(r, key, m.unit, m.samples, m.n);
 }
 
 static int read_metrics(struct reader *r)
@@ -587,36 +314,32 @@ static int read_metrics(struct reader *r)
     char found[32];
     int c = peek(r);
     if (c != '{')
-        return fail(r, DOCREAD_INVALID, "metrics must be an object, found %s",
-                    describe(c, found, sizeof found));
+        return docscan_fail(r, DOCREAD_INVALID, "metrics must be an object, found %s",
+                            docscan_describe(c, found, sizeof found));
     advance(r);
     c = skip_whitespace(r);
     if (c == '}')
-        return fail(r, DOCREAD_INVALID, "metrics is empty; a document needs at least one metric");
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metrics is empty; a document needs at least one metric");
     for (;;) {
         if (c != '"')
-            return fail(r, DOCREAD_INVALID, "expected a metric key, found %s",
-                        describe(c, found, sizeof found));
-        if (read_string(r, "a metric key") != 0) return -1;
+            return docscan_fail(r, DOCREAD_INVALID, "expected a metric key, found %s",
+                                docscan_describe(c, found, sizeof found));
+        if (docscan_read_string(r, "a metric key") != 0) return -1;
         bool inserted;
         long at = keyindex_intern(&r->metric_keys, r->text, r->text_len, &inserted);
-        if (at < 0) return fail(r, DOCREAD_IO, "out of memory reading metric keys");
-        if (!inserted) return fail(r, DOCREAD_INVALID, "metric \"%.100s\" appears twice", r->text);
+        if (at < 0) return docscan_fail(r, DOCREAD_IO, "out of memory reading metric keys");
+        if (!inserted)
+            return docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\" appears twice", r->text);
         const char *key = r->metric_keys.keys[at];
-        if (expect_byte(r, ':', "after a metric key") != 0) return -1;
+        if (docscan_expect_byte(r, ':', "after a metric key") != 0) return -1;
         if (read_metric(r, key) != 0) return -1;
-        c = skip_whitespace(r);
-        if (c == ',') {
-            advance(r);
-            c = skip_whitespace(r);
-            continue;
-        }
-        if (c == '}') {
-            advance(r);
-            return 0;
-        }
-        return fail(r, DOCREAD_INVALID, "expected ',' or '}' after metric \"%.100s\", found %s",
-                    key, describe(c, found, sizeof found));
+        int more = next_member(r, '}', &c);
+        if (more > 0) continue;
+        if (more == 0) return 0;
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "expected ',' or '}' after metric \"%.100s\", found %s", key,
+                            docscan_describe(c, found, sizeof found));
     }
 }
 
@@ -626,63 +349,60 @@ static int read_document(struct reader *r)
     int c;
     /* A collector may print its own warnings before the document. */
     while ((c = peek(r)) != '{') {
-        if (c == END) return fail(r, DOCREAD_INVALID, "no JSON document: the input has no '{'");
+        if (c == END)
+            return docscan_fail(r, DOCREAD_INVALID, "no JSON document: the input has no '{'");
         advance(r);
     }
     advance(r);
     c = skip_whitespace(r);
     bool have_metrics = false, have_sidecar = false;
-    if (c == '}') return fail(r, DOCREAD_INVALID, "the document is empty; it needs metrics");
+    if (c == '}')
+        return docscan_fail(r, DOCREAD_INVALID, "the document is empty; it needs metrics");
     for (;;) {
         if (c != '"')
-            return fail(r, DOCREAD_INVALID, "expected a top-level key, found %s",
-                        describe(c, found, sizeof found));
-        if (read_string(r, "a top-level key") != 0) return -1;
-        if (text_is(r, "metrics")) {
-            if (have_metrics) return fail(r, DOCREAD_INVALID, "metrics appears twice");
+            return docscan_fail(r, DOCREAD_INVALID, "expected a top-level key, found %s",
+                                docscan_describe(c, found, sizeof found));
+        if (docscan_read_string(r, "a top-level key") != 0) return -1;
+        if (docscan_text_is(r, "metrics")) {
+            if (have_metrics) return docscan_fail(r, DOCREAD_INVALID, "metrics appears twice");
             have_metrics = true;
-            if (expect_byte(r, ':', "after \"metrics\"") != 0) return -1;
+            if (docscan_expect_byte(r, ':', "after \"metrics\"") != 0) return -1;
             if (read_metrics(r) != 0) return -1;
-        } else if (text_is(r, "sidecar")) {
-            if (have_sidecar) return fail(r, DOCREAD_INVALID, "sidecar appears twice");
+        } else if (docscan_text_is(r, "sidecar")) {
+            if (have_sidecar) return docscan_fail(r, DOCREAD_INVALID, "sidecar appears twice");
             have_sidecar = true;
-            if (expect_byte(r, ':', "after \"sidecar\"") != 0) return -1;
+            if (docscan_expect_byte(r, ':', "after \"sidecar\"") != 0) return -1;
             c = peek(r);
             if (c != '"')
-                return fail(r, DOCREAD_INVALID, "sidecar must be a string, found %s",
-                            describe(c, found, sizeof found));
-            if (read_string(r, "the sidecar") != 0) return -1;
+                return docscan_fail(r, DOCREAD_INVALID, "sidecar must be a string, found %s",
+                                    docscan_describe(c, found, sizeof found));
+            if (docscan_read_string(r, "the sidecar") != 0) return -1;
             r->result->sidecar = strdup(r->text);
-            if (r->result->sidecar == NULL) return fail(r, DOCREAD_IO, "out of memory");
+            if (r->result->sidecar == NULL) return docscan_fail(r, DOCREAD_IO, "out of memory");
         } else {
-            return fail(r, DOCREAD_INVALID,
-                        "unknown top-level key \"%.60s\"; a document has only metrics and an "
-                        "optional sidecar",
-                        r->text);
+            return docscan_fail(
+                r, DOCREAD_INVALID,
+                "unknown top-level key \"%.60s\"; a document has only metrics and an "
+                "optional sidecar",
+                r->text);
         }
-        c = skip_whitespace(r);
-        if (c == ',') {
-            advance(r);
-            c = skip_whitespace(r);
-            continue;
-        }
-        if (c == '}') {
-            advance(r);
-            break;
-        }
-        return fail(r, DOCREAD_INVALID, "expected ',' or '}' in the document, found %s",
-                    describe(c, found, sizeof found));
+        int more = next_member(r, '}', &c);
+        if (more > 0) continue;
+        if (more == 0) break;
+        return docscan_fail(r, DOCREAD_INVALID, "expected ',' or '}' in the document, found %s",
+                            docscan_describe(c, found, sizeof found));
     }
-    if (!have_metrics) return fail(r, DOCREAD_INVALID, "the document has no metrics key");
+    if (!have_metrics) return docscan_fail(r, DOCREAD_INVALID, "the document has no metrics key");
     c = skip_whitespace(r);
     if (c == '{')
-        return fail(r, DOCREAD_INVALID,
-                    "a second JSON document follows the first; a collector prints exactly one");
+        return docscan_fail(
+            r, DOCREAD_INVALID,
+            "a second JSON document follows the first; a collector prints exactly one");
     if (c != END)
-        return fail(r, DOCREAD_INVALID,
-                    "unexpected %s after the document; only whitespace may follow",
-                    describe(c, found, sizeof found));
-    if (r->read_errno != 0) return fail(r, DOCREAD_IO, "read error");
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "unexpected %s after the document; only whitespace may follow",
+                            docscan_describe(c, found, sizeof found));
+    if (r->read_errno != 0) return docscan_fail(r, DOCREAD_IO, "read error");
     return 0;
 }
 

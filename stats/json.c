@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/jsontext.h"
+
 #define MAX_DEPTH 64
 #define NUMBER_MAX 64 /* longest number accepted, in characters */
 
@@ -84,11 +86,7 @@ static int hex4(struct parser *ps, unsigned long *out)
     if (ps->end - ps->p < 4) return fail(ps, "a \\u escape needs four hex digits");
     unsigned long v = 0;
     for (int i = 0; i < 4; i++) {
-        int c = *ps->p++;
-        int d = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
+        int d = jsontext_hex_digit(*ps->p++);
         if (d < 0) return fail(ps, "a \\u escape needs four hex digits");
         v = v * 16 + (unsigned long)d;
     }
@@ -99,26 +97,7 @@ static int hex4(struct parser *ps, unsigned long *out)
 static int push_code_point(struct parser *ps, struct text *t, unsigned long cp)
 {
     char b[4];
-    size_t n;
-    if (cp < 0x80) {
-        b[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (char)(0xc0 | (cp >> 6));
-        b[1] = (char)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (char)(0xe0 | (cp >> 12));
-        b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        b[2] = (char)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        b[0] = (char)(0xf0 | (cp >> 18));
-        b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        b[3] = (char)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
+    size_t n = jsontext_utf8_encode(cp, b);
     return text_push(ps, t, b, n);
 }
 
@@ -149,21 +128,9 @@ static int read_escape(struct parser *ps, struct text *t)
 static int read_utf8(struct parser *ps, struct text *t)
 {
     const unsigned char *s = ps->p;
-    int lead = s[0], extra, low = 0x80, high = 0xbf;
-    if (lead >= 0xc2 && lead <= 0xdf) {
-        extra = 1;
-    } else if (lead >= 0xe0 && lead <= 0xef) {
-        extra = 2;
-        if (lead == 0xe0) low = 0xa0;
-        if (lead == 0xed) high = 0x9f;
-    } else if (lead >= 0xf0 && lead <= 0xf4) {
-        extra = 3;
-        if (lead == 0xf0) low = 0x90;
-        if (lead == 0xf4) high = 0x8f;
-    } else {
-        return fail(ps, "a string is not valid UTF-8");
-    }
-    if (ps->end - s <= extra) return fail(ps, "a string is not valid UTF-8");
+    int low, high;
+    int extra = jsontext_utf8_continuations(s[0], &low, &high);
+    if (extra == 0 || ps->end - s <= extra) return fail(ps, "a string is not valid UTF-8");
     for (int i = 1; i <= extra; i++)
         if (s[i] < (i == 1 ? low : 0x80) || s[i] > (i == 1 ? high : 0xbf))
             return fail(ps, "a string is not valid UTF-8");

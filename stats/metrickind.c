@@ -1,15 +1,29 @@
 /* metrickind.c — the kind of a metric (see metrickind.h). */
 #include "stats/metrickind.h"
 
+#include <limits.h>
 #include <string.h>
+
+bool stats_key_level(const char *key, unsigned long *clients, const char **metric)
+{
+    if (key[0] != 'c' || key[1] < '0' || key[1] > '9') return false;
+    unsigned long value = 0;
+    const char *p = key + 1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (value > (ULONG_MAX - 9) / 10) return false;
+        value = value * 10 + (unsigned long)(*p - '0');
+    }
+    if (*p != '.' || p[1] == '\0') return false;
+    *clients = value;
+    *metric = p + 1;
+    return true;
+}
 
 const char *stats_key_metric(const char *key)
 {
-    if (key[0] != 'c' || key[1] < '0' || key[1] > '9') return key;
-    const char *p = key + 1;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    return *p == '.' && p[1] != '\0' ? p + 1 : key;
+    unsigned long clients;
+    const char *metric;
+    return stats_key_level(key, &clients, &metric) ? metric : key;
 }
 
 static bool starts_with(const char *s, const char *prefix)

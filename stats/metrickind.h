@@ -15,8 +15,12 @@ enum stats_metric_kind {
     STATS_KIND_SAMPLES,  /* latencies, phases, per-second gauges (generator_*, watch.*) */
 };
 
+/* Splits "c64.latency_warm_ms" into 64 and "latency_warm_ms"; false for a key
+ * without a c<N>. level prefix, or with an N near or beyond ULONG_MAX. */
+bool stats_key_level(const char *key, unsigned long *clients, const char **metric);
+
 /* The metric part of a key: "latency_warm_ms" for "c64.latency_warm_ms"; the
- * whole key when it has no c<N>. level prefix. */
+ * whole key when it has no level (as stats_key_level decides). */
 const char *stats_key_metric(const char *key);
 
 /* The kind of a metric key with its document unit:

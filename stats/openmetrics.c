@@ -135,7 +135,9 @@ out_of_memory:
 int stats_om_add(struct stats_om *om, const char *key, enum stats_unit unit, double *samples,
                  size_t n, char *error, size_t error_size)
 {
-    const char *metric = stats_key_metric(key);
+    unsigned long clients = 0;
+    const char *metric = key;
+    bool has_level = stats_key_level(key, &clients, &metric);
     bool counter = stats_metric_kind(key, unit) == STATS_KIND_COUNT;
     if (counter && (n != 1 || samples[0] < 0)) {
         snprintf(error, error_size, "\"%.100s\" is a count and needs one non-negative sample", key);
@@ -155,8 +157,8 @@ int stats_om_add(struct stats_om *om, const char *key, enum stats_unit unit, dou
     }
     struct stats_om_series *s = &f->series[f->count++];
     memset(s, 0, sizeof *s);
-    s->has_level = metric != key;
-    if (s->has_level) s->clients = strtoul(key + 1, NULL, 10);
+    s->has_level = has_level;
+    s->clients = clients;
     s->count = n;
     if (counter) {
         s->value = samples[0];

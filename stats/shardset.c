@@ -101,6 +101,14 @@ static int by_index(const void *a, const void *b)
     return (x->input > y->input) - (x->input < y->input);
 }
 
+/* Shards first..last of `shards` are missing. */
+static int add_missing(struct stats_shard_findings *out, unsigned long first, unsigned long last,
+                       unsigned long shards)
+{
+    if (first == last) return add_line(&out->missing, "shard %lu of %lu is missing", first, shards);
+    return add_line(&out->missing, "shards %lu-%lu of %lu are missing", first, last, shards);
+}
+
 /* Duplicated and missing shard indices among the inputs that agree on N. */
 static int check_indices(const struct stats_shard_input *inputs, size_t count, size_t ref,
                          struct stats_shard_findings *out)
@@ -125,22 +133,10 @@ static int check_indices(const struct stats_shard_input *inputs, size_t count, s
                           index, shards);
             continue;
         }
-        if (index > expected) {
-            if (index - expected == 1)
-                rc = add_line(&out->missing, "shard %lu of %lu is missing", expected, shards);
-            else
-                rc = add_line(&out->missing, "shards %lu-%lu of %lu are missing", expected,
-                              index - 1, shards);
-        }
+        if (index > expected) rc = add_missing(out, expected, index - 1, shards);
         expected = index + 1;
     }
-    if (rc == 0 && expected < shards) {
-        if (shards - expected == 1)
-            rc = add_line(&out->missing, "shard %lu of %lu is missing", expected, shards);
-        else
-            rc = add_line(&out->missing, "shards %lu-%lu of %lu are missing", expected, shards - 1,
-                          shards);
-    }
+    if (rc == 0 && expected < shards) rc = add_missing(out, expected, shards - 1, shards);
     free(slots);
     return rc;
 }

@@ -37,4 +37,8 @@ t_loadstats_man_page_documents_every_option() {
     check_tool "$LOADSTATS" "$DOC/loadstats.1" summary check compare merge plot
 }
 
+t_loadstats_man_page_documents_every_export_option() {
+    check_tool "$LOADSTATS" "$DOC/loadstats.1" export
+}
+
 run_tests

@@ -3,10 +3,12 @@
  * pooled, and, where --max-samples cut an input, a draw weighted by the true
  * counts that is a uniform sample of all requests (checked statistically). */
 #include <math.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +98,36 @@ static void test_metric_kinds_follow_name_and_unit(void **state)
     assert_string_equal(stats_key_metric("c64.errors.timeout"), "errors.timeout");
     assert_string_equal(stats_key_metric("c.x"), "c.x");
     assert_string_equal(stats_key_metric("c12."), "c12.");
+}
+
+static void test_the_level_of_a_key(void **state)
+{
+    (void)state;
+    unsigned long clients = 7;
+    const char *metric = NULL;
+    assert_true(stats_key_level("c64.latency_warm_ms", &clients, &metric));
+    assert_int_equal(clients, 64);
+    assert_string_equal(metric, "latency_warm_ms");
+    assert_true(stats_key_level("c0.watch.nginx.fds", &clients, &metric));
+    assert_int_equal(clients, 0);
+    assert_string_equal(metric, "watch.nginx.fds");
+    static const char *const levelless[] = {"requests", "c.x",   "c12.", "c12x.y",
+                                            "64.x",     "C64.x", "c-1.x"};
+    for (size_t i = 0; i < sizeof levelless / sizeof *levelless; i++) {
+        clients = 7;
+        if (stats_key_level(levelless[i], &clients, &metric) || clients != 7)
+            fail_msg("%s read as a level", levelless[i]);
+        assert_string_equal(stats_key_metric(levelless[i]), levelless[i]);
+    }
+    /* a level beyond an unsigned long is no level, for every command alike */
+    char key[64];
+    snprintf(key, sizeof key, "c%lu.bytes_received", ULONG_MAX / 10);
+    assert_true(stats_key_level(key, &clients, &metric));
+    assert_true(clients == ULONG_MAX / 10);
+    snprintf(key, sizeof key, "c%lu0.bytes_received", ULONG_MAX);
+    assert_false(stats_key_level(key, &clients, &metric));
+    assert_string_equal(stats_key_metric(key), key);
+    assert_int_equal(stats_metric_kind(key, STATS_UNIT_BYTES), STATS_KIND_SAMPLES);
 }
 
 /* ---- counts ---- */
@@ -376,6 +408,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metric_kinds_follow_name_and_unit),
+        cmocka_unit_test(test_the_level_of_a_key),
         cmocka_unit_test(test_counts_are_summed_with_zero_for_absent_keys),
         cmocka_unit_test(test_count_with_several_samples_is_refused),
         cmocka_unit_test(test_one_sample_latencies_are_pooled_not_summed),
