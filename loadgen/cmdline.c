@@ -360,8 +360,13 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
         }
         if (opt == ':') lg_usage_error(cl->tool, "%s needs a value", argv[optind - 1]);
         if (opt == '?') {
+            const char *a = argv[optind - 1];
+            /* getopt names a known long option given a value it does not take
+             * by its id: say which option it was */
+            if (optopt && strncmp(a, "--", 2) == 0)
+                lg_usage_error(cl->tool, "option %.*s takes no value", (int)strcspn(a, "="), a);
             if (optopt && optopt < 256) lg_usage_error(cl->tool, "unknown option -%c", optopt);
-            lg_usage_error(cl->tool, "unknown option %s", argv[optind - 1]);
+            lg_usage_error(cl->tool, "unknown option %s", a);
         }
         if (config_option(cfg, opt, optarg)) continue;
         if (cl->tls && tls_option(tls, opt, optarg)) continue;

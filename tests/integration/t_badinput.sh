@@ -12,6 +12,17 @@ printf 'www.example.test NOSUCHTYPE\n' >"$TMPROOT/badtype.queries"
 # expected substring | tool | arguments...
 read -r -d '' HTTP_CASES <<'ROWS'
 unknown option --bogus|httpload --bogus URL
+option --insecure takes no value|httpload --insecure=1 URL
+option --quiet takes no value|httpload --quiet=yes URL
+--retry-delay: 'soon'|httpload --retry-delay soon URL
+--shard: '4/4'|httpload --shard 4/4 URL
+--shard: '1'|httpload --shard 1 URL
+--start-at: '2026-12-01T10:00:00'|httpload --start-at 2026-12-01T10:00:00 URL
+--start-at: '@x'|httpload --start-at @x URL
+--max-late: 'never'|httpload --max-late never URL
+--max-doc-bytes: '100'|httpload --max-doc-bytes 100 URL
+--max-doc-bytes: '12Q'|httpload --max-doc-bytes 12Q URL
+--clock-ref: '[::1'|httpload --clock-ref [::1 URL
 --clients needs a value|httpload URL --clients
 -c needs a value|httpload URL -c
 --clients: '0'|httpload -c 0 URL
