@@ -11,7 +11,8 @@
 # Environment: BUILD (default build-bench), LG_PORT_BASE (default 48000),
 # SRV (default /tmp/srv-bench), ROUNDS (default 3), DURATION (seconds, default 5),
 # OUT (where the documents go; default results/bench), QUICK=1 (no strace and
-# no callgrind: speed only), KEEP=1 (keep the work folder with every tool's
+# no callgrind: speed only), CG_ONLY=1 (the subject under callgrind only),
+# KEEP=1 (keep the work folder with every tool's
 # output, strace tables and callgrind profiles).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -281,10 +282,16 @@ measure_instructions() {
 
 # run_rounds TOOL...: $ROUNDS rounds; in each, every tool's timed run (the
 # order rotates from round to round, so no tool always runs first or last),
-# then unless QUICK=1 every tool under strace and under callgrind.
+# then unless QUICK=1 every tool under strace and under callgrind. CG_ONLY=1:
+# only the first tool (the subject), only under callgrind (instructions per
+# request and the function table, for work on one code path).
 run_rounds() {
     local tools=("$@") n=$# r i k
     for ((r = 1; r <= ROUNDS; r++)); do
+        if [ -n "${CG_ONLY:-}" ]; then
+            measure_instructions "${tools[0]}" "$r"
+            continue
+        fi
         for ((i = 0; i < n; i++)); do
             k=$(((i + r - 1) % n))
             measure_speed "${tools[k]}" "$r"
