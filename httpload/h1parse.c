@@ -178,6 +178,7 @@ static int header_line(struct h1_parser *p, const char *l, size_t n, const char 
         bool has = list_has(v, vn, "chunked", &last);
         if (has && !last) return fail(p, "chunked is not the final transfer coding");
         p->chunked = has;
+        p->has_te = true;
         if (!has) p->conn_close = true; /* unknown coding: the body runs to the close */
     } else if (first == 'c' && nl == 10 && name_is(l, "connection", 10)) {
         /* the usual values in one comparison; lists token by token */
@@ -206,6 +207,12 @@ static int headers_done(struct h1_parser *p)
     if (p->head_request || p->status == 204 || p->status == 304) {
         p->state = H1_DONE;
         return H1_COMPLETE;
+    }
+    /* RFC 9112 6.3: Transfer-Encoding overrides Content-Length; without
+     * chunked as the final coding the body runs to the close */
+    if (p->has_te && !p->chunked) {
+        p->state = H1_BODY_UNTIL_EOF;
+        return H1_MORE;
     }
     if (p->chunked) {
         p->state = H1_CHUNK_SIZE;

@@ -41,6 +41,7 @@ struct h1_parser {
     uint8_t state;
     bool head_request; /* the response to HEAD has no body */
     bool chunked;
+    bool has_te; /* a Transfer-Encoding header: it, not Content-Length, frames the body */
     bool has_length;
     bool conn_close;
     bool keep_alive;

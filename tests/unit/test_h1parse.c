@@ -45,6 +45,26 @@ static void at_every_split(const char *msg, bool head, int want, uint16_t status
     }
 }
 
+/* Like at_every_split, for a body that runs to the close: every split
+ * leaves the response open and consumes everything; EOF completes it. */
+static void to_eof_at_every_split(const char *msg, uint16_t status, uint64_t body)
+{
+    size_t len = strlen(msg);
+    for (size_t step = 1; step <= len; step++) {
+        struct h1_parser p;
+        h1_init(&p);
+        h1_reset(&p, false);
+        size_t used;
+        assert_int_equal(feed(&p, msg, step, &used), H1_MORE);
+        assert_int_equal(used, len);
+        assert_true(h1_must_close(&p));
+        assert_int_equal(h1_parse_eof(&p), H1_COMPLETE);
+        assert_int_equal(p.status, status);
+        assert_int_equal(p.body_bytes, body);
+        h1_free(&p);
+    }
+}
+
 static void content_length(void **state)
 {
     at_every_split("HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 5\r\n\r\nhello", false,
@@ -60,6 +80,26 @@ static void chunked_with_extensions_and_trailers(void **state)
                    "5;a=b\r\nhello\r\nA\r\n0123456789\r\n0\r\nX-T: 1\r\n\r\n",
                    false, H1_COMPLETE, 200, 15);
     at_every_split("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n",
+                   false, H1_COMPLETE, 200, 1);
+}
+
+/* Issue 12, RFC 9112 6.3: Transfer-Encoding overrides Content-Length; when
+ * chunked is not its final coding the body runs to the close, whatever
+ * Content-Length says and in whichever order the two come. */
+static void transfer_encoding_overrides_content_length(void **state)
+{
+    to_eof_at_every_split("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\n"
+                          "abcdefgh",
+                          200, 8);
+    to_eof_at_every_split("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: gzip\r\n\r\n"
+                          "abcdefgh",
+                          200, 8);
+    to_eof_at_every_split("HTTP/1.1 200 OK\r\ncontent-length: 0\r\nTRANSFER-ENCODING: identity\r\n"
+                          "\r\nabc",
+                          200, 3);
+    /* chunked last: the chunks frame it, not the length */
+    at_every_split("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: gzip, chunked\r\n"
+                   "\r\n1\r\nx\r\n0\r\n\r\n",
                    false, H1_COMPLETE, 200, 1);
 }
 
@@ -211,6 +251,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(content_length),
         cmocka_unit_test(chunked_with_extensions_and_trailers),
+        cmocka_unit_test(transfer_encoding_overrides_content_length),
         cmocka_unit_test(no_body_responses),
         cmocka_unit_test(interim_responses_are_skipped),
         cmocka_unit_test(close_delimited_body_ends_at_eof),
