@@ -188,12 +188,14 @@ straced() {
 
 # grinded TAG CMD...: runs CMD under callgrind on $GEN_CPU (threads included)
 # and writes its user-space instruction count (Ir) to $WORK/TAG.ir; the
-# profile stays in $WORK/TAG.callgrind.
+# profile stays in $WORK/TAG.callgrind. CG_OPTS: more callgrind options
+# (--dump-instr=yes for costs per instruction).
 grinded() {
     local tag=$1; shift
     local rc=0
+    # shellcheck disable=SC2086 # CG_OPTS is a list of options
     timeout -k 10 "${LIMIT:-600}" taskset -c "$GEN_CPU" valgrind --tool=callgrind --callgrind-out-file="$WORK/$tag.callgrind" \
-        "$@" >"$WORK/$tag.out" 2>"$WORK/$tag.err" &
+        ${CG_OPTS:-} "$@" >"$WORK/$tag.out" 2>"$WORK/$tag.err" &
     GEN_PID=$!
     wait "$GEN_PID" || rc=$?
     GEN_PID=
