@@ -23,7 +23,7 @@ struct oracle {
     uint64_t body;
     bool te;     /* a field named exactly Transfer-Encoding */
     bool in_te;  /* the value that follows is a Transfer-Encoding's */
-    bool te_odd; /* a Transfer-Encoding value http_parser reads its own way */
+    bool te_odd; /* Transfer-Encoding as http_parser reads it its own way */
 };
 
 static int on_header_field(http_parser *p, const char *at, size_t len)
@@ -32,6 +32,9 @@ static int on_header_field(http_parser *p, const char *at, size_t len)
     /* the whole input goes in one call, so a name arrives in one piece */
     o->in_te = len == 17 && strncasecmp(at, "transfer-encoding", 17) == 0;
     o->te |= o->in_te;
+    /* http_parser takes a name that only begins with it for one too, and
+     * forgets a chunked seen before */
+    if (len > 17 && strncasecmp(at, "transfer-encoding", 17) == 0) o->te_odd = true;
     return 0;
 }
 
