@@ -640,7 +640,7 @@ H1_AVX2 static int scan_lines_avx2(struct h1_parser *p, const uint8_t *d, size_t
 }
 #endif
 
-static int scan_lines(struct h1_parser *p, const uint8_t *d, size_t len, size_t *pos)
+static ALWAYS_INLINE int scan_lines(struct h1_parser *p, const uint8_t *d, size_t len, size_t *pos)
 {
     if (!p->probe) p->probe = (uint8_t)(1 + h1_simd_level()); /* chosen once per parser */
     switch ((enum h1_simd)(p->probe - 1)) {
@@ -682,10 +682,29 @@ static int hexval(uint8_t c)
     return -1;
 }
 
+/* The body of a length-framed response, from d[*pos] on. */
+static int length_body(struct h1_parser *p, size_t len, size_t *pos)
+{
+    size_t n = len - *pos;
+    if (n > p->remaining) n = (size_t)p->remaining;
+    *pos += n;
+    p->remaining -= n;
+    p->body_bytes += n;
+    if (p->remaining) return H1_MORE;
+    p->state = H1_DONE;
+    return H1_COMPLETE;
+}
+
 int h1_parse(struct h1_parser *p, const uint8_t *d, size_t len, size_t *consumed)
 {
     size_t pos = 0;
     int rc = H1_MORE;
+    /* the usual read: a whole header block and a body with a length */
+    if (p->state <= H1_TRAILERS && !p->carry_len && len) {
+        rc = scan_lines(p, d, len, &pos);
+        if (rc == H1_MORE && p->state == H1_BODY_LENGTH && pos < len)
+            rc = length_body(p, len, &pos);
+    }
     while (pos < len && rc == H1_MORE) {
         switch (p->state) {
         case H1_STATUS_LINE:
@@ -712,18 +731,9 @@ int h1_parse(struct h1_parser *p, const uint8_t *d, size_t len, size_t *consumed
             }
             break;
         }
-        case H1_BODY_LENGTH: {
-            size_t n = len - pos;
-            if (n > p->remaining) n = (size_t)p->remaining;
-            pos += n;
-            p->remaining -= n;
-            p->body_bytes += n;
-            if (p->remaining == 0) {
-                p->state = H1_DONE;
-                rc = H1_COMPLETE;
-            }
+        case H1_BODY_LENGTH:
+            rc = length_body(p, len, &pos);
             break;
-        }
         case H1_CHUNK_SIZE: {
             int h = hexval(d[pos]);
             if (h >= 0) {

@@ -1,6 +1,6 @@
 /* A probe of 32 bytes of an HTTP/1.1 header block: bit masks of where its
  * LFs, CRs, NULs, colons and whitespace (SP, HTAB) are, from one AVX2 or
- * two SSE2 compares per byte class, or a byte loop. A line of a header
+ * two SSE2 compares per byte class, or 64-bit word arithmetic. A line of a header
  * block usually fits one probe, so its end, its first colon and the bytes
  * it may not hold come out of a few bit operations (h1parse.c). The three
  * versions give the same masks; which one runs is chosen at run time. */
@@ -39,16 +39,40 @@ enum h1_simd h1_simd_level(void);
 enum { H1_WANT_LF, H1_WANT_CR, H1_WANT_COLON, H1_WANT_SP, H1_WANT_TAB, H1_WANT_COUNT };
 extern const uint8_t h1_want[H1_WANT_COUNT][H1_PROBE];
 
-/* The masks of s[0..32), which must all be readable. */
+/* Eight bytes as a word, the first in the low bits, on any machine (the
+ * compiler makes it one load where the machine is little-endian). */
+static inline uint64_t h1_le64(const uint8_t *s)
+{
+    return (uint64_t)s[0] | (uint64_t)s[1] << 8 | (uint64_t)s[2] << 16 | (uint64_t)s[3] << 24 |
+           (uint64_t)s[4] << 32 | (uint64_t)s[5] << 40 | (uint64_t)s[6] << 48 |
+           (uint64_t)s[7] << 56;
+}
+
+/* The bytes of x equal to the byte that c repeats, as one bit each (byte i
+ * is bit i): t's byte is zero exactly when its low seven bits plus 0x7f do
+ * not carry into bit 7 and bit 7 is clear (no carry crosses a byte); the
+ * multiply then gathers the eight high bits into the top byte. */
+static inline uint32_t h1_eq8(uint64_t x, uint64_t c)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+    uint64_t t = x ^ c;
+    uint64_t zero = ~(((t & low7) + low7) | t) & ~low7;
+    return (uint32_t)(((zero >> 7) * 0x0102040810204080ull) >> 56);
+}
+
+/* The masks of s[0..32), which must all be readable: eight bytes at a time
+ * in a 64-bit word (SWAR), for machines without the vector versions. */
 static inline struct h1_chunk h1_probe_bytes(const uint8_t *s)
 {
+    const uint64_t ones = 0x0101010101010101ull;
     struct h1_chunk c = {0, 0, 0, 0, 0};
-    for (unsigned i = 0; i < H1_PROBE; i++) {
-        c.lf |= (uint32_t)(s[i] == '\n') << i;
-        c.cr |= (uint32_t)(s[i] == '\r') << i;
-        c.nul |= (uint32_t)(s[i] == 0) << i;
-        c.colon |= (uint32_t)(s[i] == ':') << i;
-        c.ws |= (uint32_t)(s[i] == ' ' || s[i] == '\t') << i;
+    for (unsigned i = 0; i < H1_PROBE; i += 8) {
+        uint64_t x = h1_le64(s + i);
+        c.lf |= h1_eq8(x, '\n' * ones) << i;
+        c.cr |= h1_eq8(x, '\r' * ones) << i;
+        c.nul |= h1_eq8(x, 0) << i;
+        c.colon |= h1_eq8(x, ':' * ones) << i;
+        c.ws |= (h1_eq8(x, ' ' * ones) | h1_eq8(x, '\t' * ones)) << i;
     }
     return c;
 }
