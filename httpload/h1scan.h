@@ -1,13 +1,12 @@
 /* A probe of 32 bytes of an HTTP/1.1 header block: bit masks of where its
- * LFs, CRs, NULs, colons and whitespace (SP, HTAB) are, from one AVX2 or
- * two SSE2 compares per byte class, or 64-bit word arithmetic. A line of a header
- * block usually fits one probe, so its end, its first colon and the bytes
- * it may not hold come out of a few bit operations (h1parse.c). The three
+ * LFs, CRs, NULs, colons and whitespace (SP, HTAB) are, from one AVX2 or two
+ * SSE2 compares per byte class, or from 64-bit word arithmetic. A header
+ * line usually fits one probe, so its end, its first colon and the bytes it
+ * may not hold come out of a few bit operations (h1parse.c). The three
  * versions give the same masks; which one runs is chosen at run time. */
 #ifndef HTTPLOAD_H1SCAN_H
 #define HTTPLOAD_H1SCAN_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -84,14 +83,13 @@ static inline uint32_t h1_bits_sse2(__m128i lo, __m128i hi)
     return (uint32_t)_mm_movemask_epi8(lo) | (uint32_t)_mm_movemask_epi8(hi) << 16;
 }
 
-/* The compare of a and b with 16 copies of byte h1_want[i]. */
-#define H1_EQ16(x, i) _mm_cmpeq_epi8((x), _mm_load_si128((const __m128i *)(const void *)want[i]))
+/* The compare of x with 16 copies of byte h1_want[i]. */
+#define H1_EQ16(x, i) _mm_cmpeq_epi8((x), _mm_load_si128((const __m128i *)(const void *)h1_want[i]))
 
 static inline struct h1_chunk h1_probe_sse2(const uint8_t *s)
 {
     __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
     __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-    const uint8_t(*want)[H1_PROBE] = h1_want;
     struct h1_chunk c;
     c.lf = h1_bits_sse2(H1_EQ16(a, H1_WANT_LF), H1_EQ16(b, H1_WANT_LF));
     c.cr = h1_bits_sse2(H1_EQ16(a, H1_WANT_CR), H1_EQ16(b, H1_WANT_CR));
@@ -116,12 +114,11 @@ H1_AVX2 static inline uint32_t h1_bits_avx2(__m256i x)
 }
 
 #define H1_EQ32(x, i)                                                                              \
-    _mm256_cmpeq_epi8((x), _mm256_load_si256((const __m256i *)(const void *)want[i]))
+    _mm256_cmpeq_epi8((x), _mm256_load_si256((const __m256i *)(const void *)h1_want[i]))
 
 H1_AVX2 static inline struct h1_chunk h1_probe_avx2(const uint8_t *s)
 {
     __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)s);
-    const uint8_t(*want)[H1_PROBE] = h1_want;
     struct h1_chunk c;
     c.lf = h1_bits_avx2(H1_EQ32(x, H1_WANT_LF));
     c.cr = h1_bits_avx2(H1_EQ32(x, H1_WANT_CR));
