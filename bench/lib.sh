@@ -11,7 +11,8 @@
 # Environment: BUILD (default build-bench), LG_PORT_BASE (default 48000),
 # SRV (default /tmp/srv-bench), ROUNDS (default 3), DURATION (seconds, default 5),
 # OUT (where the documents go; default results/bench), QUICK=1 (no strace and
-# no callgrind: speed only), KEEP=1 (keep the work folder with every tool's
+# no callgrind: speed only), CG_ONLY=1 (the subject under callgrind only),
+# KEEP=1 (keep the work folder with every tool's
 # output, strace tables and callgrind profiles).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -190,12 +191,14 @@ straced() {
 
 # grinded TAG CMD...: runs CMD under callgrind on $GEN_CPU (threads included)
 # and writes its user-space instruction count (Ir) to $WORK/TAG.ir; the
-# profile stays in $WORK/TAG.callgrind.
+# profile stays in $WORK/TAG.callgrind. CG_OPTS: more callgrind options
+# (--dump-instr=yes for costs per instruction).
 grinded() {
     local tag=$1; shift
     local rc=0
+    # shellcheck disable=SC2086 # CG_OPTS is a list of options
     timeout -k 10 "${LIMIT:-600}" taskset -c "$GEN_CPU" valgrind --tool=callgrind --callgrind-out-file="$WORK/$tag.callgrind" \
-        "$@" >"$WORK/$tag.out" 2>"$WORK/$tag.err" &
+        ${CG_OPTS:-} "$@" >"$WORK/$tag.out" 2>"$WORK/$tag.err" &
     GEN_PID=$!
     wait "$GEN_PID" || rc=$?
     GEN_PID=
@@ -284,10 +287,16 @@ measure_instructions() {
 
 # run_rounds TOOL...: $ROUNDS rounds; in each, every tool's timed run (the
 # order rotates from round to round, so no tool always runs first or last),
-# then unless QUICK=1 every tool under strace and under callgrind.
+# then unless QUICK=1 every tool under strace and under callgrind. CG_ONLY=1:
+# only the first tool (the subject), only under callgrind (instructions per
+# request and the function table, for work on one code path).
 run_rounds() {
     local tools=("$@") n=$# r i k
     for ((r = 1; r <= ROUNDS; r++)); do
+        if [ -n "${CG_ONLY:-}" ]; then
+            measure_instructions "${tools[0]}" "$r"
+            continue
+        fi
         for ((i = 0; i < n; i++)); do
             k=$(((i + r - 1) % n))
             measure_speed "${tools[k]}" "$r"

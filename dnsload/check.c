@@ -1,6 +1,9 @@
-/* The response checker (see check.h): header, question, then every resource
- * record walked with bounds checks, compression pointers followed a bounded
- * number of times, the OPT record read for the extended rcode. */
+/* The response checker (see check.h). The usual reply echoes the question
+ * byte for byte: then header and question cost a few comparisons, and of the
+ * records only what follows the question is walked, bounds-checked, an
+ * owner name that points at the question taken as the valid name it is.
+ * Anything else takes the general way: every name read in full, compression
+ * pointers followed a bounded number of times. */
 #include "dnsload/check.h"
 
 #include <ctype.h>
@@ -18,28 +21,58 @@ static uint16_t get16(const uint8_t *p)
     return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* Names already checked: the label starts of the question's name. A
- * compression pointer to one of them (as almost every answer's owner name
- * is) needs no second walk. */
-struct known_names {
-    uint16_t start[16];
-    unsigned n;
-};
-
-static bool known(const struct known_names *k, size_t at)
+/* a == b over n >= 4 bytes, 8 at a time and the last 8 (or, below 8, the
+ * first and last 4) in overlapping loads: n is a question's length, a few
+ * dozen bytes, where a call to memcmp would cost more than the comparison. */
+static bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 {
-    for (unsigned i = 0; k && i < k->n; i++)
-        if (k->start[i] == at) return true;
-    return false;
+    if (n < 8) {
+        uint32_t x, y, u, v;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, b + n - 4, 4);
+        return ((x ^ y) | (u ^ v)) == 0;
+    }
+    uint64_t x, y, diff;
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    diff = x ^ y;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        diff |= x ^ y;
+    }
+    return diff == 0;
 }
 
-/* Reads the name at *off. Writes its uncompressed wire form to `out` (when
- * not NULL, DNS_NAME_MAX bytes) and its length to *out_len; moves *off past
- * the name as it appears at that place; records label starts in `learn`.
- * -1 when the name runs off the packet, is too long, loops or uses a
+/* A reply's question that is the query's own, byte for byte at offset 12:
+ * a name the tool built (check.h), so valid; its label starts are the names
+ * a compression pointer may reuse without reading them again. */
+struct echo {
+    const uint8_t *name; /* the question's name, uncompressed */
+    size_t len;          /* its length, the root label included */
+};
+
+/* The length of the name at a label start of the echoed question that
+ * `at` (a packet offset) is, or -1 when it is none. */
+static int echo_suffix(const struct echo *e, size_t at)
+{
+    if (!e || at < DNS_HEADER_LEN || at >= DNS_HEADER_LEN + e->len) return -1;
+    size_t want = at - DNS_HEADER_LEN;
+    for (size_t i = 0; i < e->len; i += (size_t)e->name[i] + 1)
+        if (i == want) return (int)(e->len - i);
+    return -1;
+}
+
+/* Reads the name at *off and moves *off past it as it appears there. Writes
+ * its uncompressed wire form to `out` (when not NULL, DNS_NAME_MAX bytes)
+ * and its length to *out_len. A pointer to a label start of the echoed
+ * question (echo, may be NULL) ends the walk: the rest is known. -1 when the
+ * name runs off the packet, is longer than 255 bytes, loops or uses a
  * reserved label type. */
 static int read_name(const uint8_t *pkt, size_t len, size_t *off, uint8_t *out, size_t *out_len,
-                     const struct known_names *valid, struct known_names *learn)
+                     const struct echo *echo)
 {
     size_t p = *off, n = 0;
     unsigned jumps = 0;
@@ -52,12 +85,12 @@ static int read_name(const uint8_t *pkt, size_t len, size_t *off, uint8_t *out, 
             if (!jumped) *off = p + 2;
             jumped = true;
             p = (size_t)(label & 0x3F) << 8 | pkt[p + 1];
-            if (!out && known(valid, p)) return 0;
+            int rest = out ? -1 : echo_suffix(echo, p);
+            if (rest >= 0) return n + (size_t)rest > DNS_NAME_MAX ? -1 : 0;
             continue;
         }
         if (label & 0xC0) return -1; /* 0x40 and 0x80: extended label types, obsolete */
         if (p + 1 + label > len || n + 1 + label > DNS_NAME_MAX) return -1;
-        if (learn && !jumped && learn->n < 16) learn->start[learn->n++] = (uint16_t)p;
         if (out) memcpy(out + n, pkt + p, (size_t)label + 1);
         n += (size_t)label + 1;
         p += (size_t)label + 1;
@@ -82,28 +115,50 @@ static bool same_name(const uint8_t *a, const uint8_t *b, size_t n)
 }
 
 /* Walks `count` resource records from *off; notes the extended rcode bits of
- * an OPT record. -1 when a record does not fit. */
+ * an OPT record in the additional section (from `additional` on). -1 when a
+ * record does not fit. */
 static int walk_records(const uint8_t *pkt, size_t len, size_t *off, unsigned count,
-                        bool additional, const struct known_names *valid, struct dns_reply *out)
+                        unsigned additional, const struct echo *echo, struct dns_reply *out)
 {
     for (unsigned i = 0; i < count; i++) {
-        if (read_name(pkt, len, off, NULL, NULL, valid, NULL) < 0) return -1;
-        if (*off + 10 > len) return -1;
-        const uint8_t *rr = pkt + *off;
-        uint16_t type = get16(rr), rdlen = get16(rr + 8);
-        if (*off + 10 + rdlen > len) return -1;
-        if (additional && type == DNS_TYPE_OPT)
+        size_t o = *off;
+        /* the usual owner: a pointer to the question's name (offset 12) */
+        if (echo && o + 2 <= len && pkt[o] == 0xC0 && pkt[o + 1] == DNS_HEADER_LEN)
+            o += 2;
+        else if (read_name(pkt, len, &o, NULL, NULL, echo) < 0)
+            return -1;
+        if (o + 10 > len) return -1;
+        const uint8_t *rr = pkt + o;
+        size_t end = o + 10 + get16(rr + 8);
+        if (end > len) return -1;
+        if (i >= additional && get16(rr) == DNS_TYPE_OPT)
             out->rcode = (uint16_t)(out->rcode | rr[4] << 4); /* TTL's high byte */
-        *off += 10 + (size_t)rdlen;
+        *off = end;
     }
     return 0;
+}
+
+/* The question section the general way: any case, any compression. */
+static enum dns_verdict other_question(const uint8_t *pkt, size_t len, size_t *off,
+                                       const uint8_t *question, size_t question_len)
+{
+    uint8_t name[DNS_NAME_MAX];
+    size_t name_len;
+    if (read_name(pkt, len, off, name, &name_len, NULL) < 0 || *off + 4 > len) return DNS_MALFORMED;
+    if (question_len < 4 || name_len != question_len - 4 || !same_name(name, question, name_len) ||
+        memcmp(pkt + *off, question + name_len, 4) != 0)
+        return DNS_WRONG_QUESTION;
+    *off += 4;
+    return DNS_ANSWER;
 }
 
 enum dns_verdict dns_check_reply(const uint8_t *pkt, size_t len, const uint8_t *question,
                                  size_t question_len, struct dns_reply *out)
 {
-    memset(out, 0, sizeof(*out));
-    if (len >= 2) out->id = get16(pkt);
+    out->id = len >= 2 ? get16(pkt) : 0;
+    out->rcode = 0;
+    out->tc = false;
+    out->has_question = false;
     if (len < DNS_HEADER_LEN) return DNS_MALFORMED;
     uint8_t flags_hi = pkt[2], flags_lo = pkt[3];
     out->rcode = flags_lo & 0x0F;
@@ -112,34 +167,27 @@ enum dns_verdict dns_check_reply(const uint8_t *pkt, size_t len, const uint8_t *
     unsigned qdcount = get16(pkt + 4), ancount = get16(pkt + 6), nscount = get16(pkt + 8),
              arcount = get16(pkt + 10);
     size_t off = DNS_HEADER_LEN;
-    struct known_names names = {.n = 0};
+    struct echo echo, *known = NULL;
     if (qdcount > 0) {
         if (qdcount != 1) return DNS_WRONG_QUESTION;
-        /* The usual answer echoes the question byte for byte, uncompressed:
-         * one comparison, then the name's labels are learnt for the records. */
-        if (question_len >= 5 && off + question_len <= len &&
-            memcmp(pkt + off, question, question_len) == 0) {
-            size_t end = off;
-            if (read_name(pkt, len, &end, NULL, NULL, NULL, &names) < 0 ||
-                end != off + question_len - 4)
-                return DNS_MALFORMED;
+        /* The usual answer echoes the question byte for byte: one
+         * comparison, and its name needs no reading. */
+        if (question_len >= 5 && question_len - 4 <= DNS_NAME_MAX &&
+            question_len <= len - DNS_HEADER_LEN &&
+            same_bytes(pkt + DNS_HEADER_LEN, question, question_len)) {
+            echo.name = question;
+            echo.len = question_len - 4;
+            known = &echo;
             off += question_len;
         } else {
-            uint8_t name[DNS_NAME_MAX];
-            size_t name_len;
-            if (read_name(pkt, len, &off, name, &name_len, NULL, &names) < 0 || off + 4 > len)
-                return DNS_MALFORMED;
-            if (question_len < 4 || name_len != question_len - 4 ||
-                !same_name(name, question, name_len) ||
-                memcmp(pkt + off, question + name_len, 4) != 0)
-                return DNS_WRONG_QUESTION;
-            off += 4;
+            enum dns_verdict v = other_question(pkt, len, &off, question, question_len);
+            if (v != DNS_ANSWER) return v;
         }
         out->has_question = true;
     }
     /* With TC the rest may be cut anywhere: only header and question count. */
-    if (!out->tc && (walk_records(pkt, len, &off, ancount + nscount, false, &names, out) < 0 ||
-                     walk_records(pkt, len, &off, arcount, true, &names, out) < 0))
+    if (!out->tc && walk_records(pkt, len, &off, ancount + nscount + arcount, ancount + nscount,
+                                 known, out) < 0)
         return DNS_MALFORMED;
     /* Error answers may leave the question out (FORMERR, REFUSED, BADVERS);
      * a success never may. */

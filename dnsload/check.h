@@ -27,12 +27,15 @@ struct dns_reply {
 };
 
 /* Checks `pkt` against `question`: the question section as it was sent (the
- * name in uncompressed wire form, then type and class). The name compares
- * case-insensitively; type and class exactly. A reply with no question is
- * accepted only with an rcode other than NOERROR and NXDOMAIN (servers answer
- * FORMERR and REFUSED like that). With TC set the sections after the question
- * may be cut short and are not parsed. `out` is filled as far as the packet
- * allows (id whenever len >= 2). */
+ * name in uncompressed wire form, then type and class). It must be well
+ * formed (dnsload's are c-ares' work): a reply that repeats it byte for byte
+ * has its name taken as valid without reading it again. The name compares
+ * case-insensitively; type and class exactly. Every name in the records must
+ * be valid (bounds, at most 255 bytes, no pointer loop). A reply with no
+ * question is accepted only with an rcode other than NOERROR and NXDOMAIN
+ * (servers answer FORMERR and REFUSED like that). With TC set the sections
+ * after the question may be cut short and are not parsed. `out` is filled as
+ * far as the packet allows (id whenever len >= 2). */
 enum dns_verdict dns_check_reply(const uint8_t *pkt, size_t len, const uint8_t *question,
                                  size_t question_len, struct dns_reply *out);
 

@@ -1,8 +1,9 @@
 /* An incremental HTTP/1.1 response parser for the load path: it reads status
- * line and headers a line at a time (memchr, not a byte-wise state machine),
- * keeps only what framing needs (status, Content-Length, chunked, Connection)
- * and counts bodies without storing them. Bytes of a line split across reads
- * are carried in a buffer allocated only when that happens. */
+ * line and headers a line at a time (a vector probe per line, not a
+ * byte-wise state machine), keeps only what framing needs (status,
+ * Content-Length, Transfer-Encoding, Connection) and counts bodies without
+ * storing them. Bytes of a line split across reads are carried in a buffer
+ * allocated only when that happens. */
 #ifndef HTTPLOAD_H1PARSE_H
 #define HTTPLOAD_H1PARSE_H
 
@@ -14,9 +15,11 @@
  * larger than this: beyond it the response is a protocol error. */
 #define H1_HEADER_LIMIT (64 * 1024)
 
+/* The three states that read lines come first: one comparison tells them. */
 enum h1_state {
     H1_STATUS_LINE,
     H1_HEADERS,
+    H1_TRAILERS,
     H1_BODY_LENGTH,
     H1_CHUNK_SIZE,
     H1_CHUNK_SIZE_OWS,
@@ -25,7 +28,6 @@ enum h1_state {
     H1_CHUNK_DATA,
     H1_CHUNK_DATA_CR,
     H1_CHUNK_DATA_LF,
-    H1_TRAILERS,
     H1_BODY_UNTIL_EOF,
     H1_DONE,
     H1_FAILED,
@@ -41,11 +43,13 @@ struct h1_parser {
     uint8_t state;
     bool head_request; /* the response to HEAD has no body */
     bool chunked;
+    bool has_te; /* a Transfer-Encoding header: it, not Content-Length, frames the body */
     bool has_length;
     bool conn_close;
     bool keep_alive;
     uint8_t http_minor;
     uint16_t status;
+    uint8_t probe; /* 1 + the probe's enum h1_simd; 0 until the first header line */
     unsigned chunk_digits;
     uint32_t header_bytes;
     uint64_t content_length;
@@ -57,6 +61,8 @@ struct h1_parser {
     const char *error;
 };
 
+/* A zeroed parser is initialised too. The widest probe the CPU has
+ * (h1scan.h) is chosen when the first line is read, and kept. */
 void h1_init(struct h1_parser *p);
 /* Prepares for the response to the next request. */
 void h1_reset(struct h1_parser *p, bool head_request);

@@ -1,8 +1,13 @@
 /* fuzz_dns_check.c — libFuzzer target for dnsload's response checker: any
  * bytes must end in a verdict without a crash, an out-of-bounds read or
- * undefined behaviour, and the verdict must be consistent with the packet.
- * The input is checked twice: against a fixed question, and against the
- * question the input itself carries, so the fuzzer reaches the record walk. */
+ * undefined behaviour, and the verdict must be the one a reference checker
+ * gives: the rules of check.h written plainly, every name read in full, no
+ * shortcut (the checker under test takes a question it sees echoed as valid
+ * and stops at pointers into it). The input is checked against a fixed
+ * question and against the question the input itself carries, when that
+ * one is well formed (check.h asks it of the caller), so the fuzzer reaches
+ * the record walk with echoed questions. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,40 +18,136 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const uint8_t fixed_question[] = "\3www\7example\3com\0\0\1\0\1";
 
+static uint16_t ref16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* The name at *off, in full: its uncompressed form to out (255 bytes, or
+ * NULL), *off past it as it appears there. -1 for what check.h calls
+ * invalid. */
+static int ref_name(const uint8_t *pkt, size_t len, size_t *off, uint8_t *out, size_t *out_len)
+{
+    size_t p = *off, n = 0;
+    unsigned jumps = 0;
+    bool jumped = false;
+    for (;;) {
+        if (p >= len) return -1;
+        uint8_t label = pkt[p];
+        if (label >= 0xC0) {
+            if (p + 1 >= len || ++jumps > 64) return -1;
+            if (!jumped) *off = p + 2;
+            jumped = true;
+            p = (size_t)(label & 0x3F) << 8 | pkt[p + 1];
+            continue;
+        }
+        if (label >= 0x40) return -1;
+        if (p + 1 + label > len || n + 1 + label > 255) return -1;
+        if (out) memcpy(out + n, pkt + p, (size_t)label + 1);
+        n += (size_t)label + 1;
+        p += (size_t)label + 1;
+        if (label == 0) break;
+    }
+    if (!jumped) *off = p;
+    if (out_len) *out_len = n;
+    return 0;
+}
+
+static uint8_t lower(uint8_t c)
+{
+    return c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
+}
+
+static enum dns_verdict ref_check(const uint8_t *pkt, size_t len, const uint8_t *q, size_t qlen,
+                                  struct dns_reply *r)
+{
+    memset(r, 0, sizeof(*r));
+    if (len >= 2) r->id = ref16(pkt);
+    if (len < 12) return DNS_MALFORMED;
+    r->rcode = pkt[3] & 0x0F;
+    r->tc = (pkt[2] & 0x02) != 0;
+    if (!(pkt[2] & 0x80)) return DNS_QR_CLEAR;
+    unsigned qd = ref16(pkt + 4), records = ref16(pkt + 6) + ref16(pkt + 8),
+             additional = ref16(pkt + 10);
+    size_t off = 12;
+    if (qd > 1) return DNS_WRONG_QUESTION;
+    if (qd == 1) {
+        uint8_t name[255];
+        size_t n;
+        if (ref_name(pkt, len, &off, name, &n) < 0 || off + 4 > len) return DNS_MALFORMED;
+        if (qlen < 4 || n != qlen - 4) return DNS_WRONG_QUESTION;
+        for (size_t i = 0; i < n; i++)
+            if (lower(name[i]) != lower(q[i])) return DNS_WRONG_QUESTION;
+        if (memcmp(pkt + off, q + n, 4) != 0) return DNS_WRONG_QUESTION;
+        off += 4;
+        r->has_question = true;
+    }
+    if (!r->tc) {
+        for (unsigned i = 0; i < records + additional; i++) {
+            if (ref_name(pkt, len, &off, NULL, NULL) < 0 || off + 10 > len) return DNS_MALFORMED;
+            size_t end = off + 10 + ref16(pkt + off + 8);
+            if (end > len) return DNS_MALFORMED;
+            if (i >= records && ref16(pkt + off) == 41)
+                r->rcode = (uint16_t)(r->rcode | pkt[off + 4] << 4);
+            off = end;
+        }
+    }
+    if (!r->has_question && (r->rcode == 0 || r->rcode == 3)) return DNS_WRONG_QUESTION;
+    return DNS_ANSWER;
+}
+
 static void check_one(const uint8_t *data, size_t size, const uint8_t *q, size_t qlen)
 {
-    struct dns_reply r, again;
-    enum dns_verdict v = dns_check_reply(data, size, q, qlen, &r);
+    /* the packet in a buffer of its exact size: a read past it is caught */
+    uint8_t *pkt = malloc(size ? size : 1);
+    if (!pkt) abort();
+    memcpy(pkt, data, size);
+    struct dns_reply r, again, want;
+    enum dns_verdict v = dns_check_reply(pkt, size, q, qlen, &r);
     if (v != DNS_ANSWER && v != DNS_MALFORMED && v != DNS_QR_CLEAR && v != DNS_WRONG_QUESTION)
         abort();
-    if (v != DNS_MALFORMED && size < DNS_HEADER_LEN) abort();
-    if (size >= 2 && r.id != (uint16_t)(data[0] << 8 | data[1])) abort();
-    if (r.rcode > DNS_RCODE_MAX) abort();
-    if (v == DNS_ANSWER && !(data[2] & 0x80)) abort();
-    /* a success always echoes the question */
-    if (v == DNS_ANSWER && !r.has_question && (r.rcode == 0 || r.rcode == 3)) abort();
-    /* pure: the same bytes give the same verdict */
-    if (dns_check_reply(data, size, q, qlen, &again) != v || memcmp(&r, &again, sizeof(r)) != 0)
+    /* the reference */
+    if (ref_check(pkt, size, q, qlen, &want) != v) abort();
+    if (r.id != want.id || r.rcode != want.rcode || r.tc != want.tc ||
+        r.has_question != want.has_question)
         abort();
+    if (r.rcode > DNS_RCODE_MAX) abort();
+    /* pure: the same bytes give the same verdict */
+    if (dns_check_reply(pkt, size, q, qlen, &again) != v || again.id != r.id ||
+        again.rcode != r.rcode || again.tc != r.tc || again.has_question != r.has_question)
+        abort();
+    free(pkt);
+}
+
+/* The question the packet carries at offset 12, if it is one a sender could
+ * have sent (labels below 64 bytes, a name of at most 255, uncompressed):
+ * its length, or 0. */
+static size_t own_question(const uint8_t *data, size_t size)
+{
+    size_t p = 12;
+    while (p < size && data[p] != 0) {
+        if (data[p] >= 64) return 0;
+        p += (size_t)data[p] + 1;
+    }
+    if (p >= size || p + 1 - 12 > 255 || p + 5 > size) return 0;
+    return p + 5 - 12;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     check_one(data, size, fixed_question, sizeof(fixed_question) - 1);
-    /* the packet's own question, uncompressed, as a sender would have it */
-    if (size > DNS_HEADER_LEN) {
-        size_t end = DNS_HEADER_LEN;
-        while (end < size && end - DNS_HEADER_LEN < 255 && data[end] != 0)
-            end++;
-        if (end < size && end + 5 <= size) {
-            size_t qlen = end + 5 - DNS_HEADER_LEN;
-            /* a copy, so a read past the question is caught by the sanitizer */
-            uint8_t *q = malloc(qlen);
-            if (!q) return 0;
-            memcpy(q, data + DNS_HEADER_LEN, qlen);
-            check_one(data, size, q, qlen);
-            free(q);
-        }
+    size_t qlen = own_question(data, size);
+    if (qlen) {
+        /* a copy, so a read past the question is caught by the sanitizer */
+        uint8_t *q = malloc(qlen);
+        if (!q) return 0;
+        memcpy(q, data + 12, qlen);
+        check_one(data, size, q, qlen);
+        /* the same name in capitals: the general way */
+        for (size_t i = 0; i + 4 < qlen; i++)
+            if (q[i] >= 'a' && q[i] <= 'z') q[i] = (uint8_t)(q[i] - 32);
+        check_one(data, size, q, qlen);
+        free(q);
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 /* test_dns_check.c — dnsload's response checker on crafted packets: each
  * verdict (answer, malformed, QR clear, wrong question), the rcode with its
- * extended bits, TC, and the rcode names. */
+ * extended bits, TC, compression pointers into the echoed question and
+ * elsewhere, and the rcode names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -239,6 +240,169 @@ static void test_opt_record_extends_the_rcode(void **state)
     assert_int_equal(r.rcode, 16);
 }
 
+/* A name whose labels take `bytes` bytes (length bytes included), then a
+ * pointer to `to`. */
+static void long_name_then_pointer(struct pkt *p, size_t bytes, unsigned to)
+{
+    while (bytes > 0) {
+        uint8_t label[64];
+        size_t n = bytes > 64 ? 63 : bytes - 1;
+        label[0] = (uint8_t)n;
+        memset(label + 1, 'a', n);
+        put(p, label, n + 1);
+        bytes -= n + 1;
+    }
+    put16(p, 0xC000 | to);
+}
+
+static const uint8_t rr_a_fixed[] = {0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 192, 0, 2, 1};
+
+/* Pointers into the question the reply echoes: to its start, to a later
+ * label start, after labels of the record's own; and a pointer that lands
+ * inside a label, which is no name. */
+static void test_pointers_into_the_echoed_question(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8180, 1, 2, 0, 0);
+    put(&p, question, QLEN);
+    put16(&p, 0xC000 | 16); /* "example.com" */
+    put(&p, rr_a_fixed, sizeof(rr_a_fixed));
+    put(&p, "\3foo", 4);
+    put16(&p, 0xC000 | 24); /* foo + "com" */
+    put(&p, rr_a_fixed, sizeof(rr_a_fixed));
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    put16(&p, 0xC000 | 29); /* the root label at the question's end */
+    put(&p, rr_a_fixed, sizeof(rr_a_fixed));
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    put16(&p, 0xC000 | 13); /* "ww\7...": 'w' is a reserved label type */
+    put(&p, rr_a_fixed, sizeof(rr_a_fixed));
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    put16(&p, 0xC000 | 30); /* the question's type: no name */
+    put(&p, rr_a_fixed, sizeof(rr_a_fixed));
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+}
+
+/* The 255-byte limit holds for a name that ends in a pointer to the echoed
+ * question: 238 bytes of labels and www.example.com (17) fit, 239 do not. */
+static void test_name_through_a_pointer_longer_than_255_is_malformed(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    long_name_then_pointer(&p, 238, 12);
+    put(&p, rr_a_fixed, sizeof(rr_a_fixed));
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    long_name_then_pointer(&p, 239, 12);
+    put(&p, rr_a_fixed, sizeof(rr_a_fixed));
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+    /* the same through a pointer to a later label start: 250 + "com" (5) */
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    long_name_then_pointer(&p, 250, 24);
+    put(&p, rr_a_fixed, sizeof(rr_a_fixed));
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    long_name_then_pointer(&p, 251, 24);
+    put(&p, rr_a_fixed, sizeof(rr_a_fixed));
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+}
+
+/* An MX answer with the exchange's address in the additional section,
+ * whose owner points into the answer's data (and on into the question). */
+static void test_pointer_into_record_data(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8180, 1, 1, 0, 1);
+    put(&p, question, QLEN);
+    put16(&p, 0xC00C);
+    put(&p, "\0\x0f\0\1\0\0\0\x3c\0\x09\0\x0a", 12); /* MX, rdlen 9, preference 10 */
+    size_t exchange = p.n;
+    put(&p, "\4mail", 5);
+    put16(&p, 0xC000 | 16); /* mail.example.com */
+    put16(&p, 0xC000 | (unsigned)exchange);
+    put(&p, rr_a_fixed, sizeof(rr_a_fixed));
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    /* the same pointer one byte off lands on 'm' */
+    p.b[p.n - sizeof(rr_a_fixed) - 1] = (uint8_t)(exchange + 1);
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+}
+
+/* A question echoed in other letters goes the general way; its records
+ * still check. */
+static void test_records_after_a_question_in_other_letters(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, "\3WWW\7example\3COM\0\0\1\0\1", QLEN);
+    a_record(&p);
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    p.n -= 1;
+    assert_int_equal(check(&p, &r), DNS_MALFORMED);
+}
+
+/* Only an OPT record in the additional section extends the rcode. */
+static void test_opt_outside_the_additional_section_is_a_record(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    header(&p, 1, 0x8180, 1, 1, 0, 0);
+    put(&p, question, QLEN);
+    put(&p, "\0\0\x29\x04\xd0\x01\0\0\0\0\0", 11);
+    assert_int_equal(check(&p, &r), DNS_ANSWER);
+    assert_int_equal(r.rcode, 0);
+}
+
+/* A question of every length from 5 bytes (the root name) to 64, echoed:
+ * an answer; with any one byte changed (a letter to another letter, a type
+ * or class byte): the wrong question. */
+static void test_echo_of_every_question_length(void **state)
+{
+    for (size_t name_len = 1; name_len <= 60; name_len++) {
+        uint8_t q[64];
+        size_t i = 0;
+        while (i + 1 < name_len) { /* labels of up to 9 letters */
+            size_t l = name_len - 1 - i - 1 < 9 ? name_len - 1 - i - 1 : 9;
+            if (l == 0) l = 1;
+            q[i] = (uint8_t)l;
+            memset(q + i + 1, 'k', l);
+            i += l + 1;
+        }
+        if (i + 1 != name_len) continue; /* no such split: the next length */
+        q[i] = 0;
+        memcpy(q + name_len, "\0\1\0\1", 4);
+        size_t qlen = name_len + 4;
+        struct pkt p;
+        struct dns_reply r;
+        header(&p, 1, 0x8180, 1, 0, 0, 0);
+        put(&p, q, qlen);
+        assert_int_equal(dns_check_reply(p.b, p.n, q, qlen, &r), DNS_ANSWER);
+        for (size_t at = 0; at < qlen; at++) {
+            uint8_t was = p.b[DNS_HEADER_LEN + at];
+            if (was == 'k')
+                p.b[DNS_HEADER_LEN + at] = 'j';
+            else if (at >= name_len)
+                p.b[DNS_HEADER_LEN + at] ^= 0x40;
+            else
+                continue; /* a length byte: another name shape */
+            assert_int_equal(dns_check_reply(p.b, p.n, q, qlen, &r), DNS_WRONG_QUESTION);
+            p.b[DNS_HEADER_LEN + at] = was;
+        }
+    }
+}
+
 static void test_rcode_names(void **state)
 {
     assert_string_equal(dns_rcode_name(0), "NOERROR");
@@ -271,6 +435,12 @@ int main(void)
         cmocka_unit_test(test_bad_compression_is_malformed),
         cmocka_unit_test(test_name_longer_than_255_is_malformed),
         cmocka_unit_test(test_opt_record_extends_the_rcode),
+        cmocka_unit_test(test_pointers_into_the_echoed_question),
+        cmocka_unit_test(test_name_through_a_pointer_longer_than_255_is_malformed),
+        cmocka_unit_test(test_pointer_into_record_data),
+        cmocka_unit_test(test_records_after_a_question_in_other_letters),
+        cmocka_unit_test(test_opt_outside_the_additional_section_is_a_record),
+        cmocka_unit_test(test_echo_of_every_question_length),
         cmocka_unit_test(test_rcode_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
