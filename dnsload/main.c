@@ -204,6 +204,74 @@ static const char *bare_host(const char *host, char *buf, size_t len)
     return host;
 }
 
+/* Encodes the queries of --queries and --query, in command-line order. */
+static void load_queries(struct dns_ctx *ctx, struct args *a)
+{
+    if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
+        lg_usage_error(tool, "cannot initialise c-ares");
+    char err[512];
+    for (size_t i = 0; i < a->n_sources; i++) {
+        int rc =
+            a->sources[i].file
+                ? dns_queries_load(&ctx->queries, a->sources[i].arg, &a->enc, err, sizeof(err))
+                : dns_queries_add_text(&ctx->queries, a->sources[i].arg, &a->enc, err, sizeof(err));
+        if (rc < 0)
+            lg_usage_error(tool, "%s%s", a->sources[i].file ? "--queries " : "--query: ", err);
+    }
+    free(a->sources);
+    a->sources = NULL;
+    if (ctx->queries.n == 0) lg_usage_error(tool, "--queries: the files hold no queries");
+    if (ctx->transport == DNS_DOH && ctx->doh_get &&
+        dns_queries_build_get(&ctx->queries, ctx->doh_path) < 0)
+        lg_usage_error(tool, "out of memory");
+}
+
+/* TLS for DoT and DoH (ALPN dot or h2), and DoH's :authority in `authority`
+ * (len bytes): --sni's name, else the host, with the port unless 443. */
+static void setup_tls(struct dns_ctx *ctx, const struct lg_tls_options *tlsopt, const char *host,
+                      unsigned long long port, struct lg_tls_config *tlscfg, char *authority,
+                      size_t len)
+{
+    static const unsigned char alpn_dot[] = "\x03"
+                                            "dot";
+    static const unsigned char alpn_h2[] = "\x02"
+                                           "h2";
+    bool doh = ctx->transport == DNS_DOH;
+    char err[512];
+    if (lg_tls_setup(tlscfg, tlsopt, host, doh ? alpn_h2 : alpn_dot,
+                     doh ? sizeof(alpn_h2) - 1 : sizeof(alpn_dot) - 1, err, sizeof(err)) < 0)
+        lg_usage_error(tool, "%s", err);
+    const char *name = tlsopt->sni ? tlsopt->sni : host;
+    bool v6 = strchr(name, ':') != NULL;
+    if (port == 443)
+        snprintf(authority, len, v6 ? "[%s]" : "%s", name);
+    else
+        snprintf(authority, len, v6 ? "[%s]:%llu" : "%s:%llu", name, port);
+    ctx->authority = authority;
+}
+
+/* Checks across options once they are all read. */
+static void check_args(struct dns_ctx *ctx, struct args *a, const struct lg_tls_options *tlsopt,
+                       int first, int argc, char **argv)
+{
+    if (first < argc)
+        lg_usage_error(tool, "unexpected argument '%s' (the server is given with --server)",
+                       argv[first]);
+    if (!a->server) lg_usage_error(tool, "missing --server HOST");
+    if (!a->n_sources)
+        lg_usage_error(tool, "no queries: give --queries FILE or --query 'name TYPE'");
+    if (a->enc.dnssec && !a->enc.edns_size) a->enc.edns_size = DNS_EDNS_DEFAULT;
+    parse_ok_rcodes(ctx, a->ok_rcodes);
+    bool tls = ctx->transport == DNS_DOT || ctx->transport == DNS_DOH;
+    if (!tls && lg_tls_options_given(tlsopt))
+        fprintf(stderr, "%s: note: TLS options are ignored for --transport %s\n", tool,
+                ctx->transport == DNS_UDP ? "udp" : "tcp");
+    if (ctx->transport != DNS_DOH && a->doh_method_given)
+        fprintf(stderr, "%s: note: --doh-method is ignored without --transport doh\n", tool);
+}
+
+static const char *const transport_names[] = {"udp", "tcp", "dot", "doh"};
+
 int main(int argc, char **argv)
 {
     struct lg_config cfg;
@@ -236,89 +304,43 @@ int main(int argc, char **argv)
         .ctx = &a,
     };
     int first = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
-    struct dns_encode_opts enc = a.enc;
-    unsigned long long port = a.port, outstanding = a.outstanding;
-
-    if (first < argc)
-        lg_usage_error(tool, "unexpected argument '%s' (the server is given with --server)",
-                       argv[first]);
-    if (!a.server) lg_usage_error(tool, "missing --server HOST");
-    if (!a.n_sources)
-        lg_usage_error(tool, "no queries: give --queries FILE or --query 'name TYPE'");
+    check_args(&ctx, &a, &tlsopt, first, argc, argv);
     lg_config_finish(&cfg);
-    if (enc.dnssec && !enc.edns_size) enc.edns_size = DNS_EDNS_DEFAULT;
-    parse_ok_rcodes(&ctx, a.ok_rcodes);
-    bool tls = ctx.transport == DNS_DOT || ctx.transport == DNS_DOH;
-    if (!tls && lg_tls_options_given(&tlsopt))
-        fprintf(stderr, "%s: note: TLS options are ignored for --transport %s\n", tool,
-                ctx.transport == DNS_UDP ? "udp" : "tcp");
-    if (ctx.transport != DNS_DOH && a.doh_method_given)
-        fprintf(stderr, "%s: note: --doh-method is ignored without --transport doh\n", tool);
-
-    if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
-        lg_usage_error(tool, "cannot initialise c-ares");
-    char err[512];
-    for (size_t i = 0; i < a.n_sources; i++) {
-        int rc = a.sources[i].file
-                     ? dns_queries_load(&ctx.queries, a.sources[i].arg, &enc, err, sizeof(err))
-                     : dns_queries_add_text(&ctx.queries, a.sources[i].arg, &enc, err, sizeof(err));
-        if (rc < 0)
-            lg_usage_error(tool, "%s%s", a.sources[i].file ? "--queries " : "--query: ", err);
-    }
-    free(a.sources);
-    if (ctx.queries.n == 0) lg_usage_error(tool, "--queries: the files hold no queries");
-    if (ctx.transport == DNS_DOH && ctx.doh_get &&
-        dns_queries_build_get(&ctx.queries, ctx.doh_path) < 0)
-        lg_usage_error(tool, "out of memory");
-
-    cfg.slots = (unsigned)outstanding;
+    load_queries(&ctx, &a);
+    cfg.slots = (unsigned)a.outstanding;
     cfg.slots_option = "--outstanding";
 
     char hostbuf[256];
     const char *host = bare_host(a.server, hostbuf, sizeof(hostbuf));
+    unsigned long long port = a.port;
     if (!port) port = ctx.transport == DNS_DOT ? 853 : ctx.transport == DNS_DOH ? 443 : 53;
     struct lg_target target;
     memset(&target, 0, sizeof(target));
     lg_resolve_target(tool, "--server", host, (unsigned)port, ctx.transport == DNS_UDP, &target);
-
     struct lg_tls_config tlscfg;
     memset(&tlscfg, 0, sizeof(tlscfg));
     char authority[300];
+    bool tls = ctx.transport == DNS_DOT || ctx.transport == DNS_DOH;
     if (tls) {
-        static const unsigned char alpn_dot[] = "\x03"
-                                                "dot";
-        static const unsigned char alpn_h2[] = "\x02"
-                                               "h2";
-        bool doh = ctx.transport == DNS_DOH;
-        if (lg_tls_setup(&tlscfg, &tlsopt, host, doh ? alpn_h2 : alpn_dot,
-                         doh ? sizeof(alpn_h2) - 1 : sizeof(alpn_dot) - 1, err, sizeof(err)) < 0)
-            lg_usage_error(tool, "%s", err);
+        setup_tls(&ctx, &tlsopt, host, port, &tlscfg, authority, sizeof(authority));
         target.tls = &tlscfg;
-        const char *name = tlsopt.sni ? tlsopt.sni : host;
-        bool v6 = strchr(name, ':') != NULL;
-        if (port == 443)
-            snprintf(authority, sizeof(authority), v6 ? "[%s]" : "%s", name);
-        else
-            snprintf(authority, sizeof(authority), v6 ? "[%s]:%llu" : "%s:%llu", name, port);
-        ctx.authority = authority;
     }
-    static const char *const transport_names[] = {"udp", "tcp", "dot", "doh"};
     char desc[400];
     snprintf(desc, sizeof(desc), "%s://%s%s%s:%llu", transport_names[ctx.transport],
              strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port);
     cfg.target_desc = desc;
-
     if (ctx.transport == DNS_DOH && doh_prepare(&ctx) < 0) lg_usage_error(tool, "out of memory");
+
     const struct lg_driver *drv = ctx.transport == DNS_UDP   ? &dns_udp_driver
                                   : ctx.transport == DNS_DOH ? &dns_doh_driver
                                                              : &dns_tcp_driver;
     const struct lg_meta_field fields[] = {
         {"transport", LG_META_STR, transport_names[ctx.transport], 0, false},
         {"queries", LG_META_NUM, NULL, (double)ctx.queries.n, false},
-        {"outstanding", LG_META_NUM, NULL, (double)outstanding, false},
-        {"edns", LG_META_NUM, NULL, enc.edns_size, false},
-        {"dnssec", LG_META_BOOL, NULL, 0, enc.dnssec},
-        {"rd", LG_META_BOOL, NULL, 0, enc.rd},
+        {"outstanding", LG_META_NUM, NULL, (double)a.outstanding, false},
+        {"edns", LG_META_NUM, NULL, a.enc.edns_size, false},
+        {"dnssec", LG_META_BOOL, NULL, 0, a.enc.dnssec},
+        {"rd", LG_META_BOOL, NULL, 0, a.enc.rd},
         {"doh_method", LG_META_STR, ctx.doh_get ? "get" : "post", 0, false},
         {"c-ares", LG_META_STR, ares_version(NULL), 0, false},
         {"nghttp2", LG_META_STR, lg_h2_version(), 0, false},
