@@ -60,12 +60,15 @@ static struct lg_req *req_start(struct lg_client *c, uint64_t origin, uint64_t n
     if (w->cfg->rate > 0) c->started++;
     r->flags = LG_REQ_ACTIVE | (cold ? LG_REQ_COLD : 0);
     r->seq++;
+    r->group = 0;
     r->origin_ns = origin;
     r->sent_ns = now;
     r->deadline_ns = now + w->cfg->timeout_ns;
     c->inflight++;
     c->attempts++;
-    c->conn_requests++;
+    /* --conn-requests: the connection's last request; none starts after it,
+     * and the connection closes once idle (no --retry-delay: nothing failed) */
+    if (++c->conn_requests == w->cfg->conn_requests) c->close_when_idle = true;
     w->store.counters[LG_C_ATTEMPTS]++;
     lg_worker_track(w, r);
     return r;
@@ -90,6 +93,8 @@ static void req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfi
         double ms = (double)(now - r->origin_ns) / 1e6;
         lg_series_add(&st->series[(r->flags & LG_REQ_COLD) ? LG_S_LATENCY_COLD : LG_S_LATENCY_WARM],
                       ms, &w->rng);
+        if (r->group)
+            lg_series_add(&st->groups[2 * (r->group - 1) + !(r->flags & LG_REQ_COLD)], ms, &w->rng);
         if (r->flags & LG_REQ_FIRST_BYTE)
             lg_series_add(&st->series[LG_S_TTFB], (double)(r->first_byte_ns - r->sent_ns) / 1e6,
                           &w->rng);
@@ -258,6 +263,7 @@ static void conn_open(struct lg_client *c, uint64_t origin)
     if (c->connections++ > 0) w->store.counters[LG_C_RECONNECTS]++;
     c->conn_start_ns = now;
     c->conn_requests = 0;
+    c->close_when_idle = false; /* a connection that failed to open left it as it was */
     c->conn_succeeded = false;
     c->fail_class = 0;
     c->capacity = w->cfg->slots;
@@ -563,6 +569,11 @@ void lg_conn_close_when_idle(struct lg_client *c)
     c->close_when_idle = true;
 }
 
+bool lg_conn_last_request(const struct lg_client *c)
+{
+    return c->close_when_idle;
+}
+
 void lg_conn_fail(struct lg_client *c, int error_class, const char *detail)
 {
     c->fail_class = checked_class(c->w, error_class);
@@ -598,6 +609,11 @@ void lg_fail_run(struct lg_client *c, const char *why)
 {
     (void)c;
     lg_control_fail(why);
+}
+
+void lg_req_group(struct lg_client *c, unsigned slot, unsigned group)
+{
+    if (group && group <= c->w->store.n_groups) c->slots[slot].group = group;
 }
 
 void lg_count(struct lg_client *c, unsigned counter, uint64_t n)

@@ -29,6 +29,9 @@ static const struct lg_option shared_options[] = {
     {"retry-delay", 0, required_argument, LG_OPT_RETRY_DELAY, "Load", "    --retry-delay TIME",
      "closed loop: after a connection on which no request\nsucceeded failed, wait this long "
      "before the next attempt\n(default 100ms; 0: at once)"},
+    {"conn-requests", 0, required_argument, LG_OPT_CONN_REQUESTS, "Load", "    --conn-requests N",
+     "a client closes its connection (or UDP socket) after N\nrequests and opens a new one, "
+     "whose first request is\ncold (1: a connection per request; default: no limit)"},
     {"max-error-rate", 0, required_argument, LG_OPT_MAX_ERROR_RATE, "Load",
      "    --max-error-rate X",
      "errors/attempts allowed before exit status 1 (0..1, default 0;\nopen loop: unsent "
@@ -195,6 +198,12 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
         else if (lg_parse_duration(arg, &cfg->retry_delay_ns) < 0)
             lg_usage_error(tool, "--retry-delay: '%s' is not a duration (examples: 0, 100ms, 1s)",
                            arg);
+        return 1;
+    case LG_OPT_CONN_REQUESTS:
+        if (lg_parse_unsigned(arg, 1, 1000000000, &u) < 0)
+            lg_usage_error(
+                tool, "--conn-requests: '%s' is not a request count from 1 to 1000000000", arg);
+        cfg->conn_requests = u;
         return 1;
     case 't':
         if (lg_parse_unsigned(arg, 1, 256, &u) < 0)

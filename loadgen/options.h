@@ -45,6 +45,7 @@ enum {
     LG_OPT_START_AT,
     LG_OPT_MAX_LATE,
     LG_OPT_RUN_ID,
+    LG_OPT_CONN_REQUESTS,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
 
