@@ -235,13 +235,13 @@ int main(int argc, char **argv)
         .handle = take_option,
         .ctx = &a,
     };
-    int optind = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
+    int first_arg = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
     struct dns_encode_opts enc = a.enc;
     unsigned long long port = a.port, outstanding = a.outstanding;
 
-    if (optind < argc)
+    if (first_arg < argc)
         lg_usage_error(tool, "unexpected argument '%s' (the server is given with --server)",
-                       argv[optind]);
+                       argv[first_arg]);
     if (!a.server) lg_usage_error(tool, "missing --server HOST");
     if (!a.n_sources)
         lg_usage_error(tool, "no queries: give --queries FILE or --query 'name TYPE'");
