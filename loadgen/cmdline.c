@@ -288,14 +288,21 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
     }
 }
 
+/* getopt's tables, made from ours. Static: a usage error exits from inside
+ * the parse loop, and an allocation would then be a leak, whose report
+ * (LeakSanitizer's) would add lines to the one-line error. */
+enum { MAX_OPTIONS = 128 };
+static struct option getopt_longopts[MAX_OPTIONS + 1];
+static char getopt_shortopts[2 + 3 * MAX_OPTIONS];
+
 int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct lg_config *cfg,
                      struct lg_tls_options *tls)
 {
-    /* getopt's tables, made from ours */
     size_t n = cl->n_options + (cl->tls ? N_TLS : 0) + N_SHARED;
-    struct option *longopts = calloc(n + 1, sizeof(*longopts));
-    char *shortopts = malloc(2 + 3 * n);
-    if (!longopts || !shortopts) lg_usage_error(cl->tool, "out of memory");
+    if (n > MAX_OPTIONS) lg_usage_error(cl->tool, "%zu options are more than the parser holds", n);
+    struct option *longopts = getopt_longopts;
+    char *shortopts = getopt_shortopts;
+    memset(longopts, 0, sizeof(getopt_longopts));
     size_t k = 0;
     shortopts[k++] = ':'; /* a missing value is reported as ':' */
     const char *group;
@@ -329,7 +336,5 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
         if (cl->tls && tls_option(tls, opt, optarg)) continue;
         cl->handle(cl->ctx, opt, optarg);
     }
-    free(longopts);
-    free(shortopts);
     return optind;
 }
