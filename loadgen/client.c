@@ -60,7 +60,6 @@ static struct lg_req *req_start(struct lg_client *c, uint64_t origin, uint64_t n
     if (w->cfg->rate > 0) c->started++;
     r->flags = LG_REQ_ACTIVE | (cold ? LG_REQ_COLD : 0);
     r->seq++;
-    r->group = 0;
     r->origin_ns = origin;
     r->sent_ns = now;
     r->deadline_ns = now + w->cfg->timeout_ns;
@@ -89,12 +88,15 @@ static void req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfi
     lg_worker_untrack(w, r);
     if (unfinished) {
         st->counters[LG_C_UNFINISHED]++;
+        r->group = 0;
     } else if (cls == LG_OK) {
         double ms = (double)(now - r->origin_ns) / 1e6;
         lg_series_add(&st->series[(r->flags & LG_REQ_COLD) ? LG_S_LATENCY_COLD : LG_S_LATENCY_WARM],
                       ms, &w->rng);
-        if (r->group)
+        if (r->group) { /* reset here, off the path of a run without groups */
             lg_series_add(&st->groups[2 * (r->group - 1) + !(r->flags & LG_REQ_COLD)], ms, &w->rng);
+            r->group = 0;
+        }
         if (r->flags & LG_REQ_FIRST_BYTE)
             lg_series_add(&st->series[LG_S_TTFB], (double)(r->first_byte_ns - r->sent_ns) / 1e6,
                           &w->rng);
@@ -109,6 +111,7 @@ static void req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfi
         if (now < w->deadline_ns && w->sec_index < st->timeline_len) st->timeline[w->sec_index]++;
     } else {
         cls = checked_class(w, cls);
+        r->group = 0;
         st->counters[LG_C_ERRORS]++;
         st->errors[cls]++;
     }
