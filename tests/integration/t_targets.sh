@@ -113,8 +113,15 @@ Content-Type: text/plain
 @$TMPROOT/body.txt
 EOF
     : >"$LOG"
-    run_tool $O $E $H -c 4 -d 500ms -H 'X-Target: cmdline' --targets "$TMPROOT/list.txt"
+    run_tool $O $E $H -c 4 -d 500ms -H 'X-Target: cmdline' --meta "$TMPROOT/meta.json" \
+        --targets "$TMPROOT/list.txt"
     assert_eq "$RC" 0 "exit status"
+    python3 - "$TMPROOT/meta.json" "$TMPROOT/list.txt" "$BASE/t/a" <<'PY' || fail "--meta"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["http"]["requests"] == 3 and m["http"]["targets_file"] == sys.argv[2], m["http"]
+assert m["target"] == sys.argv[3], m["target"]
+PY
     doc $O --invariants "v('c4.connections')==4" "v('c4.reconnects')==0" "v('c4.errors')==0" \
         "v('c4.requests')>30"
     wait_logged "$(value c4.attempts)"
@@ -238,8 +245,10 @@ t_conn_requests_1_through_mitmproxy_counts_every_handshake() {
 # connections = ceil(requests / 5).
 t_conn_requests_5_sends_connection_close_on_the_fifth() {
     : >"$LOG"
-    run_tool $O $E $H -c 3 -d 500ms --conn-requests 5 "$BASE/t/five"
+    run_tool $O $E $H -c 3 -d 500ms --conn-requests 5 --meta "$TMPROOT/meta.json" "$BASE/t/five"
     assert_eq "$RC" 0 "exit status"
+    python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["options"]["conn_requests"] == 5' \
+        "$TMPROOT/meta.json" || fail "--meta options.conn_requests"
     doc $O --invariants "v('c3.errors')==0" "v('c3.requests')>50" \
         "5*(v('c3.connections')-3) < v('c3.attempts') <= 5*v('c3.connections')" \
         "n('c3.latency_cold_ms')==v('c3.connections')" "v('c3.reconnects')==v('c3.connections')-3"
