@@ -14,11 +14,14 @@ static const char *const http_error_descriptions[] = {
     "a final status outside --expect-status",
 };
 
-int http_status_class(struct lg_client *c, const struct http_ctx *ctx, unsigned status)
+int http_status_error(struct lg_client *c, const struct http_request *rq, unsigned status)
 {
-    if (status < 1000 && ctx->status_ok[status]) return LG_OK;
-    char detail[64];
-    snprintf(detail, sizeof(detail), "unexpected status %u", status);
+    char detail[96];
+    if (rq->line)
+        snprintf(detail, sizeof(detail), "unexpected status %u (the target on line %u)", status,
+                 rq->line);
+    else
+        snprintf(detail, sizeof(detail), "unexpected status %u", status);
     lg_note_error(c, HTTP_ERR_STATUS, detail);
     return HTTP_ERR_STATUS;
 }
@@ -32,6 +35,10 @@ static int drv_on_ready(struct lg_client *c)
     if (ctx->mode == HTTP_MODE_2 && ctx->tls && !(alpn && strcmp(alpn, "h2") == 0)) {
         lg_conn_fail(c, HTTP_ERR_PROTOCOL, "the server did not agree to HTTP/2 in ALPN");
         return -1;
+    }
+    if (!hc->walking) { /* the client's first connection of the level */
+        hc->next_req = lg_client_id(c) % ctx->n_reqs;
+        hc->walking = true;
     }
     hc->ops = h2 ? &http2_session_ops : &http1_session_ops;
     return hc->ops->on_ready(c, hc);

@@ -1,6 +1,6 @@
 /* The HTTP/1.1 session: one request at a time on a keep-alive connection (no
- * pipelining); the request bytes are shared and written as they are; the
- * response goes through the incremental parser and is never stored. */
+ * pipelining); the prebuilt request bytes are shared and written as they
+ * are; the response goes through the incremental parser and is never stored. */
 #include "httpload/http.h"
 
 #include <stdio.h>
@@ -15,10 +15,23 @@ static int h1_on_ready(struct lg_client *c, struct http_client *hc)
 static int h1_submit(struct lg_client *c, struct http_client *hc, unsigned slot)
 {
     const struct http_ctx *ctx = lg_client_ctx(c);
-    h1_reset(&hc->h1, ctx->head);
+    const struct http_request *rq = ctx->reqs;
+    const uint8_t *bytes = rq->h1;
+    size_t len = rq->h1_len;
+    if (ctx->vary) { /* one test for the common case: one request, always the same */
+        rq = hc->h1_req = http_next_request(c, hc, ctx, slot);
+        bytes = rq->h1;
+        len = rq->h1_len;
+        /* the connection's last request under --conn-requests says so */
+        if (ctx->conn_limit && lg_conn_last_request(c)) {
+            bytes = rq->h1_close;
+            len = rq->h1_close_len;
+        }
+    }
+    h1_reset(&hc->h1, rq->head);
     hc->h1_slot = slot;
     hc->h1_busy = true;
-    return lg_conn_write(c, ctx->h1_request, ctx->h1_request_len);
+    return lg_conn_write(c, bytes, len);
 }
 
 static int h1_on_read(struct lg_client *c, struct http_client *hc, const uint8_t *d, size_t n)
@@ -53,7 +66,11 @@ static int h1_on_read(struct lg_client *c, struct http_client *hc, const uint8_t
     }
     hc->h1_busy = false;
     if (h1_must_close(&hc->h1)) lg_conn_close_when_idle(c);
-    lg_req_done(c, hc->h1_slot, http_status_class(c, ctx, hc->h1.status));
+    unsigned status = hc->h1.status;
+    lg_req_done(c, hc->h1_slot,
+                http_status_ok(ctx, status)
+                    ? LG_OK
+                    : http_status_error(c, ctx->vary ? hc->h1_req : ctx->reqs, status));
     return 0;
 }
 

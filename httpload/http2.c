@@ -10,8 +10,9 @@
  * HTTP/2 connection (hc->h2 points here) and freed at level end; nothing is
  * allocated per request. */
 struct h2_client {
-    struct lg_h2 *session; /* the current connection's session, or NULL */
-    unsigned *status;      /* final status per slot */
+    struct lg_h2 *session;           /* the current connection's session, or NULL */
+    const struct http_request **req; /* the request each slot's stream sends */
+    unsigned *status;                /* final status per slot */
 };
 
 static struct h2_client *h2_state(struct lg_client *c)
@@ -28,8 +29,11 @@ static void on_status(struct lg_client *c, unsigned slot, unsigned status)
 static void on_stream_close(struct lg_client *c, unsigned slot, int error_class)
 {
     const struct http_ctx *ctx = lg_client_ctx(c);
-    unsigned status = h2_state(c)->status[slot];
-    lg_req_done(c, slot, error_class ? error_class : http_status_class(c, ctx, status));
+    struct h2_client *s = h2_state(c);
+    unsigned status = s->status[slot];
+    if (!error_class && !http_status_ok(ctx, status))
+        error_class = http_status_error(c, s->req[slot], status);
+    lg_req_done(c, slot, error_class);
 }
 
 static const struct lg_h2_callbacks h2_callbacks = {
@@ -45,7 +49,10 @@ static struct h2_client *h2_client_new(struct lg_client *c)
     struct h2_client *s = calloc(1, sizeof(*s));
     if (!s) return NULL;
     s->status = calloc(lg_client_slots(c), sizeof(*s->status));
-    if (!s->status) {
+    s->req = calloc(lg_client_slots(c), sizeof(*s->req));
+    if (!s->status || !s->req) {
+        free(s->status);
+        free(s->req);
         free(s);
         return NULL;
     }
@@ -66,10 +73,11 @@ static int h2_on_ready(struct lg_client *c, struct http_client *hc)
 
 static int h2_submit(struct lg_client *c, struct http_client *hc, unsigned slot)
 {
-    const struct http_ctx *ctx = lg_client_ctx(c);
     struct h2_client *s = hc->h2;
+    const struct http_request *rq = http_next_request(c, hc, lg_client_ctx(c), slot);
     s->status[slot] = 0;
-    return lg_h2_submit(s->session, slot, ctx->h2_request, ctx->body, ctx->body_len);
+    s->req[slot] = rq;
+    return lg_h2_submit(s->session, slot, rq->h2, rq->body, rq->body_len);
 }
 
 static int h2_on_read(struct lg_client *c, struct http_client *hc, const uint8_t *d, size_t n)
@@ -110,6 +118,7 @@ static void h2_free(struct lg_client *c, struct http_client *hc)
     if (!s) return;
     lg_h2_free(s->session);
     free(s->status);
+    free(s->req);
     free(s);
     hc->h2 = NULL;
 }

@@ -1,7 +1,10 @@
-/* httpload: command line, the request built once, the target resolved once,
- * TLS and proxy set up, then the engine runs the levels. */
+/* httpload: command line, the requests built once (the URL's, or a
+ * --targets file's), the origin resolved once, TLS and proxy set up, then the
+ * engine runs the levels. */
 #include "httpload/http.h"
+#include "httpload/readfile.h"
 #include "httpload/request.h"
+#include "httpload/targets.h"
 #include "httpload/url.h"
 #include "loadgen/options.h"
 #include "loadgen/transport.h"
@@ -26,6 +29,8 @@ enum {
     OPT_PROXY_TUNNEL,
     OPT_PROXY_HEADER,
     OPT_UNIX_SOCKET,
+    OPT_TARGETS,
+    OPT_TARGETS_PER_METRIC,
 };
 
 static const struct lg_option options[] = {
@@ -34,7 +39,15 @@ static const struct lg_option options[] = {
     {"header", 'H', required_argument, 'H', "Request", "-H, --header 'K: V'",
      "add a header (repeatable; replaces a default of that name)"},
     {"data", 0, required_argument, OPT_DATA, "Request", "    --data STR|@FILE",
-     "request body, sent with Content-Length"},
+     "request body, sent with Content-Length (with --targets:\nthe body of targets "
+     "without one)"},
+    {"targets", 0, required_argument, OPT_TARGETS, "Request", "    --targets FILE",
+     "requests in vegeta's text format (METHOD URL, headers,\n@BODY), all on one origin, in "
+     "place of the URL; each\nclient sends them in turn from its own offset"},
+    {"targets-per-metric", 0, no_argument, OPT_TARGETS_PER_METRIC, "Request",
+     "    --targets-per-metric",
+     "latency per target too: target.LINE.latency_cold_ms and\n.latency_warm_ms, LINE the "
+     "target's line in FILE"},
     {"expect-status", 0, required_argument, OPT_EXPECT_STATUS, "Request",
      "    --expect-status LIST", "status codes that succeed: 200-299,304 (default 200-299)"},
     {"http", 0, required_argument, OPT_HTTP, "Protocol", "    --http 1.1|2|auto",
@@ -56,8 +69,8 @@ static const struct lg_option options[] = {
 struct args {
     struct request_spec spec;
     struct http_ctx ctx;
-    const char *data_arg, *proxy, *unix_path, *expect;
-    bool proxy_tunnel;
+    const char *data_arg, *proxy, *unix_path, *expect, *targets_path;
+    bool proxy_tunnel, targets_per_metric;
 };
 
 static void check_header(const char *opt, const char *h);
@@ -111,6 +124,12 @@ static void take_option(void *p, int id, const char *arg)
     case OPT_UNIX_SOCKET:
         a->unix_path = arg;
         break;
+    case OPT_TARGETS:
+        a->targets_path = arg;
+        break;
+    case OPT_TARGETS_PER_METRIC:
+        a->targets_per_metric = true;
+        break;
     }
 }
 
@@ -163,35 +182,66 @@ bad:
                    s);
 }
 
-static uint8_t *read_file(const char *path, size_t *len)
+/* The requests of the run: the URL's, or one per target, with the target's
+ * headers on top of -H's and its body, or else --data's. */
+static int build_requests(struct http_ctx *ctx, const struct request_spec *spec,
+                          const struct target_list *tl, const struct http_url *url,
+                          bool absolute_form)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        size_t k = fread(buf + n, 1, cap - n, f);
-        n += k;
-        if (k == 0) break;
-        if (n == cap) {
-            uint8_t *b = realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-            cap *= 2;
+    size_t n = tl->n ? tl->n : 1;
+    ctx->reqs = calloc(n, sizeof(*ctx->reqs));
+    if (!ctx->reqs) return -1;
+    ctx->n_reqs = n;
+    if (tl->n == 0) {
+        const struct request_parts p = {
+            .method = spec->method ? spec->method : "GET",
+            .url = url,
+            .headers = spec->headers,
+            .n_headers = spec->n_headers,
+            .body = spec->body,
+            .body_len = spec->body_len,
+        };
+        return request_build(&p, absolute_form, ctx->conn_limit, &ctx->reqs[0]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct target *t = &tl->t[i];
+        size_t n_headers;
+        const char **headers =
+            request_merge_headers(spec->headers, spec->n_headers, (const char *const *)t->headers,
+                                  t->n_headers, &n_headers);
+        if (!headers) return -1;
+        const struct request_parts p = {
+            .method = t->method,
+            .url = &t->url,
+            .headers = headers,
+            .n_headers = n_headers,
+            .body = t->body ? t->body : spec->body,
+            .body_len = t->body ? t->body_len : spec->body_len,
+            .line = t->line,
+        };
+        int rc = request_build(&p, absolute_form, ctx->conn_limit, &ctx->reqs[i]);
+        free(headers);
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+/* "target.LINE" for each request, the names of their metrics. */
+static char **target_group_names(const struct http_ctx *ctx)
+{
+    char **names = calloc(ctx->n_reqs, sizeof(*names));
+    if (!names) return NULL;
+    for (size_t i = 0; i < ctx->n_reqs; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "target.%u", ctx->reqs[i].line);
+        if (!(names[i] = strdup(name))) {
+            while (i)
+                free(names[--i]);
+            free(names);
+            return NULL;
         }
     }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
+    return names;
 }
 
 int main(int argc, char **argv)
@@ -209,7 +259,7 @@ int main(int argc, char **argv)
     struct lg_tls_options tlsopt = {0};
     const struct lg_cmdline cl = {
         .tool = tool,
-        .synopsis = "[options] URL",
+        .synopsis = "[options] URL\n       httpload [options] --targets FILE",
         .about = "HTTP/1.1 and HTTP/2 load over TCP, TLS, Unix sockets and proxies; one JSON "
                  "document\nof raw samples on stdout, a summary on stderr.\n",
         .options = options,
@@ -221,33 +271,53 @@ int main(int argc, char **argv)
         .handle = take_option,
         .ctx = &a,
     };
-    int first = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
+    int first_arg = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
     struct request_spec *spec = &a.spec;
     struct http_ctx *ctx = &a.ctx;
 
-    if (first >= argc) lg_usage_error(tool, "missing URL");
-    if (first + 1 < argc)
-        lg_usage_error(tool, "unexpected argument '%s' after the URL", argv[first + 1]);
+    if (a.targets_path) {
+        if (first_arg < argc)
+            lg_usage_error(tool, "unexpected argument '%s': --targets gives the URLs",
+                           argv[first_arg]);
+        if (spec->method)
+            lg_usage_error(tool, "--method: with --targets, each target names its method");
+    } else {
+        if (a.targets_per_metric) lg_usage_error(tool, "--targets-per-metric needs --targets");
+        if (first_arg >= argc) lg_usage_error(tool, "missing URL (or --targets FILE)");
+        if (first_arg + 1 < argc)
+            lg_usage_error(tool, "unexpected argument '%s' after the URL", argv[first_arg + 1]);
+    }
     lg_config_finish(&cfg);
 
+    /* the origin every request goes to: the URL's, or the first target's */
     struct http_url url;
+    memset(&url, 0, sizeof(url));
+    struct target_list targets = {0};
+    const struct http_url *origin = &url;
     const char *why;
-    if (http_url_parse(argv[first], &url, &why) < 0)
-        lg_usage_error(tool, "URL '%s': %s", argv[first], why);
-    cfg.target_desc = argv[first];
+    if (a.targets_path) {
+        char err[512];
+        if (targets_load(a.targets_path, &targets, err, sizeof(err)) < 0)
+            lg_usage_error(tool, "--targets %s", err);
+        origin = &targets.t[0].url;
+        cfg.target_desc = targets.t[0].url_text;
+    } else {
+        if (http_url_parse(argv[first_arg], &url, &why) < 0)
+            lg_usage_error(tool, "URL '%s': %s", argv[first_arg], why);
+        cfg.target_desc = argv[first_arg];
+    }
     parse_status_list(ctx, a.expect);
 
     if (a.data_arg) {
         if (a.data_arg[0] == '@') {
-            spec->body = read_file(a.data_arg + 1, &spec->body_len);
+            spec->body = read_whole_file(a.data_arg + 1, &spec->body_len, &why);
             if (!spec->body)
-                lg_usage_error(tool, "--data: cannot read '%s': %s", a.data_arg + 1,
-                               strerror(errno));
+                lg_usage_error(tool, "--data: cannot read '%s': %s", a.data_arg + 1, why);
         } else {
             spec->body_len = strlen(a.data_arg);
             spec->body = (uint8_t *)strdup(a.data_arg);
         }
-        if (!spec->method) spec->method = "POST";
+        if (!spec->method && !a.targets_path) spec->method = "POST";
     }
     if (ctx->mode == HTTP_MODE_1 && ctx->streams > 1)
         lg_usage_error(tool, "--streams: HTTP/1.1 sends one request at a time per connection");
@@ -273,23 +343,24 @@ int main(int argc, char **argv)
         if (purl.https)
             lg_usage_error(tool, "--proxy '%s': only http:// proxies are supported", a.proxy);
         lg_resolve_target(tool, "--proxy", purl.host, purl.port, false, &target);
-        if (url.https || a.proxy_tunnel) {
+        if (origin->https || a.proxy_tunnel) {
             char auth[300];
-            http_url_authority(&url, true, auth, sizeof(auth));
+            http_url_authority(origin, true, auth, sizeof(auth));
             if (request_build_connect(spec, auth, &target) < 0)
                 lg_usage_error(tool, "out of memory");
         } else {
             absolute_form = true;
         }
     } else {
-        lg_resolve_target(tool, "URL", url.host, url.port, false, &target);
+        lg_resolve_target(tool, a.targets_path ? "--targets" : "URL", origin->host, origin->port,
+                          false, &target);
     }
     if (!a.proxy && a.proxy_tunnel) lg_usage_error(tool, "--proxy-tunnel needs --proxy");
 
     struct lg_tls_config tls;
     memset(&tls, 0, sizeof(tls));
-    ctx->tls = url.https;
-    if (url.https) {
+    ctx->tls = origin->https;
+    if (origin->https) {
         static const unsigned char alpn_auto[] = "\x02h2\x08http/1.1";
         static const unsigned char alpn_h1[] = "\x08http/1.1";
         static const unsigned char alpn_h2[] = "\x02h2";
@@ -300,18 +371,30 @@ int main(int argc, char **argv)
                           : ctx->mode == HTTP_MODE_1  ? sizeof(alpn_h1) - 1
                                                       : sizeof(alpn_h2) - 1;
         char err[256];
-        if (lg_tls_setup(&tls, &tlsopt, url.host, alpn, alpn_len, err, sizeof(err)) < 0)
+        if (lg_tls_setup(&tls, &tlsopt, origin->host, alpn, alpn_len, err, sizeof(err)) < 0)
             lg_usage_error(tool, "%s", err);
         target.tls = &tls;
     } else if (lg_tls_options_given(&tlsopt)) {
         fprintf(stderr, "%s: note: TLS options are ignored for an http:// URL\n", tool);
     }
 
-    if (request_build(spec, &url, absolute_form, ctx) < 0) lg_usage_error(tool, "out of memory");
+    ctx->conn_limit = cfg.conn_requests > 0;
+    ctx->per_target = a.targets_per_metric;
+    if (build_requests(ctx, spec, &targets, origin, absolute_form) < 0)
+        lg_usage_error(tool, "out of memory");
+    ctx->walk = ctx->n_reqs > 1 || ctx->per_target;
+    ctx->vary = ctx->walk || ctx->conn_limit;
     cfg.slots = ctx->mode == HTTP_MODE_1 ? 1 : ctx->streams;
     cfg.slots_option = "--streams";
-    if (ctx->mode == HTTP_MODE_AUTO && ctx->streams > 1 && !url.https)
+    if (ctx->mode == HTTP_MODE_AUTO && ctx->streams > 1 && !origin->https)
         lg_usage_error(tool, "--streams needs HTTP/2: add --http 2 for h2c");
+
+    /* --targets-per-metric: request group i + 1 is the target of reqs[i] */
+    struct lg_driver driver = http_driver;
+    char **group_names = ctx->per_target ? target_group_names(ctx) : NULL;
+    if (ctx->per_target && !group_names) lg_usage_error(tool, "out of memory");
+    driver.group_names = (const char *const *)group_names;
+    driver.n_groups = group_names ? (unsigned)ctx->n_reqs : 0;
 
     const struct lg_meta_field fields[] = {
         {"nghttp2", LG_META_STR, nghttp2_version(0)->version_str, 0, false},
@@ -320,12 +403,21 @@ int main(int argc, char **argv)
          : ctx->mode == HTTP_MODE_2 ? "2"
                                     : "auto",
          0, false},
+        {"requests", LG_META_NUM, NULL, (double)ctx->n_reqs, false},
+        {"targets_file", LG_META_STR, a.targets_path, 0, false},
     };
-    const struct lg_meta_section extra = {"http", fields, sizeof(fields) / sizeof(fields[0])};
-    int status = lg_run(&cfg, &http_driver, &target, ctx, &extra);
+    const struct lg_meta_section extra = {"http", fields,
+                                          sizeof(fields) / sizeof(fields[0]) - !a.targets_path};
+    int status = lg_run(&cfg, &driver, &target, ctx, &extra);
 
-    if (url.https) lg_tls_config_free(&tls);
-    request_ctx_free(ctx);
+    if (origin->https) lg_tls_config_free(&tls);
+    for (size_t i = 0; i < ctx->n_reqs; i++) {
+        request_free(&ctx->reqs[i]);
+        if (group_names) free(group_names[i]);
+    }
+    free(ctx->reqs);
+    free(group_names);
+    targets_free(&targets);
     request_spec_free(spec);
     free((void *)target.tunnel_request);
     http_url_free(&url);

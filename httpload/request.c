@@ -74,11 +74,23 @@ static void puts_(struct buf *b, const char *s)
     put(b, s, strlen(s));
 }
 
-static bool has_header(const struct request_spec *s, const char *name)
+/* The length of a "K: V" header's name. */
+static size_t name_length(const char *h)
+{
+    const char *colon = strchr(h, ':');
+    return colon ? (size_t)(colon - h) : strlen(h);
+}
+
+static bool header_is(const char *h, const char *name)
 {
     size_t nl = strlen(name);
-    for (size_t i = 0; i < s->n_headers; i++)
-        if (strncasecmp(s->headers[i], name, nl) == 0 && s->headers[i][nl] == ':') return true;
+    return name_length(h) == nl && strncasecmp(h, name, nl) == 0;
+}
+
+static bool has_header(const struct request_parts *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_headers; i++)
+        if (header_is(p->headers[i], name)) return true;
     return false;
 }
 
@@ -111,28 +123,14 @@ static bool h2_forbidden(const char *lname)
     return false;
 }
 
-int request_build(const struct request_spec *s, const struct http_url *u, int absolute_form,
-                  struct http_ctx *ctx)
+/* The HTTP/1.1 bytes of a request; with `close`, any Connection header gives
+ * way to Connection: close. NULL when memory ran out. */
+static uint8_t *h1_bytes(const struct request_parts *p, bool absolute_form, const char *authority,
+                         bool close, size_t *len)
 {
-    char authority[300];
-    http_url_authority(u, false, authority, sizeof(authority));
-    ctx->method = s->method ? s->method : "GET";
-    ctx->head = strcmp(ctx->method, "HEAD") == 0;
-    /* HTTP/2's :authority; the first -H 'Host: NAME' replaces it below */
-    ctx->authority = strdup(authority);
-    ctx->scheme = strdup(u->https ? "https" : "http");
-    ctx->path = strdup(u->target);
-    if (!ctx->authority || !ctx->scheme || !ctx->path) return -1;
-    if (s->body) {
-        ctx->body = malloc(s->body_len ? s->body_len : 1);
-        if (!ctx->body) return -1;
-        memcpy(ctx->body, s->body, s->body_len);
-        ctx->body_len = s->body_len;
-    }
-
-    /* HTTP/1.1 bytes */
+    const struct http_url *u = p->url;
     struct buf b = {0};
-    puts_(&b, ctx->method);
+    puts_(&b, p->method);
     puts_(&b, " ");
     if (absolute_form) {
         puts_(&b, u->https ? "https://" : "http://");
@@ -140,62 +138,76 @@ int request_build(const struct request_spec *s, const struct http_url *u, int ab
     }
     puts_(&b, u->target);
     puts_(&b, " HTTP/1.1\r\n");
-    if (!has_header(s, "Host")) {
+    if (!has_header(p, "Host")) {
         puts_(&b, "Host: ");
         puts_(&b, authority);
         puts_(&b, "\r\n");
     }
-    if (!has_header(s, "User-Agent")) puts_(&b, "User-Agent: httpload/" PACKAGE_VERSION "\r\n");
-    if (!has_header(s, "Accept")) puts_(&b, "Accept: */*\r\n");
-    for (size_t i = 0; i < s->n_headers; i++) {
-        const char *colon = strchr(s->headers[i], ':');
+    if (!has_header(p, "User-Agent")) puts_(&b, "User-Agent: httpload/" PACKAGE_VERSION "\r\n");
+    if (!has_header(p, "Accept")) puts_(&b, "Accept: */*\r\n");
+    for (size_t i = 0; i < p->n_headers; i++) {
+        const char *colon = strchr(p->headers[i], ':');
         const char *v = colon + 1;
         while (*v == ' ' || *v == '\t')
             v++;
         if (*v == '\0') continue; /* "K:" removes a default header, as curl does */
-        puts_(&b, s->headers[i]);
+        if (close && header_is(p->headers[i], "Connection")) continue;
+        puts_(&b, p->headers[i]);
         puts_(&b, "\r\n");
     }
-    if (s->body && !has_header(s, "Content-Length")) {
+    if (close) puts_(&b, "Connection: close\r\n");
+    if (p->body && !has_header(p, "Content-Length")) {
         char cl[48];
-        snprintf(cl, sizeof(cl), "Content-Length: %zu\r\n", s->body_len);
+        snprintf(cl, sizeof(cl), "Content-Length: %zu\r\n", p->body_len);
         puts_(&b, cl);
     }
     puts_(&b, "\r\n");
-    if (s->body) put(&b, (const char *)s->body, s->body_len);
-    if (b.failed) return -1;
-    ctx->h1_request = (uint8_t *)b.p;
-    ctx->h1_request_len = b.n;
+    if (p->body) put(&b, (const char *)p->body, p->body_len);
+    if (b.failed) {
+        free(b.p);
+        return NULL;
+    }
+    *len = b.n;
+    return (uint8_t *)b.p;
+}
 
-    /* HTTP/2 header list (pseudo-headers are added by the session) */
-    ctx->headers = calloc(s->n_headers + 3, sizeof(*ctx->headers));
-    if (!ctx->headers) return -1;
+/* The HTTP/2 header list (the session adds the pseudo-headers); the first
+ * -H 'Host: NAME' becomes the :authority. */
+static int h2_headers(const struct request_parts *p, struct http_request *r)
+{
+    r->headers = calloc(p->n_headers + 3, sizeof(*r->headers));
+    if (!r->headers) return -1;
     size_t n = 0;
-    if (!has_header(s, "User-Agent")) {
-        ctx->headers[n].name = strdup("user-agent");
-        ctx->headers[n++].value = strdup("httpload/" PACKAGE_VERSION);
+    if (!has_header(p, "User-Agent")) {
+        r->headers[n].name = strdup("user-agent");
+        r->headers[n++].value = strdup("httpload/" PACKAGE_VERSION);
     }
-    if (!has_header(s, "Accept")) {
-        ctx->headers[n].name = strdup("accept");
-        ctx->headers[n++].value = strdup("*/*");
+    if (!has_header(p, "Accept")) {
+        r->headers[n].name = strdup("accept");
+        r->headers[n++].value = strdup("*/*");
     }
-    if (s->body && !has_header(s, "Content-Length")) {
+    if (p->body && !has_header(p, "Content-Length")) {
         char cl[24];
-        snprintf(cl, sizeof(cl), "%zu", s->body_len);
-        ctx->headers[n].name = strdup("content-length");
-        ctx->headers[n++].value = strdup(cl);
+        snprintf(cl, sizeof(cl), "%zu", p->body_len);
+        r->headers[n].name = strdup("content-length");
+        r->headers[n++].value = strdup(cl);
     }
+    r->n_headers = n; /* what is filled in so far, for request_free */
     bool host_given = false;
-    for (size_t i = 0; i < s->n_headers; i++) {
+    for (size_t i = 0; i < p->n_headers; i++) {
         struct http_header h;
-        if (split_header(s->headers[i], &h) < 0) return -1;
+        if (split_header(p->headers[i], &h) < 0) {
+            free(h.name);
+            free(h.value);
+            return -1;
+        }
         if (!host_given && strcmp(h.name, "host") == 0 && h.value[0] != '\0') {
             /* The virtual host is the same on both protocols: HTTP/1.1 sends
              * the header as given, HTTP/2 sends it as :authority (as curl and
              * h2load do). Otherwise --http auto could load another host than
              * --http 1.1 without a word. */
-            free(ctx->authority);
-            ctx->authority = h.value;
+            free(r->authority);
+            r->authority = h.value;
             h.value = NULL;
             host_given = true;
         }
@@ -204,20 +216,68 @@ int request_build(const struct request_spec *s, const struct http_url *u, int ab
             free(h.value);
             continue;
         }
-        ctx->headers[n++] = h;
+        r->headers[n++] = h;
+        r->n_headers = n;
     }
-    ctx->n_headers = n;
     for (size_t i = 0; i < n; i++)
-        if (!ctx->headers[i].name || !ctx->headers[i].value) return -1;
+        if (!r->headers[i].name || !r->headers[i].value) return -1;
     /* the HTTP/2 header list, made once: every stream submits it as it is */
     struct lg_h2_header *hs = calloc(n ? n : 1, sizeof(*hs));
     if (!hs) return -1;
     for (size_t i = 0; i < n; i++)
-        hs[i] = (struct lg_h2_header){ctx->headers[i].name, ctx->headers[i].value};
-    struct lg_h2_request req = {ctx->method, ctx->scheme, ctx->authority, ctx->path, hs, n};
-    ctx->h2_request = lg_h2_prepare(&req);
+        hs[i] = (struct lg_h2_header){r->headers[i].name, r->headers[i].value};
+    struct lg_h2_request req = {r->method, r->scheme, r->authority, r->path, hs, n};
+    r->h2 = lg_h2_prepare(&req);
     free(hs);
-    return ctx->h2_request ? 0 : -1;
+    return r->h2 ? 0 : -1;
+}
+
+int request_build(const struct request_parts *p, bool absolute_form, bool close_variant,
+                  struct http_request *r)
+{
+    memset(r, 0, sizeof(*r));
+    const struct http_url *u = p->url;
+    char authority[300];
+    http_url_authority(u, false, authority, sizeof(authority));
+    r->line = p->line;
+    r->head = strcmp(p->method, "HEAD") == 0;
+    r->method = strdup(p->method);
+    /* HTTP/2's :authority; the first -H 'Host: NAME' replaces it below */
+    r->authority = strdup(authority);
+    r->scheme = strdup(u->https ? "https" : "http");
+    r->path = strdup(u->target);
+    if (!r->method || !r->authority || !r->scheme || !r->path) return -1;
+    if (p->body) {
+        r->body = malloc(p->body_len ? p->body_len : 1);
+        if (!r->body) return -1;
+        memcpy(r->body, p->body, p->body_len);
+        r->body_len = p->body_len;
+    }
+    r->h1 = h1_bytes(p, absolute_form, authority, false, &r->h1_len);
+    if (!r->h1) return -1;
+    if (close_variant &&
+        !(r->h1_close = h1_bytes(p, absolute_form, authority, true, &r->h1_close_len)))
+        return -1;
+    return h2_headers(p, r);
+}
+
+const char **request_merge_headers(const char *const *cmdline, size_t n_cmdline,
+                                   const char *const *own, size_t n_own, size_t *n)
+{
+    const char **all = malloc((n_cmdline + n_own + 1) * sizeof(*all));
+    if (!all) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n_cmdline; i++) {
+        size_t nl = name_length(cmdline[i]);
+        bool replaced = false;
+        for (size_t j = 0; j < n_own && !replaced; j++)
+            replaced = name_length(own[j]) == nl && strncasecmp(own[j], cmdline[i], nl) == 0;
+        if (!replaced) all[k++] = cmdline[i];
+    }
+    for (size_t j = 0; j < n_own; j++)
+        all[k++] = own[j];
+    *n = k;
+    return all;
 }
 
 int request_build_connect(const struct request_spec *s, const char *authority, struct lg_target *t)
@@ -239,17 +299,20 @@ int request_build_connect(const struct request_spec *s, const char *authority, s
     return 0;
 }
 
-void request_ctx_free(struct http_ctx *ctx)
+void request_free(struct http_request *r)
 {
-    lg_h2_prepared_free(ctx->h2_request);
-    free(ctx->authority);
-    free(ctx->scheme);
-    free(ctx->path);
-    free(ctx->body);
-    free(ctx->h1_request);
-    for (size_t i = 0; i < ctx->n_headers; i++) {
-        free(ctx->headers[i].name);
-        free(ctx->headers[i].value);
+    lg_h2_prepared_free(r->h2);
+    free(r->method);
+    free(r->authority);
+    free(r->scheme);
+    free(r->path);
+    free(r->body);
+    free(r->h1);
+    free(r->h1_close);
+    for (size_t i = 0; i < r->n_headers; i++) {
+        free(r->headers[i].name);
+        free(r->headers[i].value);
     }
-    free(ctx->headers);
+    free(r->headers);
+    memset(r, 0, sizeof(*r));
 }

@@ -162,6 +162,7 @@ static void conn_open(struct lg_client *c, uint64_t origin)
     if (c->connections++ > 0) w->store.counters[LG_C_RECONNECTS]++;
     c->conn_start_ns = now;
     c->conn_requests = 0;
+    c->close_when_idle = false; /* a connection that failed to open left it as it was */
     c->conn_succeeded = false;
     c->fail_class = 0;
     c->capacity = w->cfg->slots;
@@ -236,7 +237,13 @@ static void start_requests(struct lg_client *c)
     struct lg_worker *w = c->w;
     bool open_loop = w->cfg->rate > 0;
     if (w->stopped) return;
-    if (c->state == LG_CONN_READY && c->close_when_idle && c->inflight == 0) conn_close(c);
+    if (c->state == LG_CONN_READY && c->close_when_idle && c->inflight == 0) {
+        /* what the driver still has to say (HTTP/2's GOAWAY) goes out first */
+        if (w->drv->flush && w->drv->flush(c) < 0)
+            conn_abort(c);
+        else
+            conn_close(c);
+    }
     if (w->draining || ev_is_active(&c->restart)) return;
     for (;;) {
         if (open_loop && c->started == c->due) return;
@@ -474,6 +481,11 @@ void lg_conn_peer_limit(struct lg_client *c, unsigned n)
 void lg_conn_close_when_idle(struct lg_client *c)
 {
     c->close_when_idle = true;
+}
+
+bool lg_conn_last_request(const struct lg_client *c)
+{
+    return c->close_when_idle;
 }
 
 void lg_conn_fail(struct lg_client *c, int error_class, const char *detail)

@@ -29,6 +29,9 @@ static const struct lg_option shared_options[] = {
     {"retry-delay", 0, required_argument, LG_OPT_RETRY_DELAY, "Load", "    --retry-delay TIME",
      "closed loop: after a connection on which no request\nsucceeded failed, wait this long "
      "before the next attempt\n(default 100ms; 0: at once)"},
+    {"conn-requests", 0, required_argument, LG_OPT_CONN_REQUESTS, "Load", "    --conn-requests N",
+     "a client closes its connection (or UDP socket) after N\nrequests and opens a new one, "
+     "whose first request is\ncold (1: a connection per request; default: no limit)"},
     {"max-error-rate", 0, required_argument, LG_OPT_MAX_ERROR_RATE, "Load",
      "    --max-error-rate X",
      "errors/attempts allowed before exit status 1 (0..1, default 0;\nopen loop: unsent "
@@ -208,6 +211,12 @@ static int load_option(struct lg_config *cfg, int opt, const char *arg)
             lg_usage_error(tool, "--retry-delay: '%s' is not a duration (examples: 0, 100ms, 1s)",
                            arg);
         return 1;
+    case LG_OPT_CONN_REQUESTS:
+        if (lg_parse_unsigned(arg, 1, 1000000000, &u) < 0)
+            lg_usage_error(
+                tool, "--conn-requests: '%s' is not a request count from 1 to 1000000000", arg);
+        cfg->conn_requests = u;
+        return 1;
     case 't':
         if (lg_parse_unsigned(arg, 1, 256, &u) < 0)
             lg_usage_error(tool, "--threads: '%s' is not a thread count from 1 to 256", arg);
@@ -321,19 +330,21 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
            scale_option(cfg, opt, arg);
 }
 
+/* getopt's tables, made from ours. Static: a usage error exits from inside
+ * the parse loop, and an allocation would then be a leak, whose report
+ * (LeakSanitizer's) would add lines to the one-line error. */
+enum { MAX_OPTIONS = 128 };
+static struct option getopt_longopts[MAX_OPTIONS + 1];
+static char getopt_shortopts[2 + 3 * MAX_OPTIONS];
+
 int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct lg_config *cfg,
                      struct lg_tls_options *tls)
 {
-    /* getopt's tables, made from ours; static, so a usage error's exit leaves
-     * them reachable rather than leaked */
     size_t n = cl->n_options + (cl->tls ? N_TLS : 0) + N_SHARED;
-    static struct option *longopts;
-    static char *shortopts;
-    free(longopts);
-    free(shortopts);
-    longopts = calloc(n + 1, sizeof(*longopts));
-    shortopts = malloc(2 + 3 * n);
-    if (!longopts || !shortopts) lg_usage_error(cl->tool, "out of memory");
+    if (n > MAX_OPTIONS) lg_usage_error(cl->tool, "%zu options are more than the parser holds", n);
+    struct option *longopts = getopt_longopts;
+    char *shortopts = getopt_shortopts;
+    memset(longopts, 0, sizeof(getopt_longopts));
     size_t k = 0;
     shortopts[k++] = ':'; /* a missing value is reported as ':' */
     const char *group;
@@ -372,9 +383,5 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
         if (cl->tls && tls_option(tls, opt, optarg)) continue;
         cl->handle(cl->ctx, opt, optarg);
     }
-    free(longopts);
-    free(shortopts);
-    longopts = NULL;
-    shortopts = NULL;
     return optind;
 }

@@ -43,6 +43,11 @@ struct lg_driver {
     unsigned n_errors;
     const char *const *counter_names; /* extra exact counts (e.g. rcode.NOERROR) */
     unsigned n_counters;
+    /* Request groups (httpload's targets): a request the driver puts in group
+     * g (lg_req_group, 1..n_groups) also gives its latency sample to
+     * <group_names[g-1]>.latency_cold_ms or .latency_warm_ms. */
+    const char *const *group_names;
+    unsigned n_groups;
     bool datagram; /* one connected UDP socket per client (the UDP transport) */
 
     /* The connection is usable (after connect, tunnel and TLS). */
@@ -95,6 +100,9 @@ struct lg_config {
     uint64_t duration_ns;    /* per level */
     uint64_t timeout_ns;     /* per request, and the drain window after the deadline */
     uint64_t retry_delay_ns; /* closed loop: pause after a connection on which nothing succeeded */
+    /* --conn-requests: a connection carries at most this many requests, then
+     * closes once idle and the next request opens a new one (0: no limit) */
+    uint64_t conn_requests;
     unsigned threads;
     double rate;             /* requests per second across all clients; 0 = closed loop */
     unsigned slots;          /* requests in flight per client (streams, outstanding) */
@@ -187,6 +195,9 @@ void lg_conn_peer_limit(struct lg_client *c, unsigned n);
 /* Close the connection once nothing is in flight (Connection: close, GOAWAY);
  * the next request reconnects and is cold. */
 void lg_conn_close_when_idle(struct lg_client *c);
+/* True while the driver submits the last request its connection will carry
+ * (--conn-requests reached it): HTTP/1.1 sends Connection: close with it. */
+bool lg_conn_last_request(const struct lg_client *c);
 /* Records why the connection is failing; every request in flight on it gets
  * this class. Return -1 from the callback afterwards. */
 void lg_conn_fail(struct lg_client *c, int error_class, const char *detail);
@@ -203,6 +214,9 @@ bool lg_req_active(const struct lg_client *c, unsigned slot);
 /* The run cannot be carried out (memory ran out): every worker stops and
  * the tool exits with status 4 and this message, without a document. */
 void lg_fail_run(struct lg_client *c, const char *why);
+/* Puts request `slot`, being submitted, in the driver's request group
+ * `group` (1..n_groups); a request is in no group otherwise. */
+void lg_req_group(struct lg_client *c, unsigned slot, unsigned group);
 /* Adds to one of the driver's extra counters. */
 void lg_count(struct lg_client *c, unsigned counter, uint64_t n);
 

@@ -60,6 +60,7 @@ struct lg_h2 {
     bool goaway;     /* the server sent GOAWAY */
     uint32_t goaway_error;
     int32_t goaway_last_id;
+    bool goodbye;      /* we sent GOAWAY(NO_ERROR): the connection carried its last request */
     bool failed;       /* the connection failed inside nghttp2 (already recorded) */
     bool write_failed; /* lg_conn_write failed: nothing more can be written */
     struct lg_h2_pool pool;
@@ -312,14 +313,22 @@ static int on_stream_close_cb(nghttp2_session *session, int32_t stream_id, uint3
         cls = cb->protocol_class;
     }
     cb->on_stream_close(h->c, slot, cls);
+    /* The connection's last stream is done (--conn-requests): the engine
+     * closes it next, and an endpoint that closes says so with GOAWAY first
+     * (RFC 9113 6.8). It goes out with the flush after this read. */
+    if (h->n_open == 0 && !h->goaway && !h->goodbye && lg_conn_last_request(h->c) &&
+        nghttp2_submit_goaway(session, NGHTTP2_FLAG_NONE, 0, NGHTTP2_NO_ERROR, NULL, 0) == 0)
+        h->goodbye = true;
     return 0;
 }
 
-/* nghttp2 sends GOAWAY only when it found a connection error in the input. */
+/* Besides our goodbye, nghttp2 sends GOAWAY only when it found a connection
+ * error in the input. */
 static int on_frame_send_cb(nghttp2_session *session, const nghttp2_frame *frame, void *user_data)
 {
     struct lg_h2 *h = user_data;
     if (frame->hd.type != NGHTTP2_GOAWAY || h->failed) return 0;
+    if (h->goodbye && frame->goaway.error_code == NGHTTP2_NO_ERROR) return 0;
     char detail[200];
     const nghttp2_goaway *g = &frame->goaway;
     int dlen = g->opaque_data_len > 120 ? 120 : (int)g->opaque_data_len;

@@ -53,6 +53,9 @@ struct lg_store {
     size_t timeline_len;
     bool peer_limited;   /* a server allowed fewer requests at once than the slots */
     unsigned peer_limit; /* the smallest such limit */
+    /* per driver request group (lg_req_group): its cold, then its warm latency */
+    struct lg_series *groups;
+    unsigned n_groups;
 };
 
 enum lg_req_flags {
@@ -75,7 +78,8 @@ struct lg_req {
     uint64_t first_byte_ns;
     uint32_t flags;
     uint32_t slot;
-    uint32_t seq; /* counts the slot's requests: tells a queued message's request apart */
+    uint32_t seq;   /* counts the slot's requests: tells a queued message's request apart */
+    uint32_t group; /* the driver's request group (lg_req_group), 0: none; reset as it ends */
 };
 
 enum lg_conn_state {
@@ -225,6 +229,8 @@ void lg_worker_init_async(struct lg_worker *w);
 /* store.c */
 int lg_store_init(struct lg_store *s, unsigned n_classes, unsigned n_extra, size_t max_samples,
                   size_t timeline_len);
+/* The series of the driver's request groups (none when n_groups is 0). */
+int lg_store_init_groups(struct lg_store *s, unsigned n_groups, size_t max_samples);
 void lg_store_free(struct lg_store *s, unsigned n_classes);
 void lg_store_error(struct lg_worker *w, int cls, const char *detail);
 

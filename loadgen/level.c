@@ -53,6 +53,49 @@ static uint64_t *series_take(struct lg_series *s, size_t *n)
     return v;
 }
 
+/* Merges one series of every worker (parts) into the level's metric `name`
+ * (milliseconds). */
+static int merge_series(struct lg_levels *lv, struct lg_series **parts, struct lg_level_result *res,
+                        const char *name)
+{
+    struct lg_series merged;
+    lg_series_init(&merged, lv->cfg->max_samples);
+    for (unsigned i = 0; i < lv->nw; i++)
+        if (parts[i]->lost) return -1; /* out of memory: a sample could not be kept */
+    if (lg_series_merge(&merged, parts, lv->nw, &lv->rng) < 0) {
+        lg_series_free(&merged);
+        return -1;
+    }
+    if (lg_series_sampled(&merged)) lv->sampled = true;
+    size_t n;
+    uint64_t seen = merged.seen;
+    uint64_t *v = series_take(&merged, &n);
+    return lg_result_add_series(res, name, v, n, seen);
+}
+
+/* The latencies of the driver's request groups: <group>.latency_cold_ms and
+ * <group>.latency_warm_ms. */
+static int collect_groups(struct lg_levels *lv, struct lg_series **parts,
+                          struct lg_level_result *res)
+{
+    const struct lg_driver *drv = lv->drv;
+    static const char *const kinds[2] = {"latency_cold_ms", "latency_warm_ms"};
+    for (unsigned g = 0; g < drv->n_groups; g++) {
+        for (unsigned k = 0; k < 2; k++) {
+            for (unsigned i = 0; i < lv->nw; i++)
+                parts[i] = &lv->ws[i].store.groups[2 * g + k];
+            size_t len = strlen(drv->group_names[g]) + strlen(kinds[k]) + 2;
+            char *name = malloc(len);
+            if (!name) return -1;
+            snprintf(name, len, "%s.%s", drv->group_names[g], kinds[k]);
+            int rc = merge_series(lv, parts, res, name);
+            free(name);
+            if (rc < 0) return -1;
+        }
+    }
+    return 0;
+}
+
 /* Merges the workers' stores into the level's named metrics. */
 static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
 {
@@ -66,30 +109,15 @@ static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
     };
     struct lg_series **parts = calloc(nw, sizeof(*parts));
     if (!parts) return -1;
-    for (int s = 0; s < LG_S__COUNT; s++) {
-        struct lg_series merged;
-        lg_series_init(&merged, cfg->max_samples);
-        for (unsigned i = 0; i < nw; i++) {
+    int rc = 0;
+    for (int s = 0; s < LG_S__COUNT && rc == 0; s++) {
+        for (unsigned i = 0; i < nw; i++)
             parts[i] = &ws[i].store.series[s];
-            if (parts[i]->lost) {
-                free(parts);
-                return -1; /* out of memory: a sample could not be kept */
-            }
-        }
-        if (lg_series_merge(&merged, parts, nw, &lv->rng) < 0) {
-            free(parts);
-            return -1;
-        }
-        if (lg_series_sampled(&merged)) lv->sampled = true;
-        size_t n;
-        uint64_t seen = merged.seen;
-        uint64_t *v = series_take(&merged, &n);
-        if (lg_result_add_series(res, series_names[s], v, n, seen) < 0) {
-            free(parts);
-            return -1;
-        }
+        rc = merge_series(lv, parts, res, series_names[s]);
     }
+    if (rc == 0) rc = collect_groups(lv, parts, res);
     free(parts);
+    if (rc < 0) return -1;
 
     /* requests_per_second: whole seconds of the level; a level shorter than a
      * second gets one sample, its completions over its length. */
@@ -230,7 +258,8 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     size_t tl = whole ? (size_t)whole : 1;
     for (unsigned i = 0; i < lv->nw; i++)
         if (lg_store_init(&lv->ws[i].store, lv->n_classes, lv->drv->n_counters, cfg->max_samples,
-                          tl) < 0)
+                          tl) < 0 ||
+            lg_store_init_groups(&lv->ws[i].store, lv->drv->n_groups, cfg->max_samples) < 0)
             goto out;
 
     uint64_t at = lg_level_start_at(cfg, k), start, wall;

@@ -204,6 +204,8 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     lg_json_u64(&o, cfg->max_samples);
     lg_json_lit(&o, ", \"max_error_rate\": ");
     lg_json_double(&o, cfg->max_error_rate);
+    lg_json_lit(&o, ", \"conn_requests\": ");
+    lg_json_u64(&o, cfg->conn_requests);
     lg_json_lit(&o, "},\n  \"levels\": [");
     write_levels(&o, cfg, levels, n_levels);
     lg_json_lit(&o, "\n  ]");

@@ -49,6 +49,7 @@ enum {
     LG_OPT_RUN_ID,
     LG_OPT_MAX_DOC_BYTES,
     LG_OPT_CLOCK_REF,
+    LG_OPT_CONN_REQUESTS,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
 

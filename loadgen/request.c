@@ -24,7 +24,9 @@ struct lg_req *lg_req_start(struct lg_client *c, uint64_t origin, uint64_t now, 
     r->deadline_ns = now + w->cfg->timeout_ns;
     c->inflight++;
     c->attempts++;
-    c->conn_requests++;
+    /* --conn-requests: the connection's last request; none starts after it,
+     * and the connection closes once idle (no --retry-delay: nothing failed) */
+    if (++c->conn_requests == w->cfg->conn_requests) c->close_when_idle = true;
     w->store.counters[LG_C_ATTEMPTS]++;
     lg_worker_track(w, r);
     return r;
@@ -45,9 +47,15 @@ void lg_req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinish
     lg_worker_untrack(w, r);
     if (unfinished) {
         st->counters[LG_C_UNFINISHED]++;
+        r->group = 0;
     } else if (cls == LG_OK) {
-        lg_series_add(&st->series[(r->flags & LG_REQ_COLD) ? LG_S_LATENCY_COLD : LG_S_LATENCY_WARM],
-                      now - r->origin_ns, &w->rng);
+        uint64_t latency = now - r->origin_ns;
+        bool cold = (r->flags & LG_REQ_COLD) != 0;
+        lg_series_add(&st->series[cold ? LG_S_LATENCY_COLD : LG_S_LATENCY_WARM], latency, &w->rng);
+        if (r->group) { /* reset here, off the path of a run without groups */
+            lg_series_add(&st->groups[2 * (r->group - 1) + !cold], latency, &w->rng);
+            r->group = 0;
+        }
         if (r->flags & LG_REQ_FIRST_BYTE)
             lg_series_add(&st->series[LG_S_TTFB], r->first_byte_ns - r->sent_ns, &w->rng);
         st->counters[LG_C_REQUESTS]++;
@@ -61,6 +69,7 @@ void lg_req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinish
         if (now < w->deadline_ns && w->sec_index < st->timeline_len) st->timeline[w->sec_index]++;
     } else {
         cls = lg_checked_class(w, cls);
+        r->group = 0;
         st->counters[LG_C_ERRORS]++;
         st->errors[cls]++;
     }
@@ -116,6 +125,11 @@ void lg_req_done(struct lg_client *c, unsigned slot, int error_class)
 bool lg_req_active(const struct lg_client *c, unsigned slot)
 {
     return (c->slots[slot].flags & LG_REQ_ACTIVE) != 0;
+}
+
+void lg_req_group(struct lg_client *c, unsigned slot, unsigned group)
+{
+    if (group && group <= c->w->store.n_groups) c->slots[slot].group = group;
 }
 
 void lg_count(struct lg_client *c, unsigned counter, uint64_t n)

@@ -19,10 +19,24 @@ int lg_store_init(struct lg_store *s, unsigned n_classes, unsigned n_extra, size
     return 0;
 }
 
+int lg_store_init_groups(struct lg_store *s, unsigned n_groups, size_t max_samples)
+{
+    if (n_groups == 0) return 0;
+    s->groups = calloc(2 * (size_t)n_groups, sizeof(*s->groups));
+    if (!s->groups) return -1;
+    s->n_groups = n_groups;
+    for (size_t i = 0; i < 2 * (size_t)n_groups; i++)
+        lg_series_init(&s->groups[i], max_samples);
+    return 0;
+}
+
 void lg_store_free(struct lg_store *s, unsigned n_classes)
 {
     for (int i = 0; i < LG_S__COUNT; i++)
         lg_series_free(&s->series[i]);
+    for (size_t i = 0; i < 2 * (size_t)s->n_groups; i++)
+        lg_series_free(&s->groups[i]);
+    free(s->groups);
     if (s->error_detail)
         for (unsigned i = 0; i < n_classes; i++)
             free(s->error_detail[i]);

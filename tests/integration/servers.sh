@@ -83,6 +83,10 @@ export CA_PEM=$SRV/certs/ca.pem
 # and an HTTPS listener with an untrusted certificate on UNTRUSTED_TLS_PORT.
 # Locations: / (small page), /close (Connection: close), /missing (404),
 # /big.bin (1 MiB), /chunked (chunked body), /echo (POST body echoed back).
+# /t/ (any path under it: 200, its own access log $SRV/nginx/targets.log,
+# one line per request: connection number, request number on it, method,
+# URI, the Connection header, Content-Length, the request's whole length and
+# the X-Target header).
 # Two name-based virtual hosts, vhost-a.test and vhost-b.test, on the same
 # HTTP, HTTPS and h2c listeners, each logging its own requests (one line each:
 # the protocol, then the host) to $SRV/nginx/vhost-a.log and vhost-b.log.
@@ -106,6 +110,7 @@ http {
     keepalive_requests 100000000;
     keepalive_timeout 120s;
     default_type text/plain;
+    log_format targets '\$connection \$connection_requests \$request_method \$request_uri "\$http_connection" \$content_length \$request_length "\$http_x_target"';
     server {
         listen 127.0.0.1:$NGINX_HTTP_PORT;
         listen unix:$NGINX_UNIX;
@@ -117,6 +122,7 @@ http {
         location = /close { keepalive_timeout 0; return 200 "bye\n"; }
         location = /missing { return 404; }
         location = /chunked { chunked_transfer_encoding on; gzip on; gzip_min_length 1; gzip_types text/plain; return 200 "a chunked reply\n"; }
+        location /t/ { access_log $d/targets.log targets; return 200 "target\n"; }
         location = /echo { client_max_body_size 10m; client_body_buffer_size 10m; echo_read_request_body_off_placeholder off; }
     }
     log_format vhost '\$server_protocol \$host';

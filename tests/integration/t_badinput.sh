@@ -8,6 +8,11 @@ U=http://127.0.0.1:9/
 echo "not a certificate" >"$TMPROOT/bad.pem"
 printf 'www.example.test A\nbroken-line-without-type\n' >"$TMPROOT/bad.queries"
 printf 'www.example.test NOSUCHTYPE\n' >"$TMPROOT/badtype.queries"
+printf 'X-A: 1\nGET http://127.0.0.1:9/\n' >"$TMPROOT/bad.targets"
+printf 'GET http://127.0.0.1:9/\nGET http://127.0.0.2:9/\n' >"$TMPROOT/origin.targets"
+printf 'GET http://127.0.0.1:9/\n\nPOST http://127.0.0.1:9/b\n@/nonexistent/body.json\n' >"$TMPROOT/nobody.targets"
+printf '# nothing but a comment\n' >"$TMPROOT/empty.targets"
+printf 'GET http://127.0.0.1:9/\n' >"$TMPROOT/good.targets"
 
 # expected substring | tool | arguments...
 read -r -d '' HTTP_CASES <<'ROWS'
@@ -55,7 +60,6 @@ option --quiet takes no value|httpload --quiet=yes URL
 --data: cannot read|httpload --data @/nonexistent/body URL
 --cacert|httpload --cacert /nonexistent/ca.pem https://127.0.0.1:9/
 --cacert|httpload --cacert BADPEM https://127.0.0.1:9/
-missing URL|httpload -c 1
 unexpected argument 'more'|httpload URL more
 unsupported scheme|httpload ftp://127.0.0.1/
 missing scheme|httpload 127.0.0.1:8080/
@@ -70,6 +74,18 @@ cannot be combined|httpload --unix-socket /tmp/x -x http://127.0.0.1:9 URL
 --streams|httpload --http 1.1 -m 4 URL
 --meta|httpload -c 1 -d 100ms --meta /nonexistent/dir/meta.json URL_LIVE
 --log|httpload -c 1 -d 100ms --log /nonexistent/dir/log.ndjson URL
+--data: cannot read '/dev/zero': larger than 256 MiB|httpload --data @/dev/zero URL
+bad.targets:1: 'X-A: 1' is not a request line|httpload --targets BADT
+origin.targets:2: 'http://127.0.0.2:9/' is not on the first target's origin|httpload --targets ORIGINT
+nobody.targets:4: cannot read the body file '/nonexistent/body.json'|httpload --targets NOBODYT
+empty.targets: no targets|httpload --targets EMPTYT
+--targets /nonexistent/list.txt: No such file|httpload --targets /nonexistent/list.txt
+--targets gives the URLs|httpload --targets GOODT URL
+--method: with --targets|httpload -X POST --targets GOODT
+--targets-per-metric needs --targets|httpload --targets-per-metric URL
+missing URL (or --targets FILE)|httpload -c 2
+--conn-requests: '0'|httpload --conn-requests 0 URL
+--conn-requests: 'many'|httpload --conn-requests many URL
 ROWS
 
 check_row() { # expected tool args...
@@ -89,6 +105,11 @@ check_row() { # expected tool args...
         BADPEM) args+=("$TMPROOT/bad.pem") ;;
         BADQ) args+=("$TMPROOT/bad.queries") ;;
         BADTYPEQ) args+=("$TMPROOT/badtype.queries") ;;
+        BADT) args+=("$TMPROOT/bad.targets") ;;
+        ORIGINT) args+=("$TMPROOT/origin.targets") ;;
+        NOBODYT) args+=("$TMPROOT/nobody.targets") ;;
+        EMPTYT) args+=("$TMPROOT/empty.targets") ;;
+        GOODT) args+=("$TMPROOT/good.targets") ;;
         *) args+=("$a") ;;
         esac
     done

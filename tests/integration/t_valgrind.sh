@@ -37,6 +37,23 @@ t_httpload_http1_tls_h2_under_valgrind() {
     assert_eq "$rc" 1 "refused exit status"
 }
 
+t_httpload_targets_and_churn_under_valgrind() {
+    printf 'inline\n' >"$TMPROOT/vbody"
+    printf 'GET https://127.0.0.1:%s/t/a\nX-A: 1\n\nPOST https://127.0.0.1:%s/t/b\n@%s\n' \
+        "$NGINX_HTTPS_PORT" "$NGINX_HTTPS_PORT" "$TMPROOT/vbody" >"$TMPROOT/vtargets"
+    local rc
+    rc=$(vg_run targets-h2 "$HTTPLOAD" -c 3 -m 2 -d 500ms --http 2 --conn-requests 3 \
+        --targets-per-metric --cacert "$CA_PEM" --targets "$TMPROOT/vtargets")
+    assert_eq "$rc" 0 "--targets over h2 with --conn-requests exit status"
+    rc=$(vg_run targets-h1 "$HTTPLOAD" -c 2 -d 300ms --http 1.1 --conn-requests 2 \
+        --cacert "$CA_PEM" --targets "$TMPROOT/vtargets")
+    assert_eq "$rc" 0 "--targets over http/1.1 with --conn-requests exit status"
+    printf 'GET https://127.0.0.1:%s/\nGET http://127.0.0.1:%s/\n' "$NGINX_HTTPS_PORT" \
+        "$NGINX_HTTP_PORT" >"$TMPROOT/vbad"
+    rc=$(vg_run targets-bad "$HTTPLOAD" --targets "$TMPROOT/vbad")
+    assert_eq "$rc" 2 "a refused --targets file"
+}
+
 t_dnsload_under_valgrind() {
     [ -x "$DNSLOAD" ] || { fail "dnsload not built"; return; }
     declare -F need_knot >/dev/null || { fail "servers_dns.sh has no need_knot"; return; }

@@ -1,7 +1,9 @@
 /* The client's handling of what a transport reports, on a real event loop
  * with a fake transport over a socketpair: a read that must wait for
- * writability stops the read watcher (a level-triggered one would spin), and
- * an error class a driver gets wrong is counted in range. */
+ * writability stops the read watcher (a level-triggered one would spin), an
+ * error class a driver gets wrong is counted in range, --conn-requests ends
+ * each connection after N requests (the driver told which is the last), and
+ * a request's group gets its latency sample too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +34,7 @@ static int fake_open(struct lg_client *c)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0) return -1;
+    if (peer_fd >= 0) close(peer_fd); /* the previous connection's server side */
     c->fd = sv[0];
     peer_fd = sv[1];
     return 0;
@@ -81,6 +84,35 @@ static const struct lg_driver drv = {
     .on_read = drv_on_read,
 };
 
+/* The churn driver: every request is answered at once by the fake server,
+ * up to MAX_SUBMITS; each submit records its connection and whether the
+ * engine called it the connection's last, and puts it in group 1 or 2. */
+enum { MAX_SUBMITS = 40 };
+static struct {
+    unsigned n;
+    unsigned connection[MAX_SUBMITS];
+    bool last[MAX_SUBMITS];
+} submits;
+
+static int churn_submit(struct lg_client *c, unsigned slot)
+{
+    if (submits.n == MAX_SUBMITS) return 0; /* unanswered: the client waits from here on */
+    submits.connection[submits.n] = c->connections;
+    submits.last[submits.n] = lg_conn_last_request(c);
+    lg_req_group(c, slot, 1 + submits.n % 2);
+    submits.n++;
+    return write(peer_fd, "x", 1) == 1 ? 0 : -1;
+}
+
+static const char *const churn_groups[] = {"odd", "even"};
+static const struct lg_driver churn_drv = {
+    .name = "churn",
+    .submit = churn_submit,
+    .on_read = drv_on_read,
+    .group_names = churn_groups,
+    .n_groups = 2,
+};
+
 static void on_stop(struct ev_loop *loop, ev_timer *t, int revents)
 {
     ev_break(loop, EVBREAK_ALL);
@@ -98,16 +130,17 @@ struct fixture {
     uint8_t rbuf[256];
 };
 
-static void run_client(struct fixture *f)
+static void run_client(struct fixture *f, const struct lg_driver *d, uint64_t conn_requests)
 {
     memset(f, 0, sizeof(*f));
     f->cfg.tool = "test";
     f->cfg.slots = 1;
+    f->cfg.conn_requests = conn_requests;
     f->cfg.timeout_ns = 10ull * LG_NS_PER_S;
     f->cfg.duration_ns = 10ull * LG_NS_PER_S;
     struct lg_worker *w = &f->w;
     w->cfg = &f->cfg;
-    w->drv = &drv;
+    w->drv = d;
     w->tgt = &f->tgt;
     w->tp = &fake;
     w->n_classes = LG_ERR__BASE_COUNT;
@@ -119,6 +152,8 @@ static void run_client(struct fixture *f)
     w->level_start_ns = lg_now_ns();
     w->deadline_ns = w->level_start_ns + f->cfg.duration_ns;
     assert_int_equal(lg_store_init(&w->store, w->n_classes, 0, 100, 1), 0);
+    assert_int_equal(lg_store_init_groups(&w->store, d->n_groups, 100), 0);
+    peer_fd = -1;
     w->clients = &f->c;
     w->n_clients = 1;
     lg_client_setup(w, &f->c, 0, NULL, &f->slot, &f->free_slot);
@@ -148,7 +183,7 @@ static void read_that_waits_for_a_write_does_not_spin(void **state)
     struct fixture *f = malloc(sizeof(*f));
     assert_non_null(f);
     bad_class = LG_OK;
-    run_client(f);
+    run_client(f, &drv, 0);
     /* once to learn it must wait, once after the socket was writable; the
      * old client kept the read watcher on and read thousands of times */
     assert_int_equal(reads, 2);
@@ -162,9 +197,46 @@ static void error_class_out_of_range_is_counted_in_range(void **state)
     struct fixture *f = malloc(sizeof(*f));
     assert_non_null(f);
     bad_class = 9999;
-    run_client(f);
+    run_client(f, &drv, 0);
     assert_int_equal(f->w.store.counters[LG_C_ERRORS], 1);
     assert_int_equal(f->w.store.errors[LG_ERR_RESET], 1);
+    free_client(f);
+    free(f);
+}
+
+static void conn_requests_ends_each_connection_after_n(void **state)
+{
+    struct fixture *f = malloc(sizeof(*f));
+    assert_non_null(f);
+    bad_class = LG_OK;
+    memset(&submits, 0, sizeof(submits));
+    run_client(f, &churn_drv, 3);
+    assert_int_equal(submits.n, MAX_SUBMITS);
+    for (unsigned k = 0; k < MAX_SUBMITS; k++) {
+        /* requests 1-3 on connection 1, 4-6 on connection 2, ...: the third
+         * of each is its last, and the next starts a new connection */
+        assert_int_equal(submits.connection[k], k / 3 + 1);
+        assert_int_equal(submits.last[k], k % 3 == 2);
+    }
+    const struct lg_store *st = &f->w.store;
+    uint64_t requests = st->counters[LG_C_REQUESTS];
+    assert_true(requests >= MAX_SUBMITS - 1); /* the last one's answer may still be in flight */
+    assert_int_equal(st->counters[LG_C_CONNECTIONS], (MAX_SUBMITS + 2) / 3);
+    assert_int_equal(st->counters[LG_C_RECONNECTS], (MAX_SUBMITS + 2) / 3 - 1);
+    assert_int_equal(st->series[LG_S_LATENCY_COLD].seen, (MAX_SUBMITS + 2) / 3);
+    assert_int_equal(st->counters[LG_C_ERRORS], 0);
+    /* every completed request gave its group a sample, cold or warm as it was */
+    assert_int_equal(st->n_groups, 2);
+    uint64_t in_groups = 0, cold_in_groups = 0;
+    for (unsigned g = 0; g < 2; g++) {
+        cold_in_groups += st->groups[2 * g].seen;
+        in_groups += st->groups[2 * g].seen + st->groups[2 * g + 1].seen;
+    }
+    assert_int_equal(in_groups, requests);
+    assert_int_equal(cold_in_groups, st->series[LG_S_LATENCY_COLD].seen);
+    /* requests 1, 3, 5, ... (group 1) are cold when they open a connection:
+     * 1, 7, 13, ... */
+    assert_int_equal(st->groups[0].seen, (MAX_SUBMITS + 5) / 6);
     free_client(f);
     free(f);
 }
@@ -174,6 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(read_that_waits_for_a_write_does_not_spin),
         cmocka_unit_test(error_class_out_of_range_is_counted_in_range),
+        cmocka_unit_test(conn_requests_ends_each_connection_after_n),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
