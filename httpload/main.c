@@ -244,6 +244,190 @@ static char **target_group_names(const struct http_ctx *ctx)
     return names;
 }
 
+/* What main sets up for the run, and frees after it. */
+struct setup {
+    struct http_url url, proxy_url;
+    struct target_list targets;
+    const struct http_url *origin; /* the URL, or the first target's */
+    struct lg_target target;       /* where the sockets go */
+    struct lg_tls_config tls;
+    bool absolute_form; /* through a plain proxy: request lines carry the URL */
+    char **group_names; /* --targets-per-metric: "target.LINE" per request */
+    struct lg_driver driver;
+};
+
+static void check_args(const struct args *a, int first_arg, int argc, char **argv)
+{
+    if (a->targets_path) {
+        if (first_arg < argc)
+            lg_usage_error(tool, "unexpected argument '%s': --targets gives the URLs",
+                           argv[first_arg]);
+        if (a->spec.method)
+            lg_usage_error(tool, "--method: with --targets, each target names its method");
+    } else {
+        if (a->targets_per_metric) lg_usage_error(tool, "--targets-per-metric needs --targets");
+        if (first_arg >= argc) lg_usage_error(tool, "missing URL (or --targets FILE)");
+        if (first_arg + 1 < argc)
+            lg_usage_error(tool, "unexpected argument '%s' after the URL", argv[first_arg + 1]);
+    }
+    if (a->ctx.mode == HTTP_MODE_1 && a->ctx.streams > 1)
+        lg_usage_error(tool, "--streams: HTTP/1.1 sends one request at a time per connection");
+    if (a->proxy && a->unix_path)
+        lg_usage_error(tool, "--proxy and --unix-socket cannot be combined");
+    if (!a->proxy && a->proxy_tunnel) lg_usage_error(tool, "--proxy-tunnel needs --proxy");
+}
+
+/* The origin every request goes to: the URL's, or the first target's. */
+static void load_origin(const struct args *a, struct setup *s, struct lg_config *cfg,
+                        const char *url_arg)
+{
+    s->origin = &s->url;
+    if (a->targets_path) {
+        char err[512];
+        if (targets_load(a->targets_path, &s->targets, err, sizeof(err)) < 0)
+            lg_usage_error(tool, "--targets %s", err);
+        s->origin = &s->targets.t[0].url;
+        cfg->target_desc = s->targets.t[0].url_text;
+    } else {
+        const char *why;
+        if (http_url_parse(url_arg, &s->url, &why) < 0)
+            lg_usage_error(tool, "URL '%s': %s", url_arg, why);
+        cfg->target_desc = url_arg;
+    }
+}
+
+/* --data STR or @FILE: the body (of the targets without one, with --targets). */
+static void read_body(struct args *a)
+{
+    struct request_spec *spec = &a->spec;
+    if (!a->data_arg) return;
+    if (a->data_arg[0] == '@') {
+        const char *why;
+        spec->body = read_whole_file(a->data_arg + 1, &spec->body_len, &why);
+        if (!spec->body) lg_usage_error(tool, "--data: cannot read '%s': %s", a->data_arg + 1, why);
+    } else {
+        spec->body_len = strlen(a->data_arg);
+        spec->body = (uint8_t *)strdup(a->data_arg);
+        if (!spec->body) lg_usage_error(tool, "out of memory");
+    }
+    if (!spec->method && !a->targets_path) spec->method = "POST";
+}
+
+/* Where the sockets go: a Unix socket, the proxy (with CONNECT for https://
+ * or --proxy-tunnel, else absolute-form request lines), or the origin. */
+static void route_sockets(struct args *a, struct setup *s)
+{
+    struct lg_target *t = &s->target;
+    if (a->unix_path) {
+        struct sockaddr_un *sun = (struct sockaddr_un *)&t->addr;
+        if (strlen(a->unix_path) >= sizeof(sun->sun_path))
+            lg_usage_error(tool, "--unix-socket: path '%s' is too long", a->unix_path);
+        sun->sun_family = AF_UNIX;
+        strcpy(sun->sun_path, a->unix_path);
+        t->addrlen = sizeof(*sun);
+    } else if (a->proxy) {
+        const char *why;
+        if (http_url_parse(a->proxy, &s->proxy_url, &why) < 0)
+            lg_usage_error(tool, "--proxy '%s': %s", a->proxy, why);
+        if (s->proxy_url.https)
+            lg_usage_error(tool, "--proxy '%s': only http:// proxies are supported", a->proxy);
+        lg_resolve_target(tool, "--proxy", s->proxy_url.host, s->proxy_url.port, false, t);
+        if (s->origin->https || a->proxy_tunnel) {
+            char auth[300];
+            http_url_authority(s->origin, true, auth, sizeof(auth));
+            if (request_build_connect(&a->spec, auth, t) < 0) lg_usage_error(tool, "out of memory");
+        } else {
+            s->absolute_form = true;
+        }
+    } else {
+        lg_resolve_target(tool, a->targets_path ? "--targets" : "URL", s->origin->host,
+                          s->origin->port, false, t);
+    }
+}
+
+/* TLS to an https:// origin, offering the protocols --http allows. */
+static void setup_tls(struct args *a, struct setup *s, const struct lg_tls_options *tlsopt)
+{
+    struct http_ctx *ctx = &a->ctx;
+    ctx->tls = s->origin->https;
+    if (!s->origin->https) {
+        if (lg_tls_options_given(tlsopt))
+            fprintf(stderr, "%s: note: TLS options are ignored for an http:// URL\n", tool);
+        return;
+    }
+    static const unsigned char alpn_auto[] = "\x02h2\x08http/1.1";
+    static const unsigned char alpn_h1[] = "\x08http/1.1";
+    static const unsigned char alpn_h2[] = "\x02h2";
+    const unsigned char *alpn = ctx->mode == HTTP_MODE_AUTO ? alpn_auto
+                                : ctx->mode == HTTP_MODE_1  ? alpn_h1
+                                                            : alpn_h2;
+    size_t alpn_len = ctx->mode == HTTP_MODE_AUTO ? sizeof(alpn_auto) - 1
+                      : ctx->mode == HTTP_MODE_1  ? sizeof(alpn_h1) - 1
+                                                  : sizeof(alpn_h2) - 1;
+    char err[256];
+    if (lg_tls_setup(&s->tls, tlsopt, s->origin->host, alpn, alpn_len, err, sizeof(err)) < 0)
+        lg_usage_error(tool, "%s", err);
+    s->target.tls = &s->tls;
+}
+
+/* The requests, built once, and the driver that sends them. */
+static void prepare_requests(struct args *a, struct setup *s, struct lg_config *cfg)
+{
+    struct http_ctx *ctx = &a->ctx;
+    ctx->conn_limit = cfg->conn_requests > 0;
+    ctx->per_target = a->targets_per_metric;
+    if (build_requests(ctx, &a->spec, &s->targets, s->origin, s->absolute_form) < 0)
+        lg_usage_error(tool, "out of memory");
+    ctx->walk = ctx->n_reqs > 1 || ctx->per_target;
+    ctx->vary = ctx->walk || ctx->conn_limit;
+    cfg->slots = ctx->mode == HTTP_MODE_1 ? 1 : ctx->streams;
+    cfg->slots_option = "--streams";
+    if (ctx->mode == HTTP_MODE_AUTO && ctx->streams > 1 && !s->origin->https)
+        lg_usage_error(tool, "--streams needs HTTP/2: add --http 2 for h2c");
+
+    /* --targets-per-metric: request group i + 1 is the target of reqs[i] */
+    s->driver = http_driver;
+    s->group_names = ctx->per_target ? target_group_names(ctx) : NULL;
+    if (ctx->per_target && !s->group_names) lg_usage_error(tool, "out of memory");
+    s->driver.group_names = (const char *const *)s->group_names;
+    s->driver.n_groups = s->group_names ? (unsigned)ctx->n_reqs : 0;
+}
+
+static int run(struct args *a, struct setup *s, struct lg_config *cfg)
+{
+    const struct http_ctx *ctx = &a->ctx;
+    const struct lg_meta_field fields[] = {
+        {"nghttp2", LG_META_STR, nghttp2_version(0)->version_str, 0, false},
+        {"mode", LG_META_STR,
+         ctx->mode == HTTP_MODE_1   ? "1.1"
+         : ctx->mode == HTTP_MODE_2 ? "2"
+                                    : "auto",
+         0, false},
+        {"requests", LG_META_NUM, NULL, (double)ctx->n_reqs, false},
+        {"targets_file", LG_META_STR, a->targets_path, 0, false},
+    };
+    const struct lg_meta_section extra = {"http", fields,
+                                          sizeof(fields) / sizeof(fields[0]) - !a->targets_path};
+    return lg_run(cfg, &s->driver, &s->target, &a->ctx, &extra);
+}
+
+static void setup_free(struct args *a, struct setup *s)
+{
+    struct http_ctx *ctx = &a->ctx;
+    if (s->origin && s->origin->https) lg_tls_config_free(&s->tls);
+    for (size_t i = 0; i < ctx->n_reqs; i++) {
+        request_free(&ctx->reqs[i]);
+        if (s->group_names) free(s->group_names[i]);
+    }
+    free(ctx->reqs);
+    free(s->group_names);
+    targets_free(&s->targets);
+    request_spec_free(&a->spec);
+    free((void *)s->target.tunnel_request);
+    http_url_free(&s->url);
+    http_url_free(&s->proxy_url);
+}
+
 int main(int argc, char **argv)
 {
     struct lg_config cfg;
@@ -272,156 +456,19 @@ int main(int argc, char **argv)
         .ctx = &a,
     };
     int first_arg = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
-    struct request_spec *spec = &a.spec;
-    struct http_ctx *ctx = &a.ctx;
-
-    if (a.targets_path) {
-        if (first_arg < argc)
-            lg_usage_error(tool, "unexpected argument '%s': --targets gives the URLs",
-                           argv[first_arg]);
-        if (spec->method)
-            lg_usage_error(tool, "--method: with --targets, each target names its method");
-    } else {
-        if (a.targets_per_metric) lg_usage_error(tool, "--targets-per-metric needs --targets");
-        if (first_arg >= argc) lg_usage_error(tool, "missing URL (or --targets FILE)");
-        if (first_arg + 1 < argc)
-            lg_usage_error(tool, "unexpected argument '%s' after the URL", argv[first_arg + 1]);
-    }
+    check_args(&a, first_arg, argc, argv);
     lg_config_finish(&cfg);
 
-    /* the origin every request goes to: the URL's, or the first target's */
-    struct http_url url;
-    memset(&url, 0, sizeof(url));
-    struct target_list targets = {0};
-    const struct http_url *origin = &url;
-    const char *why;
-    if (a.targets_path) {
-        char err[512];
-        if (targets_load(a.targets_path, &targets, err, sizeof(err)) < 0)
-            lg_usage_error(tool, "--targets %s", err);
-        origin = &targets.t[0].url;
-        cfg.target_desc = targets.t[0].url_text;
-    } else {
-        if (http_url_parse(argv[first_arg], &url, &why) < 0)
-            lg_usage_error(tool, "URL '%s': %s", argv[first_arg], why);
-        cfg.target_desc = argv[first_arg];
-    }
-    parse_status_list(ctx, a.expect);
-
-    if (a.data_arg) {
-        if (a.data_arg[0] == '@') {
-            spec->body = read_whole_file(a.data_arg + 1, &spec->body_len, &why);
-            if (!spec->body)
-                lg_usage_error(tool, "--data: cannot read '%s': %s", a.data_arg + 1, why);
-        } else {
-            spec->body_len = strlen(a.data_arg);
-            spec->body = (uint8_t *)strdup(a.data_arg);
-        }
-        if (!spec->method && !a.targets_path) spec->method = "POST";
-    }
-    if (ctx->mode == HTTP_MODE_1 && ctx->streams > 1)
-        lg_usage_error(tool, "--streams: HTTP/1.1 sends one request at a time per connection");
-
-    /* where the sockets go */
-    struct lg_target target;
-    memset(&target, 0, sizeof(target));
-    struct http_url purl;
-    memset(&purl, 0, sizeof(purl));
-    bool absolute_form = false;
-    if (a.proxy && a.unix_path)
-        lg_usage_error(tool, "--proxy and --unix-socket cannot be combined");
-    if (a.unix_path) {
-        struct sockaddr_un *sun = (struct sockaddr_un *)&target.addr;
-        if (strlen(a.unix_path) >= sizeof(sun->sun_path))
-            lg_usage_error(tool, "--unix-socket: path '%s' is too long", a.unix_path);
-        sun->sun_family = AF_UNIX;
-        strcpy(sun->sun_path, a.unix_path);
-        target.addrlen = sizeof(*sun);
-    } else if (a.proxy) {
-        if (http_url_parse(a.proxy, &purl, &why) < 0)
-            lg_usage_error(tool, "--proxy '%s': %s", a.proxy, why);
-        if (purl.https)
-            lg_usage_error(tool, "--proxy '%s': only http:// proxies are supported", a.proxy);
-        lg_resolve_target(tool, "--proxy", purl.host, purl.port, false, &target);
-        if (origin->https || a.proxy_tunnel) {
-            char auth[300];
-            http_url_authority(origin, true, auth, sizeof(auth));
-            if (request_build_connect(spec, auth, &target) < 0)
-                lg_usage_error(tool, "out of memory");
-        } else {
-            absolute_form = true;
-        }
-    } else {
-        lg_resolve_target(tool, a.targets_path ? "--targets" : "URL", origin->host, origin->port,
-                          false, &target);
-    }
-    if (!a.proxy && a.proxy_tunnel) lg_usage_error(tool, "--proxy-tunnel needs --proxy");
-
-    struct lg_tls_config tls;
-    memset(&tls, 0, sizeof(tls));
-    ctx->tls = origin->https;
-    if (origin->https) {
-        static const unsigned char alpn_auto[] = "\x02h2\x08http/1.1";
-        static const unsigned char alpn_h1[] = "\x08http/1.1";
-        static const unsigned char alpn_h2[] = "\x02h2";
-        const unsigned char *alpn = ctx->mode == HTTP_MODE_AUTO ? alpn_auto
-                                    : ctx->mode == HTTP_MODE_1  ? alpn_h1
-                                                                : alpn_h2;
-        size_t alpn_len = ctx->mode == HTTP_MODE_AUTO ? sizeof(alpn_auto) - 1
-                          : ctx->mode == HTTP_MODE_1  ? sizeof(alpn_h1) - 1
-                                                      : sizeof(alpn_h2) - 1;
-        char err[256];
-        if (lg_tls_setup(&tls, &tlsopt, origin->host, alpn, alpn_len, err, sizeof(err)) < 0)
-            lg_usage_error(tool, "%s", err);
-        target.tls = &tls;
-    } else if (lg_tls_options_given(&tlsopt)) {
-        fprintf(stderr, "%s: note: TLS options are ignored for an http:// URL\n", tool);
-    }
-
-    ctx->conn_limit = cfg.conn_requests > 0;
-    ctx->per_target = a.targets_per_metric;
-    if (build_requests(ctx, spec, &targets, origin, absolute_form) < 0)
-        lg_usage_error(tool, "out of memory");
-    ctx->walk = ctx->n_reqs > 1 || ctx->per_target;
-    ctx->vary = ctx->walk || ctx->conn_limit;
-    cfg.slots = ctx->mode == HTTP_MODE_1 ? 1 : ctx->streams;
-    cfg.slots_option = "--streams";
-    if (ctx->mode == HTTP_MODE_AUTO && ctx->streams > 1 && !origin->https)
-        lg_usage_error(tool, "--streams needs HTTP/2: add --http 2 for h2c");
-
-    /* --targets-per-metric: request group i + 1 is the target of reqs[i] */
-    struct lg_driver driver = http_driver;
-    char **group_names = ctx->per_target ? target_group_names(ctx) : NULL;
-    if (ctx->per_target && !group_names) lg_usage_error(tool, "out of memory");
-    driver.group_names = (const char *const *)group_names;
-    driver.n_groups = group_names ? (unsigned)ctx->n_reqs : 0;
-
-    const struct lg_meta_field fields[] = {
-        {"nghttp2", LG_META_STR, nghttp2_version(0)->version_str, 0, false},
-        {"mode", LG_META_STR,
-         ctx->mode == HTTP_MODE_1   ? "1.1"
-         : ctx->mode == HTTP_MODE_2 ? "2"
-                                    : "auto",
-         0, false},
-        {"requests", LG_META_NUM, NULL, (double)ctx->n_reqs, false},
-        {"targets_file", LG_META_STR, a.targets_path, 0, false},
-    };
-    const struct lg_meta_section extra = {"http", fields,
-                                          sizeof(fields) / sizeof(fields[0]) - !a.targets_path};
-    int status = lg_run(&cfg, &driver, &target, ctx, &extra);
-
-    if (origin->https) lg_tls_config_free(&tls);
-    for (size_t i = 0; i < ctx->n_reqs; i++) {
-        request_free(&ctx->reqs[i]);
-        if (group_names) free(group_names[i]);
-    }
-    free(ctx->reqs);
-    free(group_names);
-    targets_free(&targets);
-    request_spec_free(spec);
-    free((void *)target.tunnel_request);
-    http_url_free(&url);
-    http_url_free(&purl);
+    struct setup s;
+    memset(&s, 0, sizeof(s));
+    load_origin(&a, &s, &cfg, first_arg < argc ? argv[first_arg] : NULL);
+    parse_status_list(&a.ctx, a.expect);
+    read_body(&a);
+    route_sockets(&a, &s);
+    setup_tls(&a, &s, &tlsopt);
+    prepare_requests(&a, &s, &cfg);
+    int status = run(&a, &s, &cfg);
+    setup_free(&a, &s);
     lg_config_free(&cfg);
     return status;
 }

@@ -7,6 +7,75 @@
 #include <string.h>
 #include <strings.h>
 
+/* The host of the authority [p, end): a name, an address or [IPv6]; sets
+ * *port to the text after its colon (NULL: none). */
+static int parse_host(const char *p, const char *end, struct http_url *u, const char **port,
+                      const char **why)
+{
+    const char *host = p, *host_end;
+    size_t alen = (size_t)(end - p);
+    *port = NULL;
+    if (*p == '[') {
+        const char *close = memchr(p, ']', alen);
+        if (!close) return *why = "unterminated [IPv6] address", -1;
+        host = p + 1;
+        host_end = close;
+        u->host_is_ipv6 = true;
+        if (close + 1 < end) {
+            if (close[1] != ':') return *why = "unexpected text after the [IPv6] address", -1;
+            *port = close + 2;
+        }
+    } else {
+        const char *colon = memchr(p, ':', alen);
+        host_end = colon ? colon : end;
+        if (colon) *port = colon + 1;
+    }
+    size_t hl = (size_t)(host_end - host);
+    if (hl == 0) return *why = "missing host", -1;
+    if (hl >= sizeof(u->host)) return *why = "host name too long", -1;
+    for (size_t i = 0; i < hl; i++) {
+        unsigned char c = (unsigned char)host[i];
+        if (!(isalnum(c) || c == '-' || c == '.' || c == '_' ||
+              (u->host_is_ipv6 && (c == ':' || c == '%'))))
+            return *why = "invalid character in the host", -1;
+    }
+    memcpy(u->host, host, hl);
+    u->host[hl] = '\0';
+    return 0;
+}
+
+/* The port text [port, end): 1 to 65535. */
+static int parse_port(const char *port, const char *end, struct http_url *u, const char **why)
+{
+    size_t pl = (size_t)(end - port);
+    if (pl == 0 || pl > 5) return *why = "port out of range (1-65535)", -1;
+    unsigned v = 0;
+    for (size_t i = 0; i < pl; i++) {
+        if (!isdigit((unsigned char)port[i])) return *why = "port is not a number", -1;
+        v = v * 10 + (unsigned)(port[i] - '0');
+    }
+    if (v == 0 || v > 65535) return *why = "port out of range (1-65535)", -1;
+    u->port = v;
+    u->port_given = true;
+    return 0;
+}
+
+/* The request target: path and query, never the fragment; "/" when empty. */
+static int parse_target(const char *rest, struct http_url *u, const char **why)
+{
+    size_t tl = strcspn(rest, "#");
+    for (size_t i = 0; i < tl; i++) {
+        unsigned char c = (unsigned char)rest[i];
+        if (c <= 0x20 || c == 0x7f)
+            return *why = "spaces or control characters in the path (percent-encode them)", -1;
+    }
+    bool needs_slash = tl == 0 || rest[0] != '/';
+    u->target = malloc(tl + 2);
+    if (!u->target) return *why = "out of memory", -1;
+    snprintf(u->target, tl + 2, "%s%.*s", needs_slash ? "/" : "", (int)tl, rest);
+    return 0;
+}
+
 int http_url_parse(const char *s, struct http_url *u, const char **why)
 {
     memset(u, 0, sizeof(*u));
@@ -21,94 +90,14 @@ int http_url_parse(const char *s, struct http_url *u, const char **why)
                                 : "missing scheme (start with http:// or https://)";
         return -1;
     }
-    size_t alen = strcspn(p, "/?#");
-    const char *auth_end = p + alen;
-    if (memchr(p, '@', alen)) {
-        *why = "user information in URLs is not supported (use -H Authorization)";
-        return -1;
-    }
-    const char *host = p, *host_end;
-    const char *port = NULL;
-    if (*p == '[') {
-        const char *close = memchr(p, ']', alen);
-        if (!close) {
-            *why = "unterminated [IPv6] address";
-            return -1;
-        }
-        host = p + 1;
-        host_end = close;
-        u->host_is_ipv6 = true;
-        if (close + 1 < auth_end) {
-            if (close[1] != ':') {
-                *why = "unexpected text after the [IPv6] address";
-                return -1;
-            }
-            port = close + 2;
-        }
-    } else {
-        const char *colon = memchr(p, ':', alen);
-        host_end = colon ? colon : auth_end;
-        if (colon) port = colon + 1;
-    }
-    size_t hl = (size_t)(host_end - host);
-    if (hl == 0) {
-        *why = "missing host";
-        return -1;
-    }
-    if (hl >= sizeof(u->host)) {
-        *why = "host name too long";
-        return -1;
-    }
-    for (size_t i = 0; i < hl; i++) {
-        unsigned char c = (unsigned char)host[i];
-        if (!(isalnum(c) || c == '-' || c == '.' || c == '_' ||
-              (u->host_is_ipv6 && (c == ':' || c == '%')))) {
-            *why = "invalid character in the host";
-            return -1;
-        }
-    }
-    memcpy(u->host, host, hl);
-    u->host[hl] = '\0';
+    const char *auth_end = p + strcspn(p, "/?#");
+    if (memchr(p, '@', (size_t)(auth_end - p)))
+        return *why = "user information in URLs is not supported (use -H Authorization)", -1;
+    const char *port;
+    if (parse_host(p, auth_end, u, &port, why) < 0) return -1;
     u->port = u->https ? 443 : 80;
-    if (port) {
-        size_t pl = (size_t)(auth_end - port);
-        if (pl == 0 || pl > 5) {
-            *why = "port out of range (1-65535)";
-            return -1;
-        }
-        unsigned v = 0;
-        for (size_t i = 0; i < pl; i++) {
-            if (!isdigit((unsigned char)port[i])) {
-                *why = "port is not a number";
-                return -1;
-            }
-            v = v * 10 + (unsigned)(port[i] - '0');
-        }
-        if (v == 0 || v > 65535) {
-            *why = "port out of range (1-65535)";
-            return -1;
-        }
-        u->port = v;
-        u->port_given = true;
-    }
-    /* request target: path and query, never the fragment */
-    const char *rest = auth_end;
-    size_t tl = strcspn(rest, "#");
-    for (size_t i = 0; i < tl; i++) {
-        unsigned char c = (unsigned char)rest[i];
-        if (c <= 0x20 || c == 0x7f) {
-            *why = "spaces or control characters in the path (percent-encode them)";
-            return -1;
-        }
-    }
-    bool needs_slash = tl == 0 || rest[0] != '/';
-    u->target = malloc(tl + 2);
-    if (!u->target) {
-        *why = "out of memory";
-        return -1;
-    }
-    snprintf(u->target, tl + 2, "%s%.*s", needs_slash ? "/" : "", (int)tl, rest);
-    return 0;
+    if (port && parse_port(port, auth_end, u, why) < 0) return -1;
+    return parse_target(auth_end, u, why);
 }
 
 void http_url_free(struct http_url *u)

@@ -96,42 +96,64 @@ static int collect_groups(struct lg_levels *lv, struct lg_series **parts,
     return 0;
 }
 
-/* Merges the workers' stores into the level's named metrics. */
-static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
+/* The sample series of every worker (latencies, phases, send lag, and the
+ * driver's request groups), merged. */
+static int collect_series(struct lg_levels *lv, struct lg_level_result *res)
 {
-    struct lg_worker *ws = lv->ws;
-    unsigned nw = lv->nw, n_classes = lv->n_classes;
-    const struct lg_config *cfg = lv->cfg;
-    const struct lg_driver *drv = lv->drv;
     static const char *const series_names[LG_S__COUNT] = {
         "latency_cold_ms",  "latency_warm_ms", "connect_ms",  "proxy_connect_ms",
         "tls_handshake_ms", "ttfb_ms",         "send_lag_ms",
     };
-    struct lg_series **parts = calloc(nw, sizeof(*parts));
+    struct lg_series **parts = calloc(lv->nw, sizeof(*parts));
     if (!parts) return -1;
     int rc = 0;
     for (int s = 0; s < LG_S__COUNT && rc == 0; s++) {
-        for (unsigned i = 0; i < nw; i++)
-            parts[i] = &ws[i].store.series[s];
+        for (unsigned i = 0; i < lv->nw; i++)
+            parts[i] = &lv->ws[i].store.series[s];
         rc = merge_series(lv, parts, res, series_names[s]);
     }
     if (rc == 0) rc = collect_groups(lv, parts, res);
     free(parts);
-    if (rc < 0) return -1;
+    return rc;
+}
 
-    /* requests_per_second: whole seconds of the level; a level shorter than a
-     * second gets one sample, its completions over its length. */
+/* requests_per_second: whole seconds of the level; a level shorter than a
+ * second gets one sample, its completions over its length. */
+static int collect_rate(struct lg_levels *lv, struct lg_level_result *res)
+{
+    const struct lg_worker *ws = lv->ws;
+    const struct lg_config *cfg = lv->cfg;
     size_t tl = ws[0].store.timeline_len;
     double *rps = calloc(tl ? tl : 1, sizeof(*rps));
     if (!rps) return -1;
     uint64_t whole = cfg->duration_ns / LG_NS_PER_S;
     for (size_t k = 0; k < tl; k++)
-        for (unsigned i = 0; i < nw; i++)
+        for (unsigned i = 0; i < lv->nw; i++)
             rps[k] += (double)ws[i].store.timeline[k];
     if (whole == 0 && tl == 1) rps[0] = rps[0] / ((double)cfg->duration_ns / 1e9);
-    if (lg_result_add(res, "requests_per_second", "requests_per_second", rps, tl, tl) < 0)
-        return -1;
+    return lg_result_add(res, "requests_per_second", "requests_per_second", rps, tl, tl);
+}
 
+/* The error count of each class beyond the engine's first (errors.<class>). */
+static int collect_error_classes(struct lg_levels *lv, struct lg_level_result *res)
+{
+    for (unsigned cls = 1; cls < lv->n_classes; cls++) {
+        uint64_t e = 0;
+        for (unsigned i = 0; i < lv->nw; i++)
+            e += lv->ws[i].store.errors[cls];
+        char name[96];
+        snprintf(name, sizeof(name), "errors.%s", lg_error_name(lv->drv, cls));
+        if (e && lg_result_add_count(res, name, e) < 0) return -1;
+    }
+    return 0;
+}
+
+/* The engine's counters (into totals too) and the driver's. */
+static int collect_counters(struct lg_levels *lv, struct lg_level_result *res,
+                            uint64_t totals[LG_C__COUNT])
+{
+    const struct lg_worker *ws = lv->ws;
+    const struct lg_driver *drv = lv->drv;
     const char *const counter_names[LG_C__COUNT] = {
         "attempts",       "requests",
         "errors",         "unfinished",
@@ -139,40 +161,60 @@ static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
         "bytes_received", "scheduled",
         "unsent",         ws[0].tp->blocked_counter, /* NULL: the transport does not count them */
     };
-    uint64_t totals[LG_C__COUNT] = {0};
-    for (unsigned i = 0; i < nw; i++)
+    for (unsigned i = 0; i < lv->nw; i++)
         for (int k = 0; k < LG_C__COUNT; k++)
             totals[k] += ws[i].store.counters[k];
     for (int k = 0; k < LG_C__COUNT; k++) {
-        if ((k == LG_C_SCHEDULED || k == LG_C_UNSENT) && cfg->rate <= 0) continue;
+        if ((k == LG_C_SCHEDULED || k == LG_C_UNSENT) && lv->cfg->rate <= 0) continue;
         if (!counter_names[k]) continue;
         const char *unit = k == LG_C_BYTES_RECEIVED ? "bytes" : "count";
         double *v = malloc(sizeof(*v));
         if (!v) return -1;
         v[0] = (double)totals[k];
         if (lg_result_add(res, counter_names[k], unit, v, 1, 1) < 0) return -1;
-        if (k == LG_C_ERRORS) {
-            for (unsigned cls = 1; cls < n_classes; cls++) {
-                uint64_t e = 0;
-                for (unsigned i = 0; i < nw; i++)
-                    e += ws[i].store.errors[cls];
-                char name[96];
-                snprintf(name, sizeof(name), "errors.%s", lg_error_name(drv, cls));
-                if (e && lg_result_add_count(res, name, e) < 0) return -1;
-            }
-        }
+        if (k == LG_C_ERRORS && collect_error_classes(lv, res) < 0) return -1;
     }
     for (unsigned k = 0; k < drv->n_counters; k++) {
         uint64_t e = 0;
-        for (unsigned i = 0; i < nw; i++)
+        for (unsigned i = 0; i < lv->nw; i++)
             e += ws[i].store.extra[k];
         /* dotted counters (rcode.NXDOMAIN) appear when seen; plain ones always */
         if ((e || !strchr(drv->counter_names[k], '.')) &&
             lg_result_add_count(res, drv->counter_names[k], e) < 0)
             return -1;
     }
-    for (unsigned i = 0; i < nw; i++) {
-        const struct lg_store *st = &ws[i].store;
+    return 0;
+}
+
+/* The first detail of each error class seen (or its description), so every
+ * class line of the summary says what happened. */
+static int collect_error_details(struct lg_levels *lv, struct lg_level_result *res)
+{
+    res->error_detail = calloc(lv->n_classes, sizeof(char *));
+    if (!res->error_detail) return -1;
+    for (unsigned cls = 1; cls < lv->n_classes; cls++) {
+        uint64_t seen = 0;
+        for (unsigned i = 0; i < lv->nw; i++) {
+            const struct lg_store *st = &lv->ws[i].store;
+            seen += st->errors[cls];
+            if (!res->error_detail[cls] && st->error_detail[cls])
+                res->error_detail[cls] = strdup(st->error_detail[cls]);
+        }
+        if (seen && !res->error_detail[cls])
+            res->error_detail[cls] = strdup(lg_error_description(lv->drv, cls));
+    }
+    return 0;
+}
+
+/* Merges the workers' stores into the level's named metrics. */
+static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
+{
+    uint64_t totals[LG_C__COUNT] = {0};
+    if (collect_series(lv, res) < 0 || collect_rate(lv, res) < 0 ||
+        collect_counters(lv, res, totals) < 0)
+        return -1;
+    for (unsigned i = 0; i < lv->nw; i++) {
+        const struct lg_store *st = &lv->ws[i].store;
         if (st->peer_limited && (!res->peer_limited || st->peer_limit < res->peer_limit)) {
             res->peer_limited = true;
             res->peer_limit = st->peer_limit;
@@ -184,20 +226,7 @@ static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
     res->unfinished = totals[LG_C_UNFINISHED];
     res->scheduled = totals[LG_C_SCHEDULED];
     res->unsent = totals[LG_C_UNSENT];
-    res->error_detail = calloc(n_classes, sizeof(char *));
-    if (!res->error_detail) return -1;
-    for (unsigned cls = 1; cls < n_classes; cls++) {
-        uint64_t seen = 0;
-        for (unsigned i = 0; i < nw; i++) {
-            seen += ws[i].store.errors[cls];
-            if (!res->error_detail[cls] && ws[i].store.error_detail[cls])
-                res->error_detail[cls] = strdup(ws[i].store.error_detail[cls]);
-        }
-        /* every class line of the summary says what happened */
-        if (seen && !res->error_detail[cls])
-            res->error_detail[cls] = strdup(lg_error_description(drv, cls));
-    }
-    return 0;
+    return collect_error_details(lv, res);
 }
 
 /* Spreads the shard's clients of the level over the workers, in order of
