@@ -95,18 +95,9 @@ need_nginx_netns() {
     command -v nginx >/dev/null || { echo "netns.sh: nginx missing" >&2; return 1; }
     mkdir -p "$d/www" "$d/tmp"
     echo "hello from nginx" >"$d/www/index.html"
-    cat >"$d/nginx.conf" <<CONF
-worker_processes 2;
-pid $d/nginx.pid;
-error_log $d/error.log warn;
-events { worker_connections 16384; }
-http {
-    access_log off;
-    client_body_temp_path $d/tmp/cb; proxy_temp_path $d/tmp/p; fastcgi_temp_path $d/tmp/f;
-    uwsgi_temp_path $d/tmp/u; scgi_temp_path $d/tmp/s;
-    keepalive_requests 100000000;
-    keepalive_timeout 120s;
-    default_type text/plain;
+    {
+        nginx_conf_head "$d"
+        cat <<CONF
     log_format stamped '\$msec \$remote_addr';
     limit_req_zone \$server_port zone=paced:1m rate=3000r/s;
     server {
@@ -118,6 +109,7 @@ http {
     }
 }
 CONF
+    } >"$d/nginx.conf"
     # stop_servers sends the master (nginx.pid) SIGTERM: it stops its workers
     ip netns exec "$NETNS_SERVER" nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log" ||
         { cat "$d/error.log" >&2; return 1; }

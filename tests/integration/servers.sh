@@ -78,6 +78,26 @@ need_certs() {
 }
 export CA_PEM=$SRV/certs/ca.pem
 
+# nginx_conf_head DIR: the start of an nginx.conf for a server kept in DIR,
+# up to the inside of its http block (the caller adds the rest and closes it):
+# no access log, temp files and pid in DIR, keep-alive long enough for any run.
+nginx_conf_head() {
+    local d=$1
+    cat <<CONF
+worker_processes 2;
+pid $d/nginx.pid;
+error_log $d/error.log warn;
+events { worker_connections 16384; }
+http {
+    access_log off;
+    client_body_temp_path $d/tmp/cb; proxy_temp_path $d/tmp/p; fastcgi_temp_path $d/tmp/f;
+    uwsgi_temp_path $d/tmp/u; scgi_temp_path $d/tmp/s;
+    keepalive_requests 100000000;
+    keepalive_timeout 120s;
+    default_type text/plain;
+CONF
+}
+
 # need_nginx: HTTP/1.1 on NGINX_HTTP_PORT and a Unix socket, HTTPS (h2 and
 # http/1.1 by ALPN) on NGINX_HTTPS_PORT, h2c prior knowledge on NGINX_H2C_PORT,
 # and an HTTPS listener with an untrusted certificate on UNTRUSTED_TLS_PORT.
@@ -98,18 +118,9 @@ need_nginx() {
     mkdir -p "$d/www" "$d/tmp"
     echo "hello from nginx" >"$d/www/index.html"
     head -c 1048576 /dev/zero | tr '\0' 'x' >"$d/www/big.bin"
-    cat >"$d/nginx.conf" <<CONF
-worker_processes 2;
-pid $d/nginx.pid;
-error_log $d/error.log warn;
-events { worker_connections 16384; }
-http {
-    access_log off;
-    client_body_temp_path $d/tmp/cb; proxy_temp_path $d/tmp/p; fastcgi_temp_path $d/tmp/f;
-    uwsgi_temp_path $d/tmp/u; scgi_temp_path $d/tmp/s;
-    keepalive_requests 100000000;
-    keepalive_timeout 120s;
-    default_type text/plain;
+    {
+        nginx_conf_head "$d"
+        cat <<CONF
     log_format targets '\$connection \$connection_requests \$request_method \$request_uri "\$http_connection" \$content_length \$request_length "\$http_x_target"';
     server {
         listen 127.0.0.1:$NGINX_HTTP_PORT;
@@ -154,6 +165,7 @@ http {
     }
 }
 CONF
+    } >"$d/nginx.conf"
     # nginx has no echo module in Debian's light build: /echo answers the POST with a static page
     sed -i 's/echo_read_request_body_off_placeholder off;/return 200 "posted\\n";/' "$d/nginx.conf"
     nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log" || { cat "$d/error.log" >&2; return 1; }

@@ -36,13 +36,10 @@ _wait_udp_dns() { # port seconds: until the server answers a query over UDP
     return 1
 }
 
-need_knot() {
-    [ -f "$SRV/knot/knotd.pid" ] && kill -0 "$(cat "$SRV/knot/knotd.pid")" 2>/dev/null && return 0
-    command -v knotd >/dev/null || { echo "servers_dns.sh: knotd missing (apt-get install knot)" >&2; return 1; }
-    _port_free "$KNOT_PORT" || return 1
-    local d=$SRV/knot
-    mkdir -p "$d/zones" "$d/db" "$d/run"
-    cat >"$d/zones/example.test.zone" <<'ZONE'
+# write_test_zone FILE: the example.test zone every authoritative server here
+# serves (knot and BIND answer the same names).
+write_test_zone() {
+    cat >"$1" <<'ZONE'
 $ORIGIN example.test.
 $TTL 3600
 @       SOA ns1 hostmaster 1 3600 900 604800 300
@@ -54,6 +51,15 @@ www     AAAA 2001:db8::1
 mail    A   192.0.2.25
 txt     TXT "loadgen test zone"
 ZONE
+}
+
+need_knot() {
+    [ -f "$SRV/knot/knotd.pid" ] && kill -0 "$(cat "$SRV/knot/knotd.pid")" 2>/dev/null && return 0
+    command -v knotd >/dev/null || { echo "servers_dns.sh: knotd missing (apt-get install knot)" >&2; return 1; }
+    _port_free "$KNOT_PORT" || return 1
+    local d=$SRV/knot
+    mkdir -p "$d/zones" "$d/db" "$d/run"
+    write_test_zone "$d/zones/example.test.zone"
     cat >"$d/knot.conf" <<CONF
 server:
     rundir: "$d/run"
@@ -90,18 +96,7 @@ need_bind() {
     _port_free "$BIND_PORT" "$BIND_DOH_PORT" "$BIND_STATS_PORT" || return 1
     local d=$SRV/bind
     mkdir -p "$d"
-    cat >"$d/example.test.zone" <<'ZONE'
-$ORIGIN example.test.
-$TTL 3600
-@       SOA ns1 hostmaster 1 3600 900 604800 300
-@       NS  ns1
-@       MX  10 mail
-ns1     A   192.0.2.53
-www     A   192.0.2.1
-www     AAAA 2001:db8::1
-mail    A   192.0.2.25
-txt     TXT "loadgen test zone"
-ZONE
+    write_test_zone "$d/example.test.zone"
     # controls {}: no rndc channel (its default port 953 is shared by every
     # run on the machine); pid-file none: the pid file is ours, named runs in
     # the foreground (-f) as the user that started it, root included
