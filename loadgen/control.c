@@ -72,8 +72,10 @@ const char *lg_control_failure(void)
 
 static void *control_main(void *arg)
 {
-    /* Sampling (a walk over every process of the host, for --watch) yields
-     * the CPU to the request loops whenever both want it. */
+    /* Sampling (--watch's trees, the generator's own CPU and memory) yields
+     * the CPU to the request loops whenever both want it. Not SCHED_IDLE: this
+     * thread also takes the signals, which must stop a run within a second
+     * however busy the loops keep the CPUs. */
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
     for (;;) {
         pthread_mutex_lock(&C.mu);

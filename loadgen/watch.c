@@ -1,12 +1,13 @@
-/* Process-tree sampling for --watch. See watch.h. One scan of /proc per
- * sample finds every process's parent; a breadth-first walk from the watched
- * pid gives the tree. Buffers live for the run and only grow. */
+/* Process-tree sampling for --watch. See watch.h. Each sample reads the
+ * trees' processes (proctree.h); a breadth-first walk from the watched pid
+ * gives each tree. Buffers live for the run and only grow. */
 #include "loadgen/watch.h"
 #include "loadgen/control.h"
 #include "loadgen/engine.h"
 #include "loadgen/grow.h"
 #include "loadgen/options.h"
 #include "loadgen/procfs.h"
+#include "loadgen/proctree.h"
 #include "loadgen/results.h"
 
 #include <dirent.h>
@@ -65,13 +66,10 @@ static struct {
     unsigned clients;
     struct watch *w;
     size_t n;
-    DIR *proc;
+    struct lg_proctree pt;
+    int *roots;
     char *buf;
     size_t cap;
-    struct lg_proc_stat *rows; /* every process of the last scan, in pid order */
-    size_t n_rows, cap_rows;
-    size_t *by_ppid, *queue; /* row indexes: in parent order; the walk's queue */
-    size_t cap_by_ppid, cap_queue;
     double tick_s;
     uint64_t page;
     bool no_rollup, noted_no_rollup;
@@ -183,68 +181,19 @@ static void dvec_push(struct dvec *d, double x)
     d->v[d->n++] = x;
 }
 
-static int cmp_row_pid(const void *a, const void *b)
-{
-    int x = ((const struct lg_proc_stat *)a)->pid, y = ((const struct lg_proc_stat *)b)->pid;
-    return (x > y) - (x < y);
-}
-
-static int cmp_idx_ppid(const void *a, const void *b)
-{
-    int x = S.rows[*(const size_t *)a].ppid, y = S.rows[*(const size_t *)b].ppid;
-    return (x > y) - (x < y);
-}
-
 static int cmp_member_pid(const void *a, const void *b)
 {
     int x = ((const struct member *)a)->pid, y = ((const struct member *)b)->pid;
     return (x > y) - (x < y);
 }
 
-/* Reads every /proc/<pid>/stat: pid order in S.rows, parent order in S.by_ppid. */
-static void scan_proc(void)
+/* Reads the processes of every tree still watched. */
+static void scan(void)
 {
-    S.n_rows = 0;
-    if (!S.proc) return;
-    rewinddir(S.proc);
-    int dfd = dirfd(S.proc);
-    struct dirent *de;
-    while ((de = readdir(S.proc))) {
-        if (de->d_name[0] < '1' || de->d_name[0] > '9') continue;
-        char path[300];
-        snprintf(path, sizeof(path), "%s/stat", de->d_name);
-        long n = lg_procfs_read(dfd, path, &S.buf, &S.cap);
-        if (n < 0) continue; /* exited since the directory was read */
-        if (!lg_grow(&S.rows, &S.cap_rows, S.n_rows + 1, sizeof(*S.rows), 64)) {
-            lg_control_fail("out of memory reading /proc for --watch");
-            break;
-        }
-        if (lg_procfs_parse_stat(S.buf, (size_t)n, &S.rows[S.n_rows]) == 0) S.n_rows++;
-    }
-    qsort(S.rows, S.n_rows, sizeof(*S.rows), cmp_row_pid);
-    if (!lg_grow(&S.by_ppid, &S.cap_by_ppid, S.n_rows, sizeof(size_t), 64) ||
-        !lg_grow(&S.queue, &S.cap_queue, S.n_rows, sizeof(size_t), 64)) {
-        lg_control_fail("out of memory reading /proc for --watch");
-        S.n_rows = 0;
-        return;
-    }
-    for (size_t i = 0; i < S.n_rows; i++)
-        S.by_ppid[i] = i;
-    qsort(S.by_ppid, S.n_rows, sizeof(size_t), cmp_idx_ppid);
-}
-
-static long find_row(int pid)
-{
-    size_t lo = 0, hi = S.n_rows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (S.rows[mid].pid == pid) return (long)mid;
-        if (S.rows[mid].pid < pid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < S.n; i++)
+        if (!S.w[i].gone) S.roots[n++] = S.w[i].pid;
+    lg_proctree_scan(&S.pt, S.roots, n);
 }
 
 static struct member *find_member(struct member *v, size_t n, int pid)
@@ -273,29 +222,13 @@ static unsigned comm_index(struct watch *wt, const char *comm)
  * Returns false when the root is gone. */
 static bool collect_tree(struct watch *wt)
 {
-    long root = find_row(wt->pid);
+    long root = lg_proctree_find(&S.pt, wt->pid);
     if (root < 0) return false;
-    const struct lg_proc_stat *rs = &S.rows[root];
+    const struct lg_proc_stat *rs = &S.pt.rows[root];
     if (rs->state == 'Z' || rs->state == 'X') return false;
     if (wt->root_start && rs->starttime != wt->root_start) return false; /* pid reused */
     wt->root_start = rs->starttime;
-    size_t head = 0, tail = 0;
-    S.queue[tail++] = (size_t)root;
-    while (head < tail) {
-        size_t r = S.queue[head++];
-        int pid = S.rows[r].pid;
-        /* first child in parent order */
-        size_t lo = 0, hi = S.n_rows;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (S.rows[S.by_ppid[mid]].ppid < pid)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (size_t k = lo; k < S.n_rows && S.rows[S.by_ppid[k]].ppid == pid; k++)
-            if (tail < S.n_rows) S.queue[tail++] = S.by_ppid[k];
-    }
+    size_t tail = lg_proctree_walk(&S.pt, (size_t)root);
     if (!lg_grow(&wt->cur, &wt->cap_cur, tail, sizeof(*wt->cur), 64)) {
         lg_control_fail("out of memory for a --watch tree");
         wt->n_cur = 0;
@@ -303,7 +236,7 @@ static bool collect_tree(struct watch *wt)
     }
     wt->n_cur = tail;
     for (size_t i = 0; i < tail; i++) {
-        const struct lg_proc_stat *st = &S.rows[S.queue[i]];
+        const struct lg_proc_stat *st = &S.pt.rows[S.pt.queue[i]];
         wt->cur[i] = (struct member){
             .pid = st->pid,
             .ppid = st->ppid,
@@ -311,7 +244,7 @@ static bool collect_tree(struct watch *wt)
             .self_ticks = st->utime + st->stime,
             .child_ticks = st->cutime + st->cstime,
             .comm = comm_index(wt, st->comm),
-            .row = S.queue[i],
+            .row = S.pt.queue[i],
         };
     }
     qsort(wt->cur, wt->n_cur, sizeof(*wt->cur), cmp_member_pid);
@@ -396,12 +329,12 @@ static void sample_watch(struct watch *wt)
     }
     double ticks = 0;
     account_cpu(wt, &ticks);
-    int dfd = dirfd(S.proc);
+    int dfd = lg_proctree_dirfd(&S.pt);
     double tree[WM__COUNT] = {ticks * S.tick_s};
     bool pss_known = !S.no_rollup, fds_known = true;
     for (size_t i = 0; i < wt->n_cur; i++) {
         const struct member *m = &wt->cur[i];
-        const struct lg_proc_stat *st = &S.rows[m->row];
+        const struct lg_proc_stat *st = &S.pt.rows[m->row];
         struct comm_series *c = &wt->comms[m->comm];
         c->present = true;
         if (S.no_rollup) c->pss_known = false;
@@ -499,6 +432,12 @@ void lg_watch_level_begin(const struct lg_config *cfg, unsigned clients)
     if (!S.w) {
         S.w = calloc(cfg->n_watches, sizeof(*S.w));
         if (!S.w) return;
+        S.roots = calloc(cfg->n_watches, sizeof(*S.roots));
+        if (!S.roots) {
+            free(S.w);
+            S.w = NULL;
+            return;
+        }
         S.n = cfg->n_watches;
         for (size_t i = 0; i < S.n; i++) {
             S.w[i].spec = &cfg->watches[i];
@@ -515,7 +454,7 @@ void lg_watch_level_begin(const struct lg_config *cfg, unsigned clients)
                     "uss_bytes are left out\n",
                     S.tool);
     }
-    if (!S.proc) S.proc = opendir("/proc");
+    if (lg_proctree_open(&S.pt) < 0) return; /* no /proc: nothing is sampled */
     for (size_t i = 0; i < S.n; i++) {
         struct watch *wt = &S.w[i];
         wt->samples = 0;
@@ -532,7 +471,7 @@ void lg_watch_level_begin(const struct lg_config *cfg, unsigned clients)
             }
         }
     }
-    scan_proc();
+    scan();
     for (size_t i = 0; i < S.n; i++) {
         baseline_watch(&S.w[i]);
         swap_members(&S.w[i]);
@@ -541,8 +480,8 @@ void lg_watch_level_begin(const struct lg_config *cfg, unsigned clients)
 
 void lg_watch_sample(void)
 {
-    if (!S.n || !S.proc) return;
-    scan_proc();
+    if (!S.n || !S.pt.proc) return;
+    scan();
     for (size_t i = 0; i < S.n; i++) {
         sample_watch(&S.w[i]);
         if (!S.w[i].gone) swap_members(&S.w[i]);
@@ -589,8 +528,5 @@ void lg_watch_level_end(void)
         wt->n_comms = 0; /* commands are found afresh each level */
         wt->n_prev = wt->n_cur = 0;
     }
-    if (S.proc) {
-        closedir(S.proc);
-        S.proc = NULL;
-    }
+    lg_proctree_close(&S.pt);
 }

@@ -37,37 +37,49 @@ t_nginx_tree_is_sampled_under_load() {
         "all(f==int(f) for f in s('$w.fds'))"
 }
 
-# --watch finds the tree by reading every process's /proc/PID/stat: on a host
-# with 2,000 more processes that walk takes tens of milliseconds. It used to
-# run on the request loop and showed in loop_lag_ms and in latency; it runs on
-# a thread of its own now.
+# --watch used to find the tree by reading every process's /proc/PID/stat on
+# the request loop: on a host with 2,000 more processes that walk took tens of
+# milliseconds and showed in loop_lag_ms and in latency. It reads the tree
+# alone now (the children lists), on a thread of its own. The tails of one
+# run vary by several times on a shared machine (p99.5 of 0.3 to 6.5 ms
+# between identical runs here), so the test compares the medians of five
+# interleaved runs each way rather than one run against one.
 t_watch_on_a_crowded_host_does_not_delay_requests() {
-    local pids=() i
+    local pids=() i mode
     for ((i = 0; i < 2000; i++)); do
-        sleep 60 &
+        sleep 120 &
         pids+=($!)
     done
-    # errors (a request late under load) do not matter here: latency does
-    run_tool $TMPROOT/plain.json $E $H -c 4 -R 2000 -d 3s --max-error-rate 1 "$BASE/"
-    local rc_plain=$RC
-    run_tool $O $E $H -c 4 -R 2000 -d 3s --max-error-rate 1 --watch nginx=$NGINX_PID "$BASE/"
+    for i in 1 2 3 4 5; do
+        for mode in plain watch; do
+            # errors (a request late under load) do not matter here: latency does
+            if [ $mode = plain ]; then
+                run_tool $TMPROOT/$mode.$i.json $E $H -c 4 -R 2000 -d 3s --max-error-rate 1 "$BASE/"
+            else
+                run_tool $TMPROOT/$mode.$i.json $E $H -c 4 -R 2000 -d 3s --max-error-rate 1 \
+                    --watch nginx=$NGINX_PID "$BASE/"
+            fi
+            assert_eq "$RC" 0 "exit status ($mode, run $i)"
+        done
+    done
     kill "${pids[@]}" 2>/dev/null
     wait "${pids[@]}" 2>/dev/null
-    assert_eq "$rc_plain" 0 "exit status without --watch"
-    assert_eq "$RC" 0 "exit status with --watch"
-    python3 - "$TMPROOT/plain.json" "$O" <<'PY' || fail "--watch delayed the requests"
-import json, sys
-a, b = (json.load(open(p))["metrics"] for p in sys.argv[1:3])
+    python3 - "$TMPROOT" <<'PY' || fail "--watch delayed the requests"
+import json, statistics, sys
 def q(v, f):
     v = sorted(v)
     return v[min(len(v) - 1, int(len(v) * f))]
-lag_a, lag_b = max(a["c4.loop_lag_ms"]["samples"]), max(b["c4.loop_lag_ms"]["samples"])
-p99_a, p99_b = (q(d["c4.latency_warm_ms"]["samples"], 0.995) for d in (a, b))
-print("loop lag max %.3f / %.3f ms, warm p99.5 %.3f / %.3f ms (without / with --watch)"
-      % (lag_a, lag_b, p99_a, p99_b))
-assert len(b["c4.watch.nginx.cpu_s"]["samples"]) == 3, "the tree was not sampled each second"
-assert lag_b <= lag_a + 5, "the loop's tick came late with --watch"
-assert p99_b <= 2 * p99_a + 1, "requests waited with --watch"
+runs = {m: [json.load(open("%s/%s.%d.json" % (sys.argv[1], m, i)))["metrics"] for i in range(1, 6)]
+        for m in ("plain", "watch")}
+lag = {m: statistics.median(max(d["c4.loop_lag_ms"]["samples"]) for d in runs[m]) for m in runs}
+p99 = {m: [q(d["c4.latency_warm_ms"]["samples"], 0.995) for d in runs[m]] for m in runs}
+med = {m: statistics.median(p99[m]) for m in runs}
+print("median of 5: loop lag max %.3f / %.3f ms, warm p99.5 %.3f / %.3f ms (without / with --watch)"
+      % (lag["plain"], lag["watch"], med["plain"], med["watch"]))
+print("p99.5 per run: without %s; with %s" % tuple(" ".join("%.2f" % x for x in p99[m]) for m in ("plain", "watch")))
+assert all(len(d["c4.watch.nginx.cpu_s"]["samples"]) == 3 for d in runs["watch"]), "the tree was not sampled each second"
+assert lag["watch"] <= lag["plain"] + 5, "the loop's tick came late with --watch"
+assert med["watch"] <= 2 * med["plain"] + 1, "requests waited with --watch"
 PY
 }
 
