@@ -193,15 +193,20 @@ t_system_calls_per_request_at_most_2_1() {
     # every call of the request loop (a thread per file, the loop threads are
     # those in epoll_wait) over 5 s: start-up on the loop's thread (500 to 900
     # calls, most on the sanitizer build) stays below 0.05 per request at the
-    # slowest rate seen under strace, about 20,000 in 5 s
-    local st=$TMPROOT/strace
-    rm -rf "$st" && mkdir -p "$st"
-    run_tool $O $E env ASAN_OPTIONS=detect_leaks=0 strace -f -ff -qq -s 0 -o "$st/t" \
-        $H -q -c 64 -d 5s "$BASE/"
-    assert_eq "$RC" 0 "exit status"
-    local calls threads requests
-    read -r calls threads < <(loop_system_calls "$st/t")
-    requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["c64.requests"]["samples"][0])' $O)
+    # slowest rate seen under strace, about 20,000 in 5 s. On a machine busy
+    # enough that 5 s give fewer than 10,000 requests, the run is repeated
+    # longer (15 s, then 40 s) until they are enough for that bound.
+    local st=$TMPROOT/strace calls threads requests d
+    for d in 5 15 40; do
+        rm -rf "$st" && mkdir -p "$st"
+        run_tool $O $E env ASAN_OPTIONS=detect_leaks=0 strace -f -ff -qq -s 0 -o "$st/t" \
+            $H -q -c 64 -d ${d}s "$BASE/"
+        assert_eq "$RC" 0 "exit status"
+        read -r calls threads < <(loop_system_calls "$st/t")
+        requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["c64.requests"]["samples"][0])' $O)
+        [ "$requests" -ge 10000 ] && break
+        echo "$requests requests in ${d}s under strace (a busy machine): a longer run"
+    done
     echo "system calls $calls in $threads loop threads for $requests requests"
     assert_ge "$threads" 1 "threads waiting in epoll_wait"
     assert_ge "$requests" 10000 "requests under strace"
