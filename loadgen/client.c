@@ -98,6 +98,8 @@ static int submit(struct lg_client *c, struct lg_req *r)
 
 /* The connection can carry requests: hand it to the driver and send the cold
  * request that has been waiting since the attempt started. */
+static void read_ready(struct lg_client *c);
+
 static void conn_ready(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
@@ -118,6 +120,12 @@ static void conn_ready(struct lg_client *c)
         }
     }
     lg_client_kick(c); /* the other slots, or the open loop's backlog */
+    /* what the server sent with the end of the handshake was read with it,
+     * and epoll will not report it again */
+    if (c->state == LG_CONN_READY && c->tp->more(c, 0, 1)) {
+        read_ready(c);
+        lg_client_kick(c);
+    }
 }
 
 /* Runs setup stages from the current one on: each that completes records its

@@ -32,7 +32,9 @@ struct lg_transport {
      * LG_IO_ code. */
     ssize_t (*read)(struct lg_client *c, uint8_t *buf, size_t len);
     /* Whether another read right after one that returned n of len bytes can
-     * find more without waiting (level-triggered epoll reports the rest). */
+     * find more without waiting (level-triggered epoll reports the rest).
+     * more(c, 0, 1) asks whether input already waits in the transport's own
+     * buffer (TLS records read ahead with the handshake's last flight). */
     bool (*more)(const struct lg_client *c, size_t n, size_t len);
     /* Writes or queues all of it: LG_IO_DONE, LG_IO_WANT_WRITE,
      * LG_IO_WANT_READ or LG_IO_ERROR. */
