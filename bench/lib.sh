@@ -289,25 +289,27 @@ measure_instructions() {
 # order rotates from round to round, so no tool always runs first or last),
 # then unless QUICK=1 every tool under strace and under callgrind. CG_ONLY=1:
 # only the first tool (the subject), only under callgrind (instructions per
-# request and the function table, for work on one code path).
+# request and the function table, for work on one code path). cmd_for runs
+# inside it: a cmd_for must not read a global named tools, ntools, r, i or k,
+# which these locals hide (bench/scale once ran 2 clients at every count so).
 run_rounds() {
-    local tools=("$@") n=$# r i k
+    local tools=("$@") ntools=$# r i k
     for ((r = 1; r <= ROUNDS; r++)); do
         if [ -n "${CG_ONLY:-}" ]; then
             measure_instructions "${tools[0]}" "$r"
             continue
         fi
-        for ((i = 0; i < n; i++)); do
-            k=$(((i + r - 1) % n))
+        for ((i = 0; i < ntools; i++)); do
+            k=$(((i + r - 1) % ntools))
             measure_speed "${tools[k]}" "$r"
         done
         [ -n "${QUICK:-}" ] && continue
-        for ((i = 0; i < n; i++)); do
-            k=$(((i + r - 1) % n))
+        for ((i = 0; i < ntools; i++)); do
+            k=$(((i + r - 1) % ntools))
             measure_syscalls "${tools[k]}" "$r"
         done
-        for ((i = 0; i < n; i++)); do
-            k=$(((i + r - 1) % n))
+        for ((i = 0; i < ntools; i++)); do
+            k=$(((i + r - 1) % ntools))
             measure_instructions "${tools[k]}" "$r"
         done
     done
