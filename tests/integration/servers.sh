@@ -137,26 +137,23 @@ need_nginx() {
         location = /echo { client_max_body_size 10m; client_body_buffer_size 10m; echo_read_request_body_off_placeholder off; }
     }
     log_format vhost '\$server_protocol \$host';
+CONF
+        local v
+        for v in a b; do
+            cat <<CONF
     server {
         listen 127.0.0.1:$NGINX_HTTP_PORT;
         listen 127.0.0.1:$NGINX_HTTPS_PORT ssl http2;
         listen 127.0.0.1:$NGINX_H2C_PORT http2;
-        server_name vhost-a.test;
+        server_name vhost-$v.test;
         ssl_certificate $SRV/certs/server.pem;
         ssl_certificate_key $SRV/certs/server.key;
-        access_log $d/vhost-a.log vhost;
-        location / { return 200 "vhost a\n"; }
+        access_log $d/vhost-$v.log vhost;
+        location / { return 200 "vhost $v\n"; }
     }
-    server {
-        listen 127.0.0.1:$NGINX_HTTP_PORT;
-        listen 127.0.0.1:$NGINX_HTTPS_PORT ssl http2;
-        listen 127.0.0.1:$NGINX_H2C_PORT http2;
-        server_name vhost-b.test;
-        ssl_certificate $SRV/certs/server.pem;
-        ssl_certificate_key $SRV/certs/server.key;
-        access_log $d/vhost-b.log vhost;
-        location / { return 200 "vhost b\n"; }
-    }
+CONF
+        done
+        cat <<CONF
     server {
         listen 127.0.0.1:$UNTRUSTED_TLS_PORT ssl;
         ssl_certificate $SRV/certs/untrusted.pem;
