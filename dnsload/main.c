@@ -31,6 +31,9 @@ enum {
     OPT_DOH_METHOD,
 };
 
+/* the --help section of the query options */
+#define QUERIES "Queries (sent in order, each client starting at its own offset)"
+
 static const struct lg_option options[] = {
     {"server", 's', required_argument, 's', "Server", "-s, --server HOST",
      "IPv4 or IPv6 address, or a name resolved once at start"},
@@ -41,24 +44,18 @@ static const struct lg_option options[] = {
     {"outstanding", 0, required_argument, OPT_OUTSTANDING, "Server", "    --outstanding N",
      "queries in flight per client (default 1: closed loop,\none at a time; 1..1024); "
      "pipelined on tcp and dot,\nconcurrent streams on doh"},
-    {"queries", 0, required_argument, OPT_QUERIES,
-     "Queries (sent in order, each client starting at its own offset)", "    --queries FILE",
+    {"queries", 0, required_argument, OPT_QUERIES, QUERIES, "    --queries FILE",
      "dnsperf's format: 'name TYPE' per line; blank lines and\nlines starting with # or ; "
      "are skipped (repeatable)"},
-    {"query", 0, required_argument, OPT_QUERY,
-     "Queries (sent in order, each client starting at its own offset)", "    --query 'name TYPE'",
+    {"query", 0, required_argument, OPT_QUERY, QUERIES, "    --query 'name TYPE'",
      "one query (repeatable); TYPE is a mnemonic (A, AAAA,\nMX, HTTPS, ...) or TYPEnnn"},
-    {"edns", 0, optional_argument, OPT_EDNS,
-     "Queries (sent in order, each client starting at its own offset)", "    --edns[=SIZE]",
+    {"edns", 0, optional_argument, OPT_EDNS, QUERIES, "    --edns[=SIZE]",
      "add an EDNS OPT record advertising SIZE (512..65535,\ndefault 1232)"},
-    {"dnssec", 0, no_argument, OPT_DNSSEC,
-     "Queries (sent in order, each client starting at its own offset)", "    --dnssec",
+    {"dnssec", 0, no_argument, OPT_DNSSEC, QUERIES, "    --dnssec",
      "set the DO bit (implies --edns)"},
-    {"no-rd", 0, no_argument, OPT_NO_RD,
-     "Queries (sent in order, each client starting at its own offset)", "    --no-rd",
+    {"no-rd", 0, no_argument, OPT_NO_RD, QUERIES, "    --no-rd",
      "clear the RD (recursion desired) bit"},
-    {"ok-rcodes", 0, required_argument, OPT_OK_RCODES,
-     "Queries (sent in order, each client starting at its own offset)", "    --ok-rcodes LIST",
+    {"ok-rcodes", 0, required_argument, OPT_OK_RCODES, QUERIES, "    --ok-rcodes LIST",
      "rcodes that succeed, by name or number\n(default NOERROR,NXDOMAIN)"},
     {"doh-path", 0, required_argument, OPT_DOH_PATH, "DoH", "    --doh-path PATH",
      "request path (default /dns-query)"},
