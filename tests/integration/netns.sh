@@ -56,6 +56,19 @@ EOF
     done
 }
 
+# _netns_wait_for NAME CMD...: runs CMD in the first client namespace until it
+# succeeds (10 s at the most): the server NAME answers from there.
+_netns_wait_for() {
+    local name=$1 i
+    shift
+    for ((i = 0; i < 100; i++)); do
+        ip netns exec "$(netns_client 0)" "$@" >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    echo "netns.sh: $name did not answer in $NETNS_SERVER" >&2
+    return 1
+}
+
 # need_knot_netns: knot in the server namespace on port 53 of every address,
 # serving servers_dns.sh's example.test zone.
 need_knot_netns() {
@@ -69,15 +82,9 @@ need_knot_netns() {
         -e "s|\"$SRV/knot\"|\"$d\"|g" "$SRV/knot/knot.conf" >"$d/knot.conf"
     ip netns exec "$NETNS_SERVER" knotd -c "$d/knot.conf" >"$d/stdout.log" 2>&1 &
     echo $! >"$d/knotd.pid"
-    local i addr
+    local addr
     addr=$(netns_server_addr 0)
-    for ((i = 0; i < 100; i++)); do
-        ip netns exec "$(netns_client 0)" kdig +timeout=1 +retry=0 -p 53 "@$addr" example.test SOA \
-            >/dev/null 2>&1 && return 0
-        sleep 0.1
-    done
-    echo "netns.sh: knot did not answer in $NETNS_SERVER" >&2
-    return 1
+    _netns_wait_for knot kdig +timeout=1 +retry=0 -p 53 "@$addr" example.test SOA
 }
 
 # need_nginx_netns: nginx in the server namespace, HTTP/1.1 on port 80 of
@@ -113,14 +120,9 @@ CONF
     # stop_servers sends the master (nginx.pid) SIGTERM: it stops its workers
     ip netns exec "$NETNS_SERVER" nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log" ||
         { cat "$d/error.log" >&2; return 1; }
-    local i addr
+    local addr
     addr=$(netns_server_addr 0)
-    for ((i = 0; i < 100; i++)); do
-        ip netns exec "$(netns_client 0)" bash -c "exec 3<>/dev/tcp/$addr/80" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "netns.sh: nginx did not answer in $NETNS_SERVER" >&2
-    return 1
+    _netns_wait_for nginx bash -c "exec 3<>/dev/tcp/$addr/80"
 }
 
 # need_chrony_netns: chrony in the server namespace serving NTP from the
