@@ -52,7 +52,6 @@ struct http_ctx {
     bool walk;               /* several requests, or per-target metrics: pick each in turn */
     bool per_target;         /* --targets-per-metric: reqs[i] is in request group i + 1 */
     bool conn_limit;         /* --conn-requests: a connection's last request is h1_close */
-    bool vary;               /* walk or conn_limit: the bytes sent differ between requests */
     uint8_t status_ok[1000]; /* 1 when a status code counts as success */
     unsigned streams;        /* concurrent streams per HTTP/2 connection */
 };
@@ -80,7 +79,7 @@ struct http_client {
     bool walking;
     /* HTTP/1.1 */
     struct h1_parser h1;
-    const struct http_request *h1_req; /* the one in flight, when ctx->vary */
+    const struct http_request *h1_req; /* the one in flight */
     unsigned h1_slot;
     bool h1_busy;
     /* HTTP/2: the session's own state (allocated per connection) */

@@ -15,18 +15,13 @@ static int h1_on_ready(struct lg_client *c, struct http_client *hc)
 static int h1_submit(struct lg_client *c, struct http_client *hc, unsigned slot)
 {
     const struct http_ctx *ctx = lg_client_ctx(c);
-    const struct http_request *rq = ctx->reqs;
+    const struct http_request *rq = hc->h1_req = http_next_request(c, hc, ctx, slot);
     const uint8_t *bytes = rq->h1;
     size_t len = rq->h1_len;
-    if (ctx->vary) { /* one test for the common case: one request, always the same */
-        rq = hc->h1_req = http_next_request(c, hc, ctx, slot);
-        bytes = rq->h1;
-        len = rq->h1_len;
-        /* the connection's last request under --conn-requests says so */
-        if (ctx->conn_limit && lg_conn_last_request(c)) {
-            bytes = rq->h1_close;
-            len = rq->h1_close_len;
-        }
+    /* the connection's last request under --conn-requests says so */
+    if (ctx->conn_limit && lg_conn_last_request(c)) {
+        bytes = rq->h1_close;
+        len = rq->h1_close_len;
     }
     h1_reset(&hc->h1, rq->head);
     hc->h1_slot = slot;
@@ -68,9 +63,7 @@ static int h1_on_read(struct lg_client *c, struct http_client *hc, const uint8_t
     if (h1_must_close(&hc->h1)) lg_conn_close_when_idle(c);
     unsigned status = hc->h1.status;
     lg_req_done(c, hc->h1_slot,
-                http_status_ok(ctx, status)
-                    ? LG_OK
-                    : http_status_error(c, ctx->vary ? hc->h1_req : ctx->reqs, status));
+                http_status_ok(ctx, status) ? LG_OK : http_status_error(c, hc->h1_req, status));
     return 0;
 }
 

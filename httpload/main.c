@@ -379,7 +379,6 @@ static void prepare_requests(struct args *a, struct setup *s, struct lg_config *
     if (build_requests(ctx, &a->spec, &s->targets, s->origin, s->absolute_form) < 0)
         lg_usage_error(tool, "out of memory");
     ctx->walk = ctx->n_reqs > 1 || ctx->per_target;
-    ctx->vary = ctx->walk || ctx->conn_limit;
     cfg->slots = ctx->mode == HTTP_MODE_1 ? 1 : ctx->streams;
     cfg->slots_option = "--streams";
     if (ctx->mode == HTTP_MODE_AUTO && ctx->streams > 1 && !s->origin->https)

@@ -79,7 +79,7 @@ struct lg_req {
     uint32_t flags;
     uint32_t slot;
     uint32_t seq;   /* counts the slot's requests: tells a queued message's request apart */
-    uint32_t group; /* the driver's request group (lg_req_group), 0: none; reset as it ends */
+    uint32_t group; /* the driver's request group (lg_req_group), 0: none */
 };
 
 enum lg_conn_state {

@@ -18,6 +18,7 @@ struct lg_req *lg_req_start(struct lg_client *c, uint64_t origin, uint64_t now, 
     struct lg_req *r = &c->slots[c->free_slots[--c->n_free]];
     if (w->cfg->rate > 0) c->started++;
     r->flags = LG_REQ_ACTIVE | (cold ? LG_REQ_COLD : 0);
+    r->group = 0; /* the driver may put it in one as it submits */
     r->seq++;
     r->origin_ns = origin;
     r->sent_ns = now;
@@ -47,15 +48,11 @@ void lg_req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinish
     lg_worker_untrack(w, r);
     if (unfinished) {
         st->counters[LG_C_UNFINISHED]++;
-        r->group = 0;
     } else if (cls == LG_OK) {
         uint64_t latency = now - r->origin_ns;
         bool cold = (r->flags & LG_REQ_COLD) != 0;
         lg_series_add(&st->series[cold ? LG_S_LATENCY_COLD : LG_S_LATENCY_WARM], latency, &w->rng);
-        if (r->group) { /* reset here, off the path of a run without groups */
-            lg_series_add(&st->groups[2 * (r->group - 1) + !cold], latency, &w->rng);
-            r->group = 0;
-        }
+        if (r->group) lg_series_add(&st->groups[2 * (r->group - 1) + !cold], latency, &w->rng);
         if (r->flags & LG_REQ_FIRST_BYTE)
             lg_series_add(&st->series[LG_S_TTFB], r->first_byte_ns - r->sent_ns, &w->rng);
         st->counters[LG_C_REQUESTS]++;
@@ -69,7 +66,6 @@ void lg_req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinish
         if (now < w->deadline_ns && w->sec_index < st->timeline_len) st->timeline[w->sec_index]++;
     } else {
         cls = lg_checked_class(w, cls);
-        r->group = 0;
         st->counters[LG_C_ERRORS]++;
         st->errors[cls]++;
     }
