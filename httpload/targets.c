@@ -1,6 +1,7 @@
 /* The --targets file. See targets.h. */
 #include "httpload/targets.h"
 #include "httpload/readfile.h"
+#include "loadgen/grow.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -83,13 +84,7 @@ static size_t method_length(const char *s, size_t n)
 static struct target *push_target(struct parser *p)
 {
     struct target_list *l = p->out;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        struct target *t = realloc(l->t, cap * sizeof(*t));
-        if (!t) return NULL;
-        l->t = t;
-        l->cap = cap;
-    }
+    if (!lg_grow(&l->t, &l->cap, l->n + 1, sizeof(*l->t), 16)) return NULL;
     struct target *t = &l->t[l->n++];
     memset(t, 0, sizeof(*t));
     t->line = p->line;
@@ -197,12 +192,7 @@ static int inline_body(struct parser *p, struct target *t, const char *text, siz
             return 0;
         }
         if (memchr(s, '\0', n)) return fail(p, "a NUL byte (is this a text file?)");
-        if (t->body_len + n + 1 > cap) {
-            cap = (t->body_len + n + 1) * 2;
-            uint8_t *b = realloc(t->body, cap);
-            if (!b) return fail(p, "out of memory");
-            t->body = b;
-        }
+        if (!lg_grow(&t->body, &cap, t->body_len + n + 1, 1, 256)) return fail(p, "out of memory");
         memcpy(t->body + t->body_len, s, n);
         t->body[t->body_len + n] = '\n';
         t->body_len += n + 1;
