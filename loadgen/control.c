@@ -1,6 +1,6 @@
 /* The control thread. See control.h. It sleeps in ppoll on a signalfd (the
- * signals) and an eventfd (a level began or ended, or the run is over), with
- * the next whole second of the level as its timeout. */
+ * signals) and an eventfd (a level began or ended, the run failed, or it is
+ * over), with the next whole second of the level as its timeout. */
 #include "loadgen/control.h"
 #include "loadgen/internal.h"
 #include "loadgen/progress.h"
@@ -22,7 +22,8 @@
 static struct {
     pthread_t thread;
     bool running;
-    int sigfd, wakefd;
+    int sigfd;
+    _Atomic int wakefd; /* lg_control_fail writes it from any thread */
     pthread_mutex_t mu; /* guards what follows and every progress/watch call */
     bool level_active, quit;
     uint64_t next_tick_ns;
@@ -31,13 +32,16 @@ static struct {
 } C = {.sigfd = -1, .wakefd = -1, .mu = PTHREAD_MUTEX_INITIALIZER};
 
 static _Atomic int interrupted_by;
-static _Atomic int failed;
+static _Atomic int failed;   /* 0, 1: a reason is being stored, 2: stored */
+static bool failure_handled; /* the control thread has stopped the workers for it */
 static char failure[256];
 
 static void wake(void)
 {
     uint64_t one = 1;
-    ssize_t rc = write(C.wakefd, &one, sizeof(one));
+    int fd = atomic_load(&C.wakefd);
+    if (fd < 0) return; /* no control thread: nothing runs that must stop */
+    ssize_t rc = write(fd, &one, sizeof(one));
     (void)rc; /* an eventfd counter cannot overflow here */
 }
 
@@ -55,14 +59,20 @@ static void on_signal(int sig)
     stop_workers();
 }
 
+/* Takes no lock and allocates nothing, so any thread may call it whatever it
+ * holds (the sampling code calls it with C.mu held): the first reason is
+ * kept, and the control thread, woken, stops the workers. */
 void lg_control_fail(const char *why)
 {
     int expected = 0;
     if (atomic_compare_exchange_strong(&failed, &expected, 1)) {
-        snprintf(failure, sizeof(failure), "%s", why);
+        size_t n = 0;
+        for (; why[n] && n < sizeof(failure) - 1; n++)
+            failure[n] = why[n];
+        failure[n] = 0;
         atomic_store(&failed, 2); /* the message is complete */
     }
-    stop_workers();
+    wake();
 }
 
 const char *lg_control_failure(void)
@@ -111,6 +121,10 @@ static void *control_main(void *arg)
             ssize_t rc = read(C.wakefd, &v, sizeof(v));
             (void)rc; /* only clears the counter */
         }
+        if (atomic_load(&failed) && !failure_handled) {
+            failure_handled = true;
+            stop_workers();
+        }
     }
 }
 
@@ -125,9 +139,11 @@ int lg_control_start(const struct lg_config *cfg)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     atomic_store(&interrupted_by, 0);
     C.quit = false;
+    failure_handled = false;
     C.sigfd = signalfd(-1, &set, SFD_CLOEXEC);
-    C.wakefd = eventfd(0, EFD_CLOEXEC);
-    if (C.sigfd < 0 || C.wakefd < 0) goto fail;
+    int wakefd = eventfd(0, EFD_CLOEXEC);
+    atomic_store(&C.wakefd, wakefd);
+    if (C.sigfd < 0 || wakefd < 0) goto fail;
     int err = pthread_create(&C.thread, NULL, control_main, NULL);
     if (err) {
         errno = err;
@@ -137,8 +153,9 @@ int lg_control_start(const struct lg_config *cfg)
     return 0;
 fail:
     if (C.sigfd >= 0) close(C.sigfd);
-    if (C.wakefd >= 0) close(C.wakefd);
-    C.sigfd = C.wakefd = -1;
+    wakefd = atomic_exchange(&C.wakefd, -1);
+    if (wakefd >= 0) close(wakefd);
+    C.sigfd = -1;
     return -1;
 }
 
@@ -152,8 +169,8 @@ void lg_control_stop(void)
     pthread_join(C.thread, NULL);
     C.running = false;
     close(C.sigfd);
-    close(C.wakefd);
-    C.sigfd = C.wakefd = -1;
+    close(atomic_exchange(&C.wakefd, -1));
+    C.sigfd = -1;
 }
 
 int lg_control_interrupted(void)
