@@ -15,15 +15,38 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Whether OpenSSL's error queue says an allocation failed (its own, or a
+ * system call's ENOMEM, as when a file could not be opened); empties it. */
+static bool tls_errors_say_no_memory(void)
+{
+    bool memory = false;
+    for (unsigned long e; (e = ERR_get_error());)
+        if (ERR_GET_REASON(e) == ERR_R_MALLOC_FAILURE ||
+            (ERR_SYSTEM_ERROR(e) && ERR_GET_REASON(e) == ENOMEM))
+            memory = true;
+    return memory;
+}
+
+/* A context that could not be made: memory, or `what` (in err). OpenSSL
+ * says nothing at all when its own initialisation ran out of memory: no
+ * reason is memory too. */
+static int config_failed(SSL_CTX *ctx, char *err, size_t errlen, const char *what)
+{
+    bool memory = ERR_peek_error() == 0 || tls_errors_say_no_memory();
+    ERR_clear_error();
+    SSL_CTX_free(ctx);
+    snprintf(err, errlen, "%s", memory ? lg_no_memory : what);
+    return memory ? LG_NO_MEMORY : -1;
+}
+
 int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecure,
                        const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen)
 {
+    ERR_clear_error();
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-    if (!ctx) {
-        snprintf(err, errlen, "cannot create a TLS context");
-        return -1;
-    }
-    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    if (!ctx) return config_failed(NULL, err, errlen, "cannot create a TLS context");
+    if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1)
+        return config_failed(ctx, err, errlen, "cannot require TLS 1.2 or later");
     /* Idle clients hold no TLS buffers: thousands of connections stay small. */
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
                               SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
@@ -37,20 +60,19 @@ int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecur
     SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
     if (!insecure) {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-        SSL_CTX_set_default_verify_paths(ctx);
+        /* it fails only when memory runs out (a missing store is no failure) */
+        if (SSL_CTX_set_default_verify_paths(ctx) != 1)
+            return config_failed(ctx, err, errlen, "cannot use the system's certificates");
     } else {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
     }
     if (cafile && SSL_CTX_load_verify_locations(ctx, cafile, NULL) != 1) {
-        snprintf(err, errlen, "--cacert %s: not a readable PEM certificate file", cafile);
-        SSL_CTX_free(ctx);
-        return -1;
+        char what[300];
+        snprintf(what, sizeof(what), "--cacert %s: not a readable PEM certificate file", cafile);
+        return config_failed(ctx, err, errlen, what);
     }
-    if (alpn && alpn_len && SSL_CTX_set_alpn_protos(ctx, alpn, (unsigned)alpn_len) != 0) {
-        snprintf(err, errlen, "cannot set the ALPN protocols");
-        SSL_CTX_free(ctx);
-        return -1;
-    }
+    if (alpn && alpn_len && SSL_CTX_set_alpn_protos(ctx, alpn, (unsigned)alpn_len) != 0)
+        return config_failed(ctx, err, errlen, "cannot set the ALPN protocols");
     t->ctx = ctx;
     /* I/O calls do not clear the error queue first (see tls_read): start empty */
     ERR_clear_error();
@@ -60,7 +82,8 @@ int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecur
 int lg_tls_setup(struct lg_tls_config *t, const struct lg_tls_options *o, const char *host,
                  const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen)
 {
-    if (lg_tls_config_init(t, o->cacert, o->insecure, alpn, alpn_len, err, errlen) < 0) return -1;
+    int rc = lg_tls_config_init(t, o->cacert, o->insecure, alpn, alpn_len, err, errlen);
+    if (rc < 0) return rc;
     unsigned char addr[sizeof(struct in6_addr)];
     bool ip = inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1;
     t->sni = o->sni ? o->sni : (ip ? NULL : host);
@@ -85,6 +108,8 @@ void lg_tls_session_free(void *session)
     SSL_SESSION_free(session);
 }
 
+/* A failure of the session: counted in `cls`, unless memory ran out, which
+ * is no fault of the target and fails the run. */
 static void tls_fail(struct lg_client *c, int cls, const char *what)
 {
     char detail[256];
@@ -93,7 +118,7 @@ static void tls_fail(struct lg_client *c, int cls, const char *what)
         snprintf(detail, sizeof(detail), "%s: %s", what, ERR_reason_error_string(e));
     else
         snprintf(detail, sizeof(detail), "%s", what);
-    ERR_clear_error();
+    if (tls_errors_say_no_memory()) lg_fail_run(c, "out of memory in a TLS session");
     lg_conn_fail(c, cls, detail);
 }
 
@@ -147,7 +172,7 @@ static enum lg_step tls_handshake_start(struct lg_client *c)
     SSL *ssl = SSL_new(t->ctx);
     if (!ssl || SSL_set_fd(ssl, c->fd) != 1) {
         SSL_free(ssl);
-        lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE, "cannot create a TLS session");
+        tls_fail(c, LG_ERR_TLS_HANDSHAKE, "cannot create a TLS session");
         return LG_STEP_FAILED;
     }
     if (t->sni) SSL_set_tlsext_host_name(ssl, t->sni);
