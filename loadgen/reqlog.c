@@ -3,6 +3,7 @@
  * write() of whole records on an O_APPEND descriptor, so no request loop
  * waits for the disk and threads never interleave inside a record. */
 #include "loadgen/reqlog.h"
+#include "loadgen/control.h"
 #include "loadgen/internal.h"
 #include "loadgen/jsonout.h"
 
@@ -124,7 +125,9 @@ static void hand_off(struct lg_reqlog *log, unsigned i, bool want_new)
         b = log->spare;
         log->spare = b->next;
     } else if (!(b = malloc(sizeof(*b)))) {
-        log->failed = 1; /* reported when the log closes */
+        /* a record would be lost: the run fails (status 4, which says why)
+         * rather than leave a log of a part of it */
+        lg_control_fail("out of memory for --log records");
         return;
     }
     log->out[i].b = b;

@@ -6,6 +6,7 @@
 #include "loadgen/control.h"
 #include "loadgen/level.h"
 #include "loadgen/docfit.h"
+#include "loadgen/evalloc.h"
 #include "loadgen/meta.h"
 #include "loadgen/outfile.h"
 #include "loadgen/reqlog.h"
@@ -204,7 +205,8 @@ struct outputs {
 };
 
 /* Opens them before anything runs, so an unwritable path is a usage error,
- * not a lost result. */
+ * not a lost result; memory (or a thread) that could not be had is status
+ * 4. Returns the status to exit with, or LG_EXIT_OK. */
 static int outputs_open(const struct lg_config *cfg, const struct lg_driver *drv, struct outputs *o)
 {
     memset(o, 0, sizeof(*o));
@@ -217,12 +219,14 @@ static int outputs_open(const struct lg_config *cfg, const struct lg_driver *drv
     what = "--meta";
     path = cfg->meta_path;
     if (cfg->meta_path && lg_outfile_open(&o->meta, cfg->meta_path) < 0) goto fail;
-    return 0;
-fail:
-    fprintf(stderr, "%s: %s %s: %s\n", cfg->tool, what, path, strerror(errno));
+    return LG_EXIT_OK;
+fail:;
+    int err = errno;
+    fprintf(stderr, "%s: %s %s: %s\n", cfg->tool, what, path, strerror(err));
     lg_outfile_abandon(&o->doc);
     if (o->log) lg_reqlog_close(o->log);
-    return -1;
+    /* EAGAIN: --log's writer thread could not be started */
+    return err == ENOMEM || err == EAGAIN ? LG_EXIT_FAILED : LG_EXIT_USAGE;
 }
 
 /* Writes the document (cut to --max-doc-bytes first) and --meta; the exit
@@ -272,8 +276,11 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
 {
     struct lg_levels lv = {.cfg = cfg, .drv = drv, .n_classes = LG_ERR__BASE_COUNT + drv->n_errors};
     struct outputs out;
-    if (check_fd_limit(cfg) < 0 || outputs_open(cfg, drv, &out) < 0) return LG_EXIT_USAGE;
+    if (check_fd_limit(cfg) < 0) return LG_EXIT_USAGE;
+    int opened = outputs_open(cfg, drv, &out);
+    if (opened != LG_EXIT_OK) return opened;
     signal(SIGPIPE, SIG_IGN);
+    lg_evalloc_install(cfg->tool);
     if (lg_control_start(cfg) < 0) {
         fprintf(stderr, "%s: cannot start the control thread: %s\n", cfg->tool, strerror(errno));
         outputs_close(cfg, &out);
@@ -308,6 +315,7 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
 
     status = LG_EXIT_OK;
     size_t done = run_levels(&lv, results, out.log, &status);
+    if (status == LG_EXIT_FAILED) goto out; /* said why; no document, even of earlier levels */
     if (lg_control_failure()) {
         fprintf(stderr, "%s: %s; the run could not be carried out, no document\n", cfg->tool,
                 lg_control_failure());
