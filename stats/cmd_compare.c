@@ -62,7 +62,7 @@ static const struct cmd_spec compare_spec = {
              "the time resolution), ok (within the factor).\n",
     .epilog =
         "Exit status: 0 nothing regressed, 1 a metric regressed significantly (or a document\n"
-        "is invalid, or a unit differs between them), 2 usage or I/O error.\n",
+        "is invalid, or a unit differs between them), 2 usage or I/O error, 4 out of memory.\n",
     .help_column = 34,
     .options = compare_options,
     .n_options = sizeof compare_options / sizeof *compare_options,
@@ -95,10 +95,7 @@ static int summarize_into_side(void *ctx, struct docread_metric *metric)
             side->cap = cap;
         }
     }
-    if (at < 0) {
-        complain("compare", "out of memory at metric \"%s\"", metric->key);
-        return 1;
-    }
+    if (at < 0) return no_memory("compare", "at metric \"%s\"", metric->key);
     side->metrics[at].unit = metric->unit;
     stats_summarize(metric->samples, metric->n, &side->metrics[at].summary);
     return 0;
@@ -203,7 +200,7 @@ static int judge(const struct side *base, const struct side *current, const char
                  const char *new_name, const struct stats_thresholds *thresholds, bool json)
 {
     struct compared_row *rows = calloc(base->keys.count + 1, sizeof *rows);
-    if (rows == NULL) return usage_error("compare", "out of memory");
+    if (rows == NULL) return no_memory("compare", "joining the documents");
     size_t count = 0;
     int status = EXIT_FINE;
     for (size_t i = 0; i < base->keys.count; i++) {

@@ -118,7 +118,8 @@ static const struct cmd_spec merge_spec = {
         "  - a key whose unit differs between documents is an error.\n"
         "The descriptor of A.json is A.meta.json (the generators' --meta): used when present.\n",
     .epilog = "Exit status: 0 merged, 1 an input is invalid, units conflict or the shard set is\n"
-              "refused, 2 usage or I/O error, 3 merged an incomplete set (--allow-partial).\n",
+              "refused, 2 usage or I/O error, 3 merged an incomplete set (--allow-partial), 4 out\n"
+              "of memory.\n",
     .help_column = 26,
     .options = merge_options,
     .n_options = sizeof merge_options / sizeof *merge_options,
@@ -157,9 +158,10 @@ static int read_descriptors(struct merge_input *inputs, size_t count, bool shard
             continue;
         }
         in->descriptor = stats_runmeta_path_for(in->path);
-        if (in->descriptor == NULL) return usage_error("merge", "out of memory");
+        if (in->descriptor == NULL) return no_memory("merge", "naming a descriptor");
         int rc =
             stats_runmeta_read(in->descriptor, &in->meta, in->meta_error, sizeof in->meta_error);
+        if (rc == -1 && errno == ENOMEM) return no_memory("merge", "reading %s", in->descriptor);
         if (rc == 0) {
             in->has_meta = true;
         } else if (!shards && !(rc == -1 && errno == ENOENT)) {
@@ -181,7 +183,7 @@ static void print_lines(const struct stats_shard_lines *lines)
 static int check_shards(struct merge_input *inputs, size_t count, const struct merge_settings *s)
 {
     struct stats_shard_input *set = calloc(count, sizeof *set);
-    if (set == NULL) return usage_error("merge", "out of memory");
+    if (set == NULL) return no_memory("merge", "checking the shards");
     for (size_t d = 0; d < count; d++)
         set[d] = (struct stats_shard_input){inputs[d].path, inputs[d].descriptor,
                                             inputs[d].has_meta ? &inputs[d].meta : NULL,
@@ -189,7 +191,7 @@ static int check_shards(struct merge_input *inputs, size_t count, const struct m
     struct stats_shard_findings findings;
     int rc = stats_shardset_check(set, count, s->max_start_lag_s, &findings);
     free(set);
-    if (rc != 0) return usage_error("merge", "out of memory");
+    if (rc != 0) return no_memory("merge", "checking the shards");
     print_lines(&findings.refusals);
     print_lines(&findings.missing);
     print_lines(&findings.warnings);
@@ -249,8 +251,10 @@ static int add_metric(void *ctx, struct docread_metric *metric)
     char error[256];
     uint64_t seen;
     if (true_count(r, metric->key, metric->n, &seen) != 0) return 1;
-    if (stats_merge_add(r->merge, r->document, metric->key, metric->unit, &metric->samples,
-                        metric->n, seen, error, sizeof error) != 0) {
+    int rc = stats_merge_add(r->merge, r->document, metric->key, metric->unit, &metric->samples,
+                             metric->n, seen, error, sizeof error);
+    if (rc == -2) return no_memory("merge", "%s", error);
+    if (rc != 0) {
         complain("merge", "%s: %s", input_name(r->input->path), error);
         return 1;
     }
@@ -384,7 +388,7 @@ static int write_file(const char *path, const char *what, const struct stats_mer
 {
     FILE *out = stdout;
     if (path != NULL && strcmp(path, "-") != 0) out = fopen(path, "w");
-    if (out == NULL) return usage_error("merge", "cannot write %s: %s", path, strerror(errno));
+    if (out == NULL) return cannot_write("merge", path);
     static char buffer[1 << 20];
     if (!descriptor) setvbuf(out, buffer, _IOFBF, sizeof buffer);
     if (descriptor)
@@ -408,7 +412,7 @@ static int merge_inputs(struct merge_input *inputs, size_t count, const struct m
     }
     char error[256];
     if (status == EXIT_FINE && stats_merge_finish(&merge, &s->merge, error, sizeof error) != 0)
-        status = usage_error("merge", "%s", error);
+        status = no_memory("merge", "%s", error);
     if (status == EXIT_FINE) {
         report_merge(&merge, inputs);
         status = write_file(s->output, "standard output", &merge, inputs, count, false);
@@ -436,7 +440,7 @@ int cmd_merge(int argc, char **argv)
         return usage_error("merge", "--meta and --output name the same file");
 
     struct merge_input *inputs = calloc(count, sizeof *inputs);
-    if (inputs == NULL) return usage_error("merge", "out of memory");
+    if (inputs == NULL) return no_memory("merge", "for the inputs");
     for (size_t d = 0; d < count; d++)
         inputs[d].path = paths[d];
     status = read_descriptors(inputs, count, settings.shards);

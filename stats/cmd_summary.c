@@ -31,7 +31,8 @@ static const struct cmd_spec summary_spec = {
              "(median absolute deviation), computed over every sample and rounded to two\n"
              "decimals exactly as the benchmark harness rounds them.\n",
     .epilog = "Without --json: a table grouped by level (the c<clients>. key prefix), with units.\n"
-              "Exit status: 0 done, 1 the document is invalid, 2 usage or I/O error.\n",
+              "Exit status: 0 done, 1 the document is invalid, 2 usage or I/O error, 4 out of\n"
+              "memory.\n",
     .help_column = 13,
     .options = summary_options,
     .n_options = sizeof summary_options / sizeof *summary_options,
@@ -70,8 +71,7 @@ static int summarize_metric(void *ctx, struct docread_metric *metric)
     all->count++;
     return 0;
 out_of_memory:
-    complain("summary", "out of memory at metric \"%s\"", metric->key);
-    return 1;
+    return no_memory("summary", "at metric \"%s\"", metric->key);
 }
 
 /* Levels in ascending client count, keys without a level last, document order within. */
