@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Judges the runs of scripts/torture: whether each survived its injected
+failure (one allocation, or one system call, failing).
+
+usage: verdict.py engine RUNDIR...
+       verdict.py loadstats --expect FILE --expect-status N RUNDIR...
+
+Each RUNDIR holds what one run left: `rc` (its exit status, or "timeout"
+when its bound killed it), `out` and `err` (its stdout and stderr), `what`
+(the injection, for messages) and `fired` when the injection happened (a
+run may end before its Nth call). A run survived when it ended by itself
+with a documented exit status and told the truth:
+  engine (httpload, dnsload): status 0, 1 or 3 with one valid document whose
+    counts add up (attempts = requests + errors + unfinished, errors = the
+    sum of errors.<class>, requests = cold + warm samples, scheduled =
+    attempts + unsent; status 0 also means no error and nothing unfinished);
+    or status 4 with no document and one line on stderr saying why (after
+    the notes about levels that had ended before: "TOOL: level cN ..." and
+    "TOOL: --watch ...", which a run of several levels prints as it goes);
+  loadstats: the clean run's status and exactly its output (--expect,
+    --expect-status), or status 4 with no output and one line on stderr;
+and in every case no report from a sanitizer, and no abort from libev.
+Prints one line per run that did not survive, then "RUNS REACHED
+SURVIVED SURVIVED_REACHED" (runs, runs whose injection happened, runs that
+survived, and of those whose injection happened); exit status 1 when any
+run did not survive.
+"""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
+import doccheck  # noqa: E402  (the contract's document checks)
+
+ALARMS = ("Sanitizer", "runtime error:", "(libev)", "libev:")
+LEVEL_NOTE = re.compile(r"^[a-z]+: (level c[0-9]+\b|--watch )")
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return None
+
+
+def load_text(text):
+    """One JSON document and nothing after it, as doccheck.load reads a file."""
+    doc, end = json.JSONDecoder().raw_decode(text.lstrip())
+    if text.lstrip()[end:].strip():
+        raise ValueError("text after the document")
+    return doc
+
+
+def one_line(err):
+    lines = [x for x in err.splitlines() if x.strip()]
+    return len(lines) == 1
+
+
+def one_reason(err):
+    """The last line says why; every line before it is a level's note."""
+    lines = [x for x in err.splitlines() if x.strip()]
+    return bool(lines) and all(LEVEL_NOTE.match(x) for x in lines[:-1])
+
+
+def counts_add_up(doc, rc):
+    """The accounting identities of every level; [] when they hold."""
+    m = doc["metrics"]
+
+    def v(k):
+        s = m.get(k, {}).get("samples", [])
+        return s[0] if len(s) == 1 else sum(s)
+
+    def n(k):
+        return len(m.get(k, {}).get("samples", []))
+
+    errs = []
+    levels = sorted({int(k[1:k.index(".")]) for k in m})
+    for c in levels:
+        p = "c%d." % c
+        att, req, err, unf = v(p + "attempts"), v(p + "requests"), v(p + "errors"), v(p + "unfinished")
+        if p + "attempts" not in m:
+            errs.append("%s: no attempts count" % p)
+            continue
+        if att != req + err + unf:
+            errs.append("%s attempts %s != requests %s + errors %s + unfinished %s" % (p, att, req, err, unf))
+        classes = sum(v(k) for k in m if k.startswith(p + "errors."))
+        if classes != err:
+            errs.append("%s errors %s != sum of errors.<class> %s" % (p, err, classes))
+        lat = n(p + "latency_cold_ms") + n(p + "latency_warm_ms")
+        if req <= 1000000 and lat != req:
+            errs.append("%s requests %s != cold + warm latency samples %s" % (p, req, lat))
+        if p + "scheduled" in m and v(p + "scheduled") != att + v(p + "unsent"):
+            errs.append("%s scheduled %s != attempts %s + unsent %s" % (p, v(p + "scheduled"), att, v(p + "unsent")))
+        if rc in (0, 1) and att < c:
+            errs.append("%s attempts %s < clients %s in a level reported valid" % (p, att, c))
+        if rc == 0 and err + unf + v(p + "unsent") > 0:
+            errs.append("%s exit status 0 with %s errors, %s unfinished, %s unsent" % (p, err, unf, v(p + "unsent")))
+    return errs
+
+
+def judge_engine(rc, out, err):
+    if rc not in (0, 1, 3, 4):
+        return "exit status %s is not a documented one (0, 1, 3, 4)" % rc
+    if rc == 4:
+        if out.strip():
+            return "exit status 4 with a document on stdout"
+        if not one_reason(err):
+            return "exit status 4 without one line saying why on stderr (%d lines)" % len(err.splitlines())
+        return None
+    try:
+        doc = load_text(out)
+    except Exception as e:  # noqa: BLE001 - any parse failure is the finding
+        return "exit status %s without a valid document: %s" % (rc, e)
+    problems = doccheck.validate(doc) or counts_add_up(doc, rc)
+    if problems:
+        return "exit status %s, document: %s" % (rc, "; ".join(problems[:3]))
+    return None
+
+
+def judge_loadstats(rc, out, err, expect, expect_rc):
+    if rc == expect_rc and rc != 4:
+        if out != expect:
+            return "exit status %d but the output differs from the clean run's" % rc
+        return None
+    if rc == 4:
+        if out.strip():
+            return "exit status 4 with output on stdout"
+        if not one_line(err):
+            return "exit status 4 with %d lines on stderr, not one" % len(err.splitlines())
+        return None
+    return "exit status %s, not the clean run's %s: memory running out is status 4" % (rc, expect_rc)
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] not in ("engine", "loadstats"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    kind, args = argv[1], argv[2:]
+    expect = expect_rc = None
+    if kind == "loadstats":
+        if len(args) < 4 or args[0] != "--expect" or args[2] != "--expect-status":
+            print("verdict.py loadstats needs --expect FILE --expect-status N", file=sys.stderr)
+            return 2
+        expect, expect_rc = read(args[1]), int(args[3])
+        args = args[4:]
+    ran = reached = survived = survived_reached = 0
+    for d in args:
+        ran += 1
+        fired = os.path.exists(os.path.join(d, "fired"))
+        reached += fired
+        what = (read(os.path.join(d, "what")) or d).strip()
+        rc_text = (read(os.path.join(d, "rc")) or "").strip()
+        out = read(os.path.join(d, "out")) or ""
+        err = read(os.path.join(d, "err")) or ""
+        alarm = next((line for line in err.splitlines() if any(a in line for a in ALARMS)), None)
+        if rc_text == "timeout":
+            why = "did not end within its bound (killed)"
+        elif alarm:
+            why = "stderr: " + alarm.strip()[:200]
+        elif not rc_text.isdigit():
+            why = "no exit status recorded"
+        elif kind == "engine":
+            why = judge_engine(int(rc_text), out, err)
+        else:
+            why = judge_loadstats(int(rc_text), out, err, expect, expect_rc)
+        if why:
+            first = next((x for x in err.splitlines() if x.strip()), "")
+            print("not survived: %s: %s%s" % (what, why, (" | stderr: " + first[:160]) if first else ""))
+        else:
+            survived += 1
+            survived_reached += fired
+    print("%d %d %d %d" % (ran, reached, survived, survived_reached))
+    return 0 if survived == ran else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
