@@ -19,7 +19,8 @@ void lg_control_stop(void);
 /* The signal that interrupted the run, or 0. */
 int lg_control_interrupted(void);
 /* The run cannot be carried out (out of memory): the first reason given is
- * kept, every worker stops, and lg_run exits with status 4. Any thread. */
+ * kept, every worker stops, and lg_run exits with status 4. Any thread,
+ * holding any lock: it takes none and allocates nothing. */
 void lg_control_fail(const char *why);
 /* The reason given to lg_control_fail, or NULL. */
 const char *lg_control_failure(void);
