@@ -19,7 +19,12 @@ with a documented exit status and told the truth:
     "TOOL: --watch ...", which a run of several levels prints as it goes);
   loadstats: the clean run's status and exactly its output (--expect,
     --expect-status), or status 4 with no output and one line on stderr;
-and in every case no report from a sanitizer, and no abort from libev.
+and in every case no report from a sanitizer, and no abort from libev. A
+leak report whose stacks ASan cut short (OpenSSL is built without frame
+pointers) makes it print "rerun: RUNDIR": the script runs it again into
+RUNDIR/again with full stacks, and then only a leak that
+tests/torture/lsan.supp names may remain (shown by LeakSanitizer's table of
+the suppressions it used).
 Prints one line per run that did not survive, then "RUNS REACHED
 SURVIVED SURVIVED_REACHED" (runs, runs whose injection happened, runs that
 survived, and of those whose injection happened); exit status 1 when any
@@ -133,6 +138,62 @@ def judge_loadstats(rc, out, err, expect, expect_rc):
     return "exit status %s, not the clean run's %s: memory running out is status 4" % (rc, expect_rc)
 
 
+LEAK = "ERROR: LeakSanitizer: detected memory leaks"
+LEAK_SUMMARY = re.compile(r"^SUMMARY: AddressSanitizer: [0-9]+ byte\(s\) leaked")
+SUPPRESSED = "Suppressions used:"
+
+
+def without_suppressions(err):
+    """stderr without LeakSanitizer's table of the suppressions it used."""
+    lines, kept, inside = err.splitlines(), [], False
+    for i, line in enumerate(lines):
+        if not inside and line.startswith("-----") and i + 1 < len(lines) and SUPPRESSED in lines[i + 1]:
+            inside = True
+            continue
+        if inside:
+            if line.startswith("-----"):
+                inside = False
+            continue
+        kept.append(line)
+    return "\n".join(kept) + ("\n" if kept else "")
+
+
+def only_leaks(err):
+    """A LeakSanitizer report, and no other sanitizer's."""
+    alarms = [x for x in err.splitlines() if any(a in x for a in ALARMS)]
+    return any(LEAK in x for x in alarms) and all(LEAK in x or LEAK_SUMMARY.match(x) for x in alarms)
+
+
+def judge_run(d, kind, expect, expect_rc):
+    """Why the run in d did not survive, None when it did, or "rerun" for a
+    leak report whose stack ASan cut short (libraries built without frame
+    pointers): the script runs it again with full stacks (d/again), where
+    only a leak tests/torture/lsan.supp names (OpenSSL's own) may remain."""
+    rc_text = (read(os.path.join(d, "rc")) or "").strip()
+    out = read(os.path.join(d, "out")) or ""
+    err = without_suppressions(read(os.path.join(d, "err")) or "")
+    alarm = next((line for line in err.splitlines() if any(a in line for a in ALARMS)), None)
+    if rc_text == "timeout":
+        return "did not end within its bound (killed)"
+    if alarm and only_leaks(err):
+        again = os.path.join(d, "again")
+        if not os.path.isdir(again):
+            return "rerun"
+        why = judge_run(again, kind, expect, expect_rc)
+        if why:
+            return "leaked; run again with full stacks: " + why
+        if SUPPRESSED not in (read(os.path.join(again, "err")) or ""):
+            return "leaked, and did not leak when run again: a leak no suppression explains"
+        return None  # OpenSSL's own leak, named in lsan.supp
+    if alarm:
+        return "stderr: " + alarm.strip()[:200]
+    if not rc_text.isdigit():
+        return "no exit status recorded"
+    if kind == "engine":
+        return judge_engine(int(rc_text), out, err)
+    return judge_loadstats(int(rc_text), out, err, expect, expect_rc)
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] not in ("engine", "loadstats"):
         print(__doc__, file=sys.stderr)
@@ -150,22 +211,12 @@ def main(argv):
         ran += 1
         fired = os.path.exists(os.path.join(d, "fired"))
         reached += fired
-        what = (read(os.path.join(d, "what")) or d).strip()
-        rc_text = (read(os.path.join(d, "rc")) or "").strip()
-        out = read(os.path.join(d, "out")) or ""
-        err = read(os.path.join(d, "err")) or ""
-        alarm = next((line for line in err.splitlines() if any(a in line for a in ALARMS)), None)
-        if rc_text == "timeout":
-            why = "did not end within its bound (killed)"
-        elif alarm:
-            why = "stderr: " + alarm.strip()[:200]
-        elif not rc_text.isdigit():
-            why = "no exit status recorded"
-        elif kind == "engine":
-            why = judge_engine(int(rc_text), out, err)
-        else:
-            why = judge_loadstats(int(rc_text), out, err, expect, expect_rc)
-        if why:
+        why = judge_run(d, kind, expect, expect_rc)
+        if why == "rerun":
+            print("rerun: %s" % d)
+        elif why:
+            what = (read(os.path.join(d, "what")) or d).strip()
+            err = read(os.path.join(d, "err")) or ""
             first = next((x for x in err.splitlines() if x.strip()), "")
             print("not survived: %s: %s%s" % (what, why, (" | stderr: " + first[:160]) if first else ""))
         else:
