@@ -30,9 +30,9 @@ static int drv_on_ready(struct lg_client *c)
 {
     const struct http_ctx *ctx = lg_client_ctx(c);
     struct http_client *hc = lg_client_state(c);
-    const char *alpn = lg_client_alpn(c);
-    bool h2 = ctx->mode == HTTP_MODE_2 || (alpn && strcmp(alpn, "h2") == 0);
-    if (ctx->mode == HTTP_MODE_2 && ctx->tls && !(alpn && strcmp(alpn, "h2") == 0)) {
+    bool alpn_h2 = lg_client_alpn_is(c, "h2");
+    bool h2 = ctx->mode == HTTP_MODE_2 || alpn_h2;
+    if (ctx->mode == HTTP_MODE_2 && ctx->tls && !alpn_h2) {
         lg_conn_fail(c, HTTP_ERR_PROTOCOL, "the server did not agree to HTTP/2 in ALPN");
         return -1;
     }

@@ -82,6 +82,7 @@ static void conn_close(struct lg_client *c)
     c->close_when_idle = false;
     c->read_waits_write = c->write_waits_read = false;
     c->alpn = NULL;
+    c->alpn_len = 0;
 }
 
 /* Runs the driver's submit for a started request, so that a transport
@@ -456,9 +457,16 @@ unsigned lg_client_slots(const struct lg_client *c)
     return c->w->cfg->slots;
 }
 
-const char *lg_client_alpn(const struct lg_client *c)
+const uint8_t *lg_client_alpn(const struct lg_client *c, size_t *len)
 {
+    *len = c->alpn_len;
     return c->alpn;
+}
+
+bool lg_client_alpn_is(const struct lg_client *c, const char *proto)
+{
+    size_t n = strlen(proto);
+    return c->alpn && c->alpn_len == n && memcmp(c->alpn, proto, n) == 0;
 }
 
 int lg_conn_write(struct lg_client *c, const void *data, size_t len)

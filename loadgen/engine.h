@@ -175,8 +175,11 @@ void *lg_client_state(struct lg_client *c);
 void *lg_client_ctx(struct lg_client *c);
 unsigned lg_client_id(const struct lg_client *c); /* 0..clients-1 within the level */
 unsigned lg_client_slots(const struct lg_client *c);
-/* ALPN protocol the TLS handshake agreed on, or NULL. */
-const char *lg_client_alpn(const struct lg_client *c);
+/* The ALPN protocol the handshake agreed on, as the bytes the server sent
+ * (len set; valid while the connection lasts), or NULL when none was. */
+const uint8_t *lg_client_alpn(const struct lg_client *c, size_t *len);
+/* Whether the agreed ALPN protocol is exactly `proto`. */
+bool lg_client_alpn_is(const struct lg_client *c, const char *proto);
 
 /* Writes to the connection: directly when the socket takes it, otherwise the
  * rest is queued and sent when writable. Returns 0, or -1 if the connection

@@ -98,9 +98,10 @@ struct lg_client {
     unsigned stage; /* the setup stage running (LG_CONN_SETUP) */
     ev_io rio, wio;
     const struct lg_transport *tp;
-    void *tls;         /* SSL * when the target is TLS */
-    void *tls_session; /* kept across reconnects with --tls-resume */
-    const char *alpn;
+    void *tls;           /* SSL * when the target is TLS */
+    void *tls_session;   /* kept across reconnects with --tls-resume */
+    const uint8_t *alpn; /* the agreed ALPN protocol (the TLS library's bytes), or NULL */
+    size_t alpn_len;
     uint64_t conn_start_ns; /* attempt start of the current connection */
     uint64_t phase_ns;      /* start of the current setup stage */
     struct lg_tunnel_state tunnel;

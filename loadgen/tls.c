@@ -105,15 +105,12 @@ static enum lg_step tls_handshake_step(struct lg_client *c)
     ERR_clear_error();
     int rc = SSL_do_handshake(ssl);
     if (rc == 1) {
+        /* passed through as bytes: the driver knows its protocols' names */
         const unsigned char *proto = NULL;
         unsigned len = 0;
         SSL_get0_alpn_selected(ssl, &proto, &len);
-        if (proto && len == 2 && memcmp(proto, "h2", 2) == 0)
-            c->alpn = "h2";
-        else if (proto && len == 8 && memcmp(proto, "http/1.1", 8) == 0)
-            c->alpn = "http/1.1";
-        else
-            c->alpn = NULL;
+        c->alpn = len ? proto : NULL;
+        c->alpn_len = len;
         return LG_STEP_DONE;
     }
     switch (SSL_get_error(ssl, rc)) {
