@@ -23,7 +23,8 @@ enum lg_series_id {
     LG_S_PROXY_CONNECT,
     LG_S_TLS_HANDSHAKE,
     LG_S_TTFB,
-    LG_S_SEND_LAG, /* open loop only */
+    LG_S_SEND_LAG,       /* open loop only */
+    LG_S_QUIC_HANDSHAKE, /* QUIC transports only */
     LG_S__COUNT,
 };
 
@@ -117,6 +118,8 @@ struct lg_client {
     uint8_t *outq;
     size_t outq_len, outq_off, outq_cap;
     ev_timer restart;    /* deferred kick after a failure, so failures cannot recurse */
+    ev_timer conn_timer; /* the transport's own timer (QUIC's loss and idle timers) */
+    void *quic;          /* the QUIC transport's connection, or NULL */
     bool conn_succeeded; /* a request completed on the current connection */
     /* open loop: the client's requests the schedule made due, and those
      * started; the difference is its backlog, waiting for a slot */
@@ -217,6 +220,10 @@ void lg_client_timeout(struct lg_req *r);
 /* The deadline: no more restarts; returns the client's due requests that never started. */
 uint64_t lg_client_stop(struct lg_client *c);
 void lg_client_abandon(struct lg_client *c); /* level end: in flight -> unfinished */
+
+/* What the transport said about output (an LG_IO_ code): queued output
+ * waits for writability or the next read. 0, or -1 when it failed. */
+int lg_conn_output_state(struct lg_client *c, int rc);
 
 /* worker.c */
 void lg_worker_run_level(struct lg_worker *w);
