@@ -12,6 +12,7 @@
 
 struct lg_client;
 struct lg_tls_config;
+struct lg_quic_config;
 struct lg_level_result;
 
 /* Error classes every driver shares; a driver's own classes follow these. */
@@ -84,6 +85,9 @@ struct lg_target {
     const char *tunnel_request; /* CONNECT request bytes, or NULL */
     size_t tunnel_request_len;
     struct lg_tls_config *tls; /* NULL for cleartext */
+    /* QUIC (its own TLS, a UDP socket per client, streams for the driver's
+     * application protocol), or NULL */
+    const struct lg_quic_config *quic;
 };
 
 /* --watch NAME=PID or NAME=pidfile:PATH: a process tree sampled each second. */
