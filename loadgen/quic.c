@@ -263,7 +263,11 @@ static void fail_crypto(struct lg_client *c, struct lg_quic *q)
     if (status != 0 && status != (unsigned)-1) {
         gnutls_datum_t out = {0};
         if (gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &out, 0) == 0) {
-            snprintf(detail, sizeof(detail), "certificate not trusted: %s", (char *)out.data);
+            size_t n = out.size;
+            while (n && (out.data[n - 1] == ' ' || out.data[n - 1] == '\0'))
+                n--;
+            snprintf(detail, sizeof(detail), "certificate not trusted: %.*s", (int)n,
+                     (char *)out.data);
             gnutls_free(out.data);
         } else {
             snprintf(detail, sizeof(detail), "certificate not trusted (status 0x%x)", status);

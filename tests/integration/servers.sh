@@ -30,7 +30,8 @@ export HTTPFAULT_RESET_PORT=$((LG_PORT_BASE + 97))
 export HTTPFAULT_TLS_PORT=$((LG_PORT_BASE + 96))
 export CADDY_PORT=$((LG_PORT_BASE + 453))
 export CADDY_OTHERNAME_PORT=$((LG_PORT_BASE + 454))
-export CADDY_LIMIT_PORT=$((LG_PORT_BASE + 455))
+export NGTCP2_PORT=$((LG_PORT_BASE + 456))
+export NGTCP2_OTHERNAME_PORT=$((LG_PORT_BASE + 457))
 
 _wait_port() { # host port seconds
     local i
@@ -329,6 +330,30 @@ CONF
     echo $! >"$d/caddy.pid"
     _wait_port 127.0.0.1 "$CADDY_PORT" 20 && _wait_port 127.0.0.1 "$CADDY_OTHERNAME_PORT" 20 &&
         _wait_udp 127.0.0.1 "$CADDY_PORT" 20
+}
+
+# need_ngtcp2_server: ngtcp2's example HTTP/3 server (Debian's ngtcp2-server,
+# GnuTLS flavour) serving $SRV/ngtcp2/www (/index.html, /big.bin of 1 MiB)
+# with the test certificate on NGTCP2_PORT, and with the certificate for
+# other.test (and nothing else) on NGTCP2_OTHERNAME_PORT.
+need_ngtcp2_server() {
+    [ -f "$SRV/ngtcp2/server.pid" ] && kill -0 "$(cat "$SRV/ngtcp2/server.pid")" 2>/dev/null && return 0
+    local bin
+    bin=$(command -v gtlsserver || echo /usr/sbin/gtlsserver)
+    [ -x "$bin" ] || { echo "servers.sh: gtlsserver (ngtcp2-server) is not installed" >&2; return 1; }
+    need_certs || return 1
+    _port_free "$NGTCP2_PORT" "$NGTCP2_OTHERNAME_PORT" || return 1
+    local d=$SRV/ngtcp2
+    mkdir -p "$d/www"
+    echo "hello from ngtcp2" >"$d/www/index.html"
+    head -c 1048576 /dev/zero | tr '\0' 'x' >"$d/www/big.bin"
+    "$bin" -q -d "$d/www" 127.0.0.1 "$NGTCP2_PORT" "$SRV/certs/server.key" \
+        "$SRV/certs/server.pem" >"$d/server.log" 2>&1 &
+    echo $! >"$d/server.pid"
+    "$bin" -q -d "$d/www" 127.0.0.1 "$NGTCP2_OTHERNAME_PORT" "$SRV/certs/othername.key" \
+        "$SRV/certs/othername.pem" >"$d/othername.log" 2>&1 &
+    echo $! >"$d/othername.pid"
+    _wait_udp 127.0.0.1 "$NGTCP2_PORT" && _wait_udp 127.0.0.1 "$NGTCP2_OTHERNAME_PORT"
 }
 
 # _wait_udp HOST PORT SECONDS: something has bound the UDP port.
