@@ -304,7 +304,7 @@ static void on_conn_timer(struct ev_loop *loop, ev_timer *t, int revents)
 void lg_conn_timer_at(struct lg_client *c, uint64_t at_ns)
 {
     struct ev_loop *loop = c->w->loop;
-    uint64_t now = lg_now_ns();
+    uint64_t now = lg_event_now(c->w); /* deciding, not sampling: the event's read will do */
     ev_timer_stop(loop, &c->conn_timer);
     ev_timer_set(&c->conn_timer, at_ns > now ? (double)(at_ns - now) / 1e9 : 0., 0.);
     ev_timer_start(loop, &c->conn_timer);

@@ -6,6 +6,7 @@
  * per-connection timer, and every way a connection fails is given a class
  * and a sentence. See quic.h. */
 #include "loadgen/quic.h"
+#include "loadgen/h2pool.h"
 #include "loadgen/internal.h"
 #include "loadgen/options.h"
 #include "loadgen/udp_batch.h"
@@ -66,6 +67,10 @@ struct lg_quic {
     bool stateless_reset; /* the server said it has no state for this connection */
     bool silent;          /* the connection ended without a word to send (idle, draining) */
     bool gso;             /* UDP_SEGMENT may be used on this socket */
+    /* ngtcp2 allocates per packet and per stream: from a pool of the
+     * connection's own, recycled by size (ngtcp2 keeps the table's address) */
+    struct lg_h2_pool pool;
+    ngtcp2_mem mem;
 };
 
 static _Thread_local uint8_t tx_buf[TX_PKTS * TX_MTU];
@@ -496,6 +501,7 @@ static void quic_free(struct lg_quic *q)
     if (!q) return;
     if (q->conn) ngtcp2_conn_del(q->conn);
     if (q->tls) gnutls_deinit(q->tls);
+    lg_h2_pool_destroy(&q->pool);
     free(q);
 }
 
@@ -552,8 +558,10 @@ static int conn_new(struct lg_client *c, struct lg_quic *q)
     params.initial_max_data = CONN_WINDOW;
     params.max_idle_timeout = cfg->idle_timeout_ns;
     params.max_udp_payload_size = RX_SLOT;
+    q->mem = (ngtcp2_mem){&q->pool, lg_h2_pool_malloc, lg_h2_pool_free, lg_h2_pool_calloc,
+                          lg_h2_pool_realloc};
     int rv = ngtcp2_conn_client_new(&q->conn, &dcid, &scid, &q->path, NGTCP2_PROTO_VER_V1,
-                                    &callbacks, &settings, &params, NULL, q);
+                                    &callbacks, &settings, &params, &q->mem, q);
     if (rv != 0) {
         if (rv == NGTCP2_ERR_NOMEM) lg_fail_run(c, "out of memory for a QUIC connection");
         lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE, ngtcp2_strerror(rv));
