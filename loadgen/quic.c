@@ -32,6 +32,7 @@ _Static_assert(sizeof(struct lg_quic_vec) == sizeof(ngtcp2_vec) &&
  * larger ones. */
 #define RX_SLOT 2048
 #define RX_BATCHES 4 /* batches per read event before other clients get their turn */
+#define RX_QUEUE (1 << 20)
 /* Packets we send are at most this large (ngtcp2's default, and the most
  * its path MTU discovery tries), and up to TX_PKTS go out in one call. */
 #define TX_MTU 1452
@@ -834,7 +835,13 @@ const struct lg_stage lg_stage_quic = {
 static int quic_open(struct lg_client *c)
 {
     c->quic = NULL;
-    return lg_transport_udp.open(c);
+    if (lg_transport_udp.open(c) < 0) return -1;
+    /* A server sends a large body faster than one loop may read it: a
+     * receive queue of RX_QUEUE bytes (capped by net.core.rmem_max, and
+     * memory only while full) instead of the default ~200 KiB. */
+    int rcvbuf = RX_QUEUE;
+    setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+    return 0;
 }
 
 static ssize_t quic_read(struct lg_client *c, uint8_t *buf, size_t len)
