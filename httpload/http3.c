@@ -357,10 +357,32 @@ static int app_start(struct lg_client *c)
     return 0;
 }
 
+/* A response that broke HTTP's message rules (its body longer or shorter
+ * than its content-length, or no final status before the end): an error of
+ * its stream (RFC 9114 4.1.2), which is reset; the connection stays. */
+static int message_error(struct lg_client *c, struct h3_client *h, int64_t id, size_t len)
+{
+    lg_quic_consumed(c, id, len); /* the connection's flow-control credit comes back */
+    for (unsigned i = 0; i < h->n_slots; i++) {
+        struct h3_stream *st = &h->streams[i];
+        if (st->id != id) continue;
+        lg_note_error(c, HTTP_ERR_PROTOCOL,
+                      "invalid response: its body does not match its content-length, or it "
+                      "ended without a final status (stream reset with H3_MESSAGE_ERROR)");
+        stream_done(c, h, st, i, HTTP_ERR_PROTOCOL);
+        break;
+    }
+    if (lg_quic_shutdown(c, id, NGHTTP3_H3_MESSAGE_ERROR) < 0) return -1;
+    int rv = nghttp3_conn_shutdown_stream_read(h->conn, id);
+    return rv ? fail(c, HTTP_ERR_PROTOCOL, "a malformed HTTP/3 response", rv) : 0;
+}
+
 static int app_recv(struct lg_client *c, int64_t id, const uint8_t *data, size_t len, bool fin)
 {
     struct h3_client *h = h3_of(c);
     nghttp3_ssize n = nghttp3_conn_read_stream(h->conn, id, data, len, fin);
+    if (n == NGHTTP3_ERR_MALFORMED_HTTP_MESSAGING && lg_quic_stream_bidi(id))
+        return message_error(c, h, id, len);
     if (n < 0) return fail(c, HTTP_ERR_PROTOCOL, "invalid HTTP/3 from the server", (int)n);
     lg_quic_consumed(c, id, (size_t)n);
     return 0;

@@ -279,7 +279,8 @@ export MITM_CA=$SRV/mitmproxy/mitmproxy-ca-cert.pem
 # need_caddy: caddy serving HTTP/1.1, HTTP/2 and HTTP/3 (QUIC on the same
 # port, UDP) with the test certificate on CADDY_PORT, from $SRV/caddy/www:
 # /index.html (small), /big.bin (1 MiB), /missing (404), /echo (200 to any
-# method); every request is a line of JSON in $SRV/caddy/access.log
+# method), /fault/PATH (PATH of the HTTP fault fixture, proxied: start it
+# with need_httpfault); every request is a line of JSON in $SRV/caddy/access.log
 # ("proto":"HTTP/3.0" for HTTP/3). CADDY_OTHERNAME_PORT serves the same with
 # a certificate for other.test (trusted CA, another name).
 need_caddy() {
@@ -306,6 +307,9 @@ need_caddy() {
 }
 (site) {
 	root * $d/www
+	handle_path /fault/* {
+		reverse_proxy 127.0.0.1:$HTTPFAULT_PORT
+	}
 	respond /missing 404
 	respond /echo "posted" 200
 	file_server

@@ -170,6 +170,34 @@ t_ngtcp2_example_server() {
 
 # --- faults --------------------------------------------------------------
 
+# Requests that time out (caddy proxying a backend that never answers): each
+# one's stream is cancelled and the connection stays.
+t_caddy_timeout_cancels_the_stream_and_keeps_the_connection() {
+    need_httpfault || { fail "the HTTP fault fixture did not start"; return; }
+    run_tool $O $E $H --http 3 -c 2 -m 2 -d 1s --timeout 300ms --cacert "$CA_PEM" "$CADDY/fault/stall"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.errors.timeout')==v('c2.attempts')" "v('c2.attempts')>=8" \
+        "v('c2.connections')==2" "v('c2.reconnects')==0"
+    assert_errors_described $E
+}
+
+# A response cut short (caddy proxying a backend that sends 10 of the 100
+# bytes its Content-Length promised, then closes): caddy ends the stream
+# early; the response is a protocol error of its stream, which is reset,
+# and the connection stays.
+t_caddy_cut_response_is_protocol_and_keeps_the_connection() {
+    need_httpfault || { fail "the HTTP fault fixture did not start"; return; }
+    run_tool $O $E $H --http 3 -c 2 -d 1s --cacert "$CA_PEM" "$CADDY/fault/truncate"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.errors.protocol')==v('c2.attempts')" "v('c2.attempts')>=4" \
+        "v('c2.connections')==2"
+    assert_contains $E "does not match its content-length"
+    # and the same connections carry good requests after bad ones
+    printf 'GET %s/fault/truncate\n\nGET %s/index.html\n' "$CADDY" "$CADDY" >"$TMPROOT/mixed.txt"
+    run_tool $O $E $H --http 3 -c 2 -d 1s --cacert "$CA_PEM" --targets "$TMPROOT/mixed.txt"
+    doc $O --invariants "v('c2.errors.protocol')>=2" "v('c2.requests')>=2" "v('c2.connections')==2"
+}
+
 # fault_run BOUND_S ARGS...: a run that must fail (exit 1) within BOUND_S
 # seconds with a valid document and every error class described.
 fault_run() {
