@@ -182,8 +182,16 @@ void lg_quic_config_free(struct lg_quic_config *q)
 
 /* --- failures: a class and a sentence each ------------------------------- */
 
-/* "H3_NO_ERROR (0x100)", "PROTOCOL_VIOLATION (0xa)", "CRYPTO_ERROR 0x178 (TLS
- * alert no_application_protocol)": the words of a CONNECTION_CLOSE. */
+/* A TLS alert carried as a QUIC transport error (RFC 9001 4.8). */
+static bool is_crypto_error(const ngtcp2_connection_close_error *e)
+{
+    return e->type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT &&
+           e->error_code >= NGTCP2_CRYPTO_ERROR && e->error_code <= NGTCP2_CRYPTO_ERROR + 0xff;
+}
+
+/* "application error H3_NO_ERROR (0x100)", "PROTOCOL_VIOLATION (0xa)", "TLS
+ * alert "Certificate is required" (CRYPTO_ERROR 0x174)": the words of a
+ * CONNECTION_CLOSE. */
 static void describe_close(const struct lg_quic *q, const ngtcp2_connection_close_error *e,
                            char *buf, size_t len)
 {
@@ -213,12 +221,11 @@ static void describe_close(const struct lg_quic *q, const ngtcp2_connection_clos
         const char *name = q->cfg->app->error_name(e->error_code);
         snprintf(what, sizeof(what), "application error %s (0x%llx)", name ? name : "unknown",
                  (unsigned long long)e->error_code);
-    } else if (e->error_code >= NGTCP2_CRYPTO_ERROR &&
-               e->error_code <= NGTCP2_CRYPTO_ERROR + 0xff) {
+    } else if (is_crypto_error(e)) {
         const char *alert =
-            gnutls_alert_get_strname((gnutls_alert_description_t)(e->error_code & 0xff));
-        snprintf(what, sizeof(what), "CRYPTO_ERROR 0x%llx (TLS alert %s)",
-                 (unsigned long long)e->error_code, alert ? alert : "unknown");
+            gnutls_alert_get_name((gnutls_alert_description_t)(e->error_code & 0xff));
+        snprintf(what, sizeof(what), "TLS alert \"%s\" (CRYPTO_ERROR 0x%llx)",
+                 alert ? alert : "unknown", (unsigned long long)e->error_code);
     } else {
         size_t n = sizeof(transport_names) / sizeof(transport_names[0]);
         snprintf(what, sizeof(what), "%s (0x%llx)",
@@ -263,7 +270,7 @@ static void fail_crypto(struct lg_client *c, struct lg_quic *q)
 {
     uint8_t alert = ngtcp2_conn_get_tls_alert(q->conn);
     const char *alert_name =
-        alert ? gnutls_alert_get_strname((gnutls_alert_description_t)alert) : NULL;
+        alert ? gnutls_alert_get_name((gnutls_alert_description_t)alert) : NULL;
     unsigned status = gnutls_session_get_verify_cert_status(q->tls);
     char detail[320];
     if (status != 0 && status != (unsigned)-1) {
@@ -280,7 +287,7 @@ static void fail_crypto(struct lg_client *c, struct lg_quic *q)
         }
         lg_conn_fail(c, LG_ERR_TLS_VERIFY, detail);
     } else {
-        snprintf(detail, sizeof(detail), "QUIC handshake failed: TLS alert %s",
+        snprintf(detail, sizeof(detail), "QUIC handshake failed: TLS alert \"%s\"",
                  alert_name ? alert_name : "none (a TLS error)");
         lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE, detail);
     }
@@ -307,10 +314,16 @@ static int peer_closed(struct lg_client *c, struct lg_quic *q)
         (e.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT && e.error_code == 0) ||
         (e.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION &&
          e.error_code == q->cfg->app->no_error);
-    if (in_setup(c)) {
-        snprintf(detail, sizeof(detail),
-                 "the server closed the connection during the QUIC handshake: %s", words);
-        lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE, detail);
+    if (in_setup(c) || is_crypto_error(&e)) {
+        /* a TLS alert after our side of the handshake is done (a client
+         * certificate refused: TLS 1.3's client finishes first) is the
+         * handshake failing all the same */
+        snprintf(detail, sizeof(detail), "the server closed the connection%s: %s",
+                 in_setup(c) ? " during the QUIC handshake" : ", refusing the TLS handshake",
+                 words);
+        bool refused = e.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT &&
+                       e.error_code == 0x2; /* CONNECTION_REFUSED: the server takes no more */
+        lg_conn_fail(c, refused ? LG_ERR_CONNECT_REFUSED : LG_ERR_TLS_HANDSHAKE, detail);
         return 0;
     }
     if (no_error && c->inflight == 0) return 1;

@@ -18,6 +18,7 @@ ALOG=$SRV/caddy/access.log
 FAULT_PORT=$((LG_PORT_BASE + 458))
 KILL_PORT=$((LG_PORT_BASE + 459))
 CLOSED_PORT=$((LG_PORT_BASE + 460)) # nothing ever listens here
+OWN_PORT=$((LG_PORT_BASE + 461))    # ngtcp2's server with options of a test's own
 
 "$H" --version >"$TMPROOT/version.txt" 2>&1
 grep -q 'HTTP/3: ngtcp2' "$TMPROOT/version.txt" ||
@@ -154,6 +155,53 @@ t_caddy_watch() {
     pid=$(cat "$SRV/caddy/caddy.pid")
     h3_run 2 1 -d 2s --watch "caddy=$pid" "$CADDY/index.html"
     doc $O "n('c2.watch.caddy.cpu_s')>=1" "n('c2.watch.caddy.rss_bytes')>=1"
+}
+
+# own_ngtcp2_server OPTION...: ngtcp2's example server with these options on
+# OWN_PORT, serving $SRV/ngtcp2/www; sets OWN_PID (own_ngtcp2_server_stop).
+own_ngtcp2_server() {
+    local bin
+    bin=$(command -v gtlsserver || echo /usr/sbin/gtlsserver)
+    need_ngtcp2_server || return 1
+    "$bin" -q "$@" -d "$SRV/ngtcp2/www" 127.0.0.1 "$OWN_PORT" "$SRV/certs/server.key" \
+        "$SRV/certs/server.pem" >"$TMPROOT/own-ngtcp2.log" 2>&1 &
+    OWN_PID=$!
+    _wait_udp 127.0.0.1 "$OWN_PORT"
+}
+own_ngtcp2_server_stop() { kill "$OWN_PID" 2>/dev/null; wait "$OWN_PID" 2>/dev/null; }
+
+# The server's bidirectional stream limit caps -m (said on stderr), and
+# requests wait for its MAX_STREAMS instead of failing.
+t_ngtcp2_stream_limit_caps_streams() {
+    own_ngtcp2_server --max-streams-bidi=2 || { fail "ngtcp2's server did not start"; return; }
+    run_tool $O $E $H --http 3 -c 2 -m 8 -d 1s --cacert "$CA_PEM" --meta "$TMPROOT/limit-meta.json" \
+        "https://127.0.0.1:$OWN_PORT/index.html"
+    own_ngtcp2_server_stop
+    assert_eq "$RC" 0 "exit status ($(head -c 300 $E))"
+    assert_contains $E "allows 2 concurrent streams per connection: --streams 8 was capped to 2"
+    doc $O --invariants "v('c2.errors')==0" "v('c2.requests')>20" "v('c2.reconnects')==0"
+}
+
+# 5% of the packets lost each way (the server's own loss simulation): QUIC
+# recovers them; no request fails.
+t_ngtcp2_lossy_path_recovers() {
+    own_ngtcp2_server --rx-loss=0.05 --tx-loss=0.05 || { fail "ngtcp2's server did not start"; return; }
+    run_tool $O $E $H --http 3 -c 2 -m 2 -d 2s --timeout 10s --cacert "$CA_PEM" \
+        "https://127.0.0.1:$OWN_PORT/index.html"
+    own_ngtcp2_server_stop
+    assert_eq "$RC" 0 "exit status ($(head -c 300 $E))"
+    doc $O --invariants "v('c2.errors')==0" "v('c2.requests')>20" "v('c2.reconnects')==0"
+}
+
+# A server that wants a client certificate refuses the handshake with a TLS
+# alert in CONNECTION_CLOSE: tls_handshake, the alert named.
+t_ngtcp2_client_certificate_required_is_tls_handshake() {
+    own_ngtcp2_server --verify-client || { fail "ngtcp2's server did not start"; return; }
+    fault_run 5 -c 2 -d 500ms --timeout 1s --cacert "$CA_PEM" "https://127.0.0.1:$OWN_PORT/index.html"
+    own_ngtcp2_server_stop
+    doc $O "v('c2.errors.tls_handshake')==v('c2.attempts')"
+    assert_contains $E "refusing the TLS handshake: TLS alert"
+    assert_contains $E "CRYPTO_ERROR 0x174"
 }
 
 t_ngtcp2_example_server() {
