@@ -56,8 +56,6 @@ struct h3_client {
     unsigned n_open;   /* requests waiting for their response */
     unsigned *pending; /* slots waiting for a stream, oldest first */
     unsigned n_pending;
-    bool goaway;                /* the server will take no new request */
-    int64_t goaway_id;          /* streams from this id on were not processed */
     struct h3_stream streams[]; /* one per slot */
 };
 
@@ -207,9 +205,6 @@ static int on_stream_close(nghttp3_conn *conn, int64_t id, uint64_t code, void *
         snprintf(detail, sizeof(detail), "invalid response, stream reset with %s",
                  name ? name : "an error");
         cls = HTTP_ERR_PROTOCOL;
-    } else if (h->goaway && id >= h->goaway_id) {
-        snprintf(detail, sizeof(detail), "refused by GOAWAY: the server never processed it");
-        cls = HTTP_ERR_STREAM_RESET;
     } else if (st->flags & H3_PEER_RESET) {
         snprintf(detail, sizeof(detail), "RESET_STREAM from the server: %s (0x%llx)",
                  name ? name : "unknown code", (unsigned long long)st->code);
@@ -249,16 +244,26 @@ static int on_reset_stream(nghttp3_conn *conn, int64_t id, uint64_t code, void *
     return lg_quic_shutdown_write(c, id, code) < 0 ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
 }
 
-/* GOAWAY: requests on streams from `id` on will not be processed (the server
- * resets them, or they time out); the rest may finish, then the engine
- * reconnects. */
+/* GOAWAY: requests on streams from `id` on will not be processed. They end
+ * now as refused (their streams cancelled: a server need not reset them,
+ * and waiting would only end in a timeout), as do requests still waiting
+ * for a stream; the rest may finish, then the engine reconnects. */
 static int on_shutdown(nghttp3_conn *conn, int64_t id, void *user)
 {
     struct lg_client *c = user;
     struct h3_client *h = h3_of(c);
-    h->goaway = true;
-    h->goaway_id = id;
     lg_conn_close_when_idle(c);
+    for (unsigned i = 0; i < h->n_slots; i++) {
+        struct h3_stream *st = &h->streams[i];
+        bool pending = st->flags & H3_PENDING;
+        if (!(pending || st->id >= id)) continue; /* processed, done or free */
+        int64_t sid = st->id;
+        lg_note_error(c, HTTP_ERR_STREAM_RESET, "refused by GOAWAY: the server never processed it");
+        stream_done(c, h, st, i, HTTP_ERR_STREAM_RESET);
+        if (sid >= 0 && lg_quic_shutdown(c, sid, NGHTTP3_H3_REQUEST_CANCELLED) < 0)
+            return NGHTTP3_ERR_CALLBACK_FAILURE;
+    }
+    h->n_pending = 0;
     return 0;
 }
 
@@ -313,7 +318,6 @@ static void h3_reset(struct h3_client *h)
     for (unsigned i = 0; i < h->n_slots; i++)
         h->streams[i].id = -1;
     h->n_open = h->n_pending = 0;
-    h->goaway = false;
 }
 
 static int open_uni(struct lg_client *c, int64_t *id)
