@@ -147,6 +147,39 @@ static bool grow(struct pipe_writer *w, const struct lg_jsonout *o, char *why, s
     return true;
 }
 
+/* The child's last resort: the writes never block and its waits end at the
+ * deadline, but should a write block all the same (another process sharing
+ * stdout's flags took O_NONBLOCK off), SIGALRM a second past the deadline
+ * says so and ends it. */
+static char backstop_line[256];
+static size_t backstop_len;
+
+static void backstop(int sig)
+{
+    (void)sig;
+    ssize_t put = write(STDERR_FILENO, backstop_line, backstop_len);
+    (void)put;
+    _exit(1);
+}
+
+static void arm_backstop(const struct pipe_writer *w)
+{
+    unsigned seconds = (unsigned)((w->bound_ns + LG_NS_PER_S - 1) / LG_NS_PER_S) + 1;
+    snprintf(backstop_line, sizeof(backstop_line),
+             "%s: process %d was stopped %u s after taking the document over: stdout holds an "
+             "incomplete document\n",
+             w->tool, (int)getpid(), seconds);
+    backstop_len = strlen(backstop_line);
+    struct sigaction sa = {.sa_handler = backstop};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGALRM);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    alarm(seconds);
+}
+
 /* Forks the child that writes the rest: 0 in the child (it goes on
  * writing), 1 in the parent (it stops), 0 too when the fork failed (the
  * parent then waits for the reader itself, as a blocking write would). */
@@ -172,6 +205,7 @@ static int hand_off(struct pipe_writer *w, const struct lg_jsonout *o, const cha
         sigprocmask(SIG_BLOCK, &set, NULL);
         w->child = true;
         w->deadline_ns = lg_now_ns() + w->bound_ns;
+        arm_backstop(w);
         return 0;
     }
     w->handed_off = true;
@@ -210,33 +244,29 @@ static void child_exit(const struct pipe_writer *w, const struct lg_jsonout *o, 
 {
     if (w->shared_flags >= 0) fcntl(STDOUT_FILENO, F_SETFL, w->shared_flags);
     if (rc == 0) _exit(0);
-    char line[512];
-    int n;
+    char line[512] = "";
     if (o->err == ETIMEDOUT && o->written == 0)
-        n = snprintf(line, sizeof(line),
-                     "%s: process %d gave up writing the document after %g s: none of its %zu "
-                     "bytes went into stdout, which holds no document\n",
-                     w->tool, (int)getpid(), (double)w->bound_ns / 1e9, w->size);
+        snprintf(line, sizeof(line),
+                 "%s: process %d gave up writing the document after %g s: none of its %zu "
+                 "bytes went into stdout, which holds no document\n",
+                 w->tool, (int)getpid(), (double)w->bound_ns / 1e9, w->size);
     else if (o->err == ETIMEDOUT)
-        n = snprintf(line, sizeof(line),
-                     "%s: process %d gave up writing the document after %g s: %zu of its %zu "
-                     "bytes went into stdout, which holds an incomplete document\n",
-                     w->tool, (int)getpid(), (double)w->bound_ns / 1e9, o->written, w->size);
+        snprintf(line, sizeof(line),
+                 "%s: process %d gave up writing the document after %g s: %zu of its %zu "
+                 "bytes went into stdout, which holds an incomplete document\n",
+                 w->tool, (int)getpid(), (double)w->bound_ns / 1e9, o->written, w->size);
     else if (o->err == EPIPE)
-        n = snprintf(line, sizeof(line),
-                     "%s: process %d: the reader closed stdout after %zu of the document's %zu "
-                     "bytes: what it read is an incomplete document\n",
-                     w->tool, (int)getpid(), o->written, w->size);
+        snprintf(line, sizeof(line),
+                 "%s: process %d: the reader closed stdout after %zu of the document's %zu "
+                 "bytes: what it read is an incomplete document\n",
+                 w->tool, (int)getpid(), o->written, w->size);
     else
-        n = snprintf(line, sizeof(line),
-                     "%s: process %d: writing the document failed after %zu of its %zu bytes "
-                     "(%s): stdout holds an incomplete document\n",
-                     w->tool, (int)getpid(), o->written, w->size, strerror(o->err));
-    if (n > 0) {
-        ssize_t put =
-            write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
-        (void)put; /* nowhere else to say it */
-    }
+        snprintf(line, sizeof(line),
+                 "%s: process %d: writing the document failed after %zu of its %zu bytes "
+                 "(%s): stdout holds an incomplete document\n",
+                 w->tool, (int)getpid(), o->written, w->size, strerror(o->err));
+    ssize_t put = write(STDERR_FILENO, line, strlen(line));
+    (void)put; /* nowhere else to say it */
     _exit(1);
 }
 

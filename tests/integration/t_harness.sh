@@ -30,7 +30,7 @@ HANDED="writes the remaining"
 through_harness() {
     python3 "$HARNESS" --out "$O" --err "$E" "$@" >"$R" || fail "harness.py failed: $*"
     echo "harness.py $*:" $(cat "$R") >&2 # for the log of a failed test
-    status= blocked= exit_s= eof= read_s= bytes= sigint_before_exit= group_gone=
+    status= blocked= exit_s= eof= read_s= bytes= sigint_before_exit= group_gone= nonblock_at_exit=
     source "$R"
 }
 
@@ -195,6 +195,38 @@ t_another_users_pipe_is_handed_off_too() {
     assert_eq "$status" 0 "exit status"
     whole_document
     assert_contains "$E" "$HANDED"
+}
+
+t_hand_off_says_when_the_reader_leaves() {
+    need_knot || { fail "knot did not start"; return; }
+    through_harness --prefill $((MAX - 64)) --close-after-exit --read-delay 1 -- \
+        "${NOCAP[@]}" "${DNS[@]}" -c 4 -d 500ms
+    assert_eq "$status" 0 "exit status"
+    assert_contains "$E" "$HANDED"
+    assert_contains "$E" "the reader closed stdout after 0 of the document's"
+}
+
+t_hand_off_cannot_outlive_its_bound() {
+    need_knot || { fail "knot did not start"; return; }
+    # another user's pipe, whose open file the child shares, made blocking
+    # again behind its back after the exit, and a reader that takes 8 KiB
+    # and then nothing for 4 s: the child's write blocks, and the alarm it
+    # set for a second past its bound ends it
+    local dir
+    dir=$(mktemp -d /tmp/loadgen-nobody.XXXXXX)
+    chmod 755 "$dir"
+    install -m 755 "$DNSLOAD" "$dir/dnsload"
+    LOADGEN_HANDOFF_TIMEOUT=1s through_harness --prefill $((MAX - 64)) \
+        --clear-nonblock-after-exit --read-first 8192 --read-delay 4 -- setpriv --reuid=65534 --regid=65534 \
+        --clear-groups "$dir/dnsload" -s 127.0.0.1 -p "$KNOT_PORT" \
+        --query 'www.example.test A' -q -c 4 -d 500ms
+    rm -rf "$dir"
+    assert_eq "$status" 0 "exit status"
+    assert_eq "$nonblock_at_exit" true "stdout was left non-blocking for the child"
+    assert_contains "$E" "$HANDED"
+    assert_contains "$E" "was stopped 2 s after taking the document over"
+    assert_eq "$eof" true "EOF"
+    assert_le "$read_s" 0.5 "seconds to EOF"
 }
 
 t_a_bad_hand_off_bound_is_a_usage_error() {
