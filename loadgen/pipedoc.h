@@ -13,7 +13,7 @@
 struct lg_level_result;
 
 /* A reader that takes nothing for this long reads only after the exit. */
-#define LG_PIPE_STALL_MS 250
+#define LG_PIPE_STALL_MS 100
 /* The most a pipe is grown to. Pipe pages are kernel memory held until the
  * reader takes them; a process without CAP_SYS_RESOURCE stops earlier, at
  * /proc/sys/fs/pipe-max-size (1 MiB by default). */

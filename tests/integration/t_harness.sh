@@ -132,7 +132,7 @@ t_sigint_during_the_hand_off_leaves_a_whole_document() {
     whole_document
     assert_contains "$E" "$HANDED"
     if grep -q "incomplete\|gave up" "$E"; then fail "the child reported a failure"; fi
-    # while the tool itself still runs (the level or the quarter second it
+    # while the tool itself still runs (the level or the 100 ms it
     # waits for a reader): it exits 130, the document whole
     through_harness --prefill $((MAX - 64)) --sigint-at 1.1 -- "${NOCAP[@]}" "${DNS[@]}" -c 4 -d 1s
     if [ "$sigint_before_exit" = true ]; then
