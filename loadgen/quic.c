@@ -839,7 +839,6 @@ const struct lg_stage lg_stage_quic = {
     .timeout_detail = "the QUIC handshake did not finish",
     .start = quic_start,
     .step = quic_step,
-    .establishes = true,
     .timeout_class_of = quic_timeout_class,
 };
 

@@ -76,8 +76,6 @@ struct lg_stage {
     enum lg_step (*start)(struct lg_client *c);
     /* Goes on after a readable or writable event. */
     enum lg_step (*step)(struct lg_client *c);
-    /* Its completion means a connection exists (counted in `connections`). */
-    bool establishes;
     /* Optional: the class of a request that timed out during this stage, and
      * what did not happen, when they depend on how far it got. */
     int (*timeout_class_of)(const struct lg_client *c, const char **detail);

@@ -161,5 +161,4 @@ const struct lg_stage lg_stage_connect = {
     .timeout_detail = "the connection was not established",
     .start = connect_start,
     .step = connect_step,
-    .establishes = true,
 };
