@@ -107,9 +107,9 @@ static void level_notes(const struct lg_config *cfg, const struct lg_level_resul
 {
     if (r->peer_limited)
         fprintf(stderr,
-                "%s: level c%u: the server allows %u concurrent streams per connection: %s %u "
+                "%s: level c%u: the server allows %u concurrent stream%s per connection: %s %u "
                 "was capped to %u\n",
-                cfg->tool, r->clients, r->peer_limit,
+                cfg->tool, r->clients, r->peer_limit, r->peer_limit == 1 ? "" : "s",
                 cfg->slots_option ? cfg->slots_option : "requests in flight per client", cfg->slots,
                 r->peer_limit);
 }

@@ -20,6 +20,7 @@ export NGINX_UNIX=$SRV/nginx.sock
 export NGHTTPD_H2C_PORT=$((LG_PORT_BASE + 90))
 export NGHTTPD_TLS_PORT=$((LG_PORT_BASE + 91))
 export NGHTTPD_LIMIT_PORT=$((LG_PORT_BASE + 92))
+export NGHTTPD_ONE_PORT=$((LG_PORT_BASE + 94))
 export UNTRUSTED_TLS_PORT=$((LG_PORT_BASE + 444))
 export TINYPROXY_PORT=$((LG_PORT_BASE + 888))
 export MITM_PORT=$((LG_PORT_BASE + 889))
@@ -171,11 +172,13 @@ CONF
 
 # need_nghttpd: h2c (prior knowledge) on NGHTTPD_H2C_PORT and h2 over TLS on
 # NGHTTPD_TLS_PORT, serving $SRV/nghttpd/www; and h2c on NGHTTPD_LIMIT_PORT
-# allowing only 2 concurrent streams per connection (SETTINGS).
+# allowing only 2 concurrent streams per connection (SETTINGS), and on
+# NGHTTPD_ONE_PORT only 1.
 need_nghttpd() {
     [ -f "$SRV/nghttpd/h2c.pid" ] && kill -0 "$(cat "$SRV/nghttpd/h2c.pid")" 2>/dev/null && return 0
     need_certs || return 1
-    _port_free "$NGHTTPD_H2C_PORT" "$NGHTTPD_TLS_PORT" "$NGHTTPD_LIMIT_PORT" || return 1
+    _port_free "$NGHTTPD_H2C_PORT" "$NGHTTPD_TLS_PORT" "$NGHTTPD_LIMIT_PORT" "$NGHTTPD_ONE_PORT" ||
+        return 1
     local d=$SRV/nghttpd
     mkdir -p "$d/www"
     echo "hello from nghttpd" >"$d/www/index.html"
@@ -187,8 +190,11 @@ need_nghttpd() {
     nghttpd --no-tls --max-concurrent-streams=2 -d "$d/www" --address=127.0.0.1 \
         "$NGHTTPD_LIMIT_PORT" >"$d/limit.log" 2>&1 &
     echo $! >"$d/limit.pid"
+    nghttpd --no-tls --max-concurrent-streams=1 -d "$d/www" --address=127.0.0.1 \
+        "$NGHTTPD_ONE_PORT" >"$d/one.log" 2>&1 &
+    echo $! >"$d/one.pid"
     _wait_port 127.0.0.1 "$NGHTTPD_H2C_PORT" && _wait_port 127.0.0.1 "$NGHTTPD_TLS_PORT" &&
-        _wait_port 127.0.0.1 "$NGHTTPD_LIMIT_PORT"
+        _wait_port 127.0.0.1 "$NGHTTPD_LIMIT_PORT" && _wait_port 127.0.0.1 "$NGHTTPD_ONE_PORT"
 }
 
 # need_tinyproxy: a forward proxy doing CONNECT and absolute-form requests.

@@ -235,6 +235,15 @@ t_server_stream_limit_caps_streams_without_errors() {
         "--meta server_max_streams within the limit"
 }
 
+# A server allowing one stream at a time is named in the singular.
+t_server_allowing_one_stream_is_named_in_the_singular() {
+    run_tool $O $E $H --http 2 -m 4 -c 1 -d 300ms -q "http://127.0.0.1:$NGHTTPD_ONE_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c1.errors')==0" "v('c1.requests')>10"
+    assert_contains $E \
+        "httpload: level c1: the server allows 1 concurrent stream per connection: --streams 4 was capped to 1$"
+}
+
 t_one_mebibyte_body_over_h2() {
     run_tool $O $E $H --http 2 -m 4 -c 2 -d 500ms --cacert "$CA_PEM" "$TLS/big.bin"
     assert_eq "$RC" 0 "exit status"
