@@ -2,7 +2,7 @@
 # Integration tests of dnsload against real DNS servers on loopback: knot
 # (authoritative: NOERROR, NXDOMAIN, REFUSED), unbound (every transport: udp,
 # tcp, dot, doh POST and GET), BIND's own DoH listener, knot-resolver's DoH
-# (several POSTs in flight), the fault-injection fixture dnsfault.py (one
+# (several POSTs in flight, TLS resumption), the fault-injection fixture dnsfault.py (one
 # test per error class), the socket and system-call budget (strace), usage
 # errors, --help and the man page.
 # Needs knot, unbound (with libnghttp2 for DoH), BIND 9.18 (bind9), kresd (knot-resolver), kdig (knot-dnsutils), strace,
@@ -206,6 +206,24 @@ t_kresd_doh_post_8_outstanding_counted_by_kresd() {
     echo "kresd received $((after - before)) DoH requests"
     check "$W/k_doh_post.json" --invariants 'v("c8.requests") > 100' 'v("c8.errors") == 0' \
         'v("c8.rcode.NOERROR") == v("c8.requests")' "v('c8.attempts') == $((after - before))"
+}
+
+# --tls-resume over DoH: kresd resumes the session of every reconnect (TLS 1.3
+# tickets), and tls_resumed counts each resumed handshake; without the
+# option every handshake is a full one.
+t_kresd_doh_tls_resume_counts_resumed_sessions() {
+    need_kresd || { fail "kresd did not start"; return; }
+    dns k_doh_resume -s 127.0.0.1 -p "$KRESD_DOH_PORT" --transport doh --cacert "$CA_PEM" \
+        --outstanding 4 --conn-requests 20 --tls-resume --query 'www.example.test A' -c 2 \
+        -d 500ms
+    assert_eq "$RC" 0 "exit status"
+    check "$W/k_doh_resume.json" --invariants 'v("c2.errors") == 0' 'v("c2.reconnects") > 2' \
+        'v("c2.tls_resumed") == v("c2.reconnects")'
+    assert_contains "$W/k_doh_resume.err" "TLS sessions resumed [1-9]"
+    dns k_doh_full -s 127.0.0.1 -p "$KRESD_DOH_PORT" --transport doh --cacert "$CA_PEM" \
+        --outstanding 4 --conn-requests 20 --query 'www.example.test A' -c 2 -d 300ms -q
+    assert_eq "$RC" 0 "exit status without --tls-resume"
+    check "$W/k_doh_full.json" 'v("c2.reconnects") > 2' 'v("c2.tls_resumed") == 0'
 }
 
 # --- the cost on the hot path ------------------------------------------------
