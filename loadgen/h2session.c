@@ -258,7 +258,9 @@ static int h2_flush(struct lg_h2 *h)
     while (h->q_first && !h->failed && !lg_conn_write_blocked(h->c)) {
         unsigned slot = queue_pop(h);
         if (stream_start(h, slot) < 0) break;
-        if (h->streams[slot].body_len && (rv = nghttp2_session_send(h->session)) < 0) break;
+        /* the last request's frames go out with the pass after the loop */
+        if (h->streams[slot].body_len && h->q_first && (rv = nghttp2_session_send(h->session)) < 0)
+            break;
     }
     if (rv == 0 && !h->failed) rv = nghttp2_session_send(h->session);
     /* drained even after a failure: a GOAWAY nghttp2 wrote should still go out */
