@@ -86,6 +86,7 @@ static void conn_close(struct lg_client *c)
     c->read_waits_write = c->write_waits_read = false;
     c->alpn = NULL;
     c->alpn_len = 0;
+    c->tls_resumed = false;
 }
 
 /* Runs the driver's submit for a started request, so that a transport
