@@ -87,7 +87,15 @@ void lg_fit_timer(const struct lg_needs *n, const struct lg_timer_floor *tf, str
              p50, p99, tf->wakes, (double)tf->took_ns / 1e6);
     c->verdict = LG_FIT_OK;
     snprintf(c->todo, sizeof(c->todo), "nothing");
-    if (tf->p50_ns > n->cfg->max_timer_floor_ns) {
+    if (tf->wakes < LG_TIMER_WAKES_TO_JUDGE) {
+        /* a preemption ate the burst: its few figures say the CPU was taken
+         * away, not how late this machine wakes */
+        c->verdict = LG_FIT_WARN;
+        snprintf(c->todo, sizeof(c->todo),
+                 "the burst was cut short after %u wakes (fewer than %u to judge by): this CPU "
+                 "was busy elsewhere; look for contention (strays) and check again",
+                 tf->wakes, LG_TIMER_WAKES_TO_JUDGE);
+    } else if (tf->p50_ns > n->cfg->max_timer_floor_ns) {
         c->verdict = LG_FIT_UNFIT;
         snprintf(c->todo, sizeof(c->todo),
                  "look for contention on these CPUs (strays), a hypervisor's steal time or deep "

@@ -12,6 +12,9 @@
 #define LG_TIMER_WAKES 128
 #define LG_TIMER_GAP_NS 20000u
 #define LG_TIMER_BUDGET_NS 15000000u
+/* A burst cut to fewer wakes than this says the CPU was taken away, and
+ * nothing firm about the floor: it is no ground for an unfit verdict. */
+#define LG_TIMER_WAKES_TO_JUDGE 32
 
 struct lg_timer_floor {
     unsigned wakes;          /* 0: the burst could not run */

@@ -250,6 +250,11 @@ static void timer_floor_against_its_bound(void **state)
     lg_fit_timer(&n, &tf, &c);
     assert_int_equal(c.verdict, LG_FIT_UNFIT);
     assert_non_null(strstr(c.needed, "0.020 ms (--max-timer-floor)"));
+    /* three wakes, the first 14 ms late: the burst was preempted, no verdict */
+    tf.wakes = 3;
+    lg_fit_timer(&n, &tf, &c);
+    assert_int_equal(c.verdict, LG_FIT_WARN);
+    assert_non_null(strstr(c.todo, "cut short after 3 wakes"));
 }
 
 static void strays_are_named(void **state)
