@@ -37,18 +37,28 @@ double lg_fit_ports_needed(const struct lg_needs *n, const struct lg_machine *m,
     return held;
 }
 
+/* A rate for a report line: whole numbers from 100 on, three digits below. */
+static const char *rate_text(double v, char *buf, size_t len)
+{
+    snprintf(buf, len, v >= 100 ? "%.0f" : "%.3g", v);
+    return buf;
+}
+
 /* "4 clients + 0.4 to 40000 new connections/s (why) x 60 s of TIME_WAIT". */
 static void churn_text(const struct lg_needs *n, double hold, char *buf, size_t len)
 {
+    char lo[32], hi[32];
+    rate_text(n->conn_rate_min, lo, sizeof(lo));
+    rate_text(n->conn_rate_max, hi, sizeof(hi));
     if (n->conn_rate_max < 0)
-        snprintf(buf, len, "%u clients + at least %.3g new connections/s (%s) x %.0f s", n->clients,
-                 n->conn_rate_min, n->rate_basis, hold);
+        snprintf(buf, len, "%u clients + at least %s new connections/s (%s) x %.0f s", n->clients,
+                 lo, n->rate_basis, hold);
     else if (n->conn_rate_max > n->conn_rate_min * 1.0001)
-        snprintf(buf, len, "%u clients + %.3g to %.3g new connections/s (%s) x %.0f s", n->clients,
-                 n->conn_rate_min, n->conn_rate_max, n->rate_basis, hold);
+        snprintf(buf, len, "%u clients + %s to %s new connections/s (%s) x %.0f s", n->clients, lo,
+                 hi, n->rate_basis, hold);
     else
-        snprintf(buf, len, "%u clients + %.3g new connections/s (%s) x %.0f s", n->clients,
-                 n->conn_rate_min, n->rate_basis, hold);
+        snprintf(buf, len, "%u clients + %s new connections/s (%s) x %.0f s", n->clients, lo,
+                 n->rate_basis, hold);
 }
 
 void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct lg_check *c)
@@ -91,15 +101,17 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
         snprintf(c->needed, sizeof(c->needed), "%u: one per client's %s", n->clients,
                  n->datagram ? "socket" : "connection");
     }
-    double ceiling = hold > 0 ? (avail - n->clients) / hold : 0;
+    double ceiling = hold > 0 && avail > n->clients ? (avail - n->clients) / hold : 0;
+    char ceil_s[32];
+    rate_text(ceiling, ceil_s, sizeof(ceil_s));
     if (need_min > avail) {
         c->verdict = LG_FIT_UNFIT;
         if (churn)
             snprintf(c->todo, sizeof(c->todo),
-                     "the range lasts for %.3g new connections/s at most: widen it (sysctl -w "
+                     "the range lasts for %s new connections/s at most: widen it (sysctl -w "
                      "net.ipv4.ip_local_port_range='1024 65535'), set net.ipv4.tcp_tw_reuse=1, "
                      "raise --conn-requests or lower --rate",
-                     ceiling > 0 ? ceiling : 0);
+                     ceil_s);
         else
             snprintf(c->todo, sizeof(c->todo),
                      "widen the range (sysctl -w net.ipv4.ip_local_port_range='1024 65535') or "
@@ -107,9 +119,9 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
     } else if (churn && (need_max < 0 || need_max > avail)) {
         c->verdict = LG_FIT_WARN;
         snprintf(c->todo, sizeof(c->todo),
-                 "above %.3g new connections/s connect() fails (EADDRNOTAVAIL): widen the range, "
+                 "above %s new connections/s connect() fails (EADDRNOTAVAIL): widen the range, "
                  "set net.ipv4.tcp_tw_reuse=1, or bound the churn with --rate",
-                 ceiling);
+                 ceil_s);
     }
 }
 
