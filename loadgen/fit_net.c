@@ -213,20 +213,27 @@ void lg_fit_receive_buffer(const struct lg_needs *n, const struct lg_machine *m,
     const struct lg_config *cfg = n->cfg;
     size_t bytes = cfg->answer_bytes ? cfg->answer_bytes : 512;
     if (bytes > 65507) bytes = 65507; /* the largest UDP payload over IPv4 */
-    long rcvbuf, truesize = datagram_truesize(bytes, &rcvbuf);
-    const char *how = "measured";
+    /* Only --preflight measures: a run opens no socket but its clients'.
+     * Without the measurement an answer counts as its payload alone, so the
+     * buffer holds at most that many. */
+    long rcvbuf = -1, truesize = n->full ? datagram_truesize(bytes, &rcvbuf) : -1;
     if (rcvbuf < 0) rcvbuf = (long)m->rmem_default;
-    if (truesize < 0) {
-        truesize = (long)bytes + 768; /* sk_buff and shared info, about */
-        how = "estimated";
-    }
-    long holds = truesize > 0 ? rcvbuf / truesize : 0;
+    bool measured = truesize > 0;
+    if (!measured) truesize = (long)bytes;
+    long holds = rcvbuf / truesize;
     const char *slots = cfg->slots_option ? cfg->slots_option : "requests in flight";
     c->name = "receive buffer";
-    snprintf(c->found, sizeof(c->found),
-             "a client socket's receive buffer of %ld bytes (net.core.rmem_default) holds %ld "
-             "answers of %zu bytes (%ld bytes each in the kernel, %s)",
-             rcvbuf, holds, bytes, truesize, how);
+    if (measured)
+        snprintf(c->found, sizeof(c->found),
+                 "a client socket's receive buffer of %ld bytes (net.core.rmem_default) holds %ld "
+                 "answers of %zu bytes (%ld bytes each in the kernel, measured over loopback)",
+                 rcvbuf, holds, bytes, truesize);
+    else
+        snprintf(c->found, sizeof(c->found),
+                 "a client socket's receive buffer of %ld bytes (net.core.rmem_default) holds at "
+                 "most %ld answers of %zu bytes (more each in the kernel: --preflight measures "
+                 "it)",
+                 rcvbuf, holds, bytes);
     snprintf(c->needed, sizeof(c->needed), "%u answers arriving at once (%s %u)", cfg->slots, slots,
              cfg->slots);
     if (holds < (long)cfg->slots) {

@@ -27,6 +27,7 @@ struct lg_needs {
     const char *rate_basis;       /* how those were found, for the report */
     double span_s;                /* how long all levels last, drain windows included */
     const struct lg_probe *probe; /* --preflight's, or NULL */
+    bool full; /* --preflight: the checks may measure with sockets of their own */
 };
 
 /* fit_limits.c: descriptors and memory. */

@@ -79,6 +79,7 @@ static void needs_of(const struct lg_config *cfg, const struct lg_driver *drv,
     memset(n, 0, sizeof(*n));
     n->cfg = cfg;
     n->probe = probe;
+    n->full = probe != NULL; /* only --preflight probes */
     unsigned level_clients = 0;
     for (size_t i = 0; i < cfg->n_levels; i++) {
         unsigned mine = lg_shard_clients(cfg->levels[i], cfg->shard_index, cfg->shard_count);

@@ -70,9 +70,16 @@ t_preflight_fit_machine_exits_0_with_one_probe_connection() {
 }
 
 t_preflight_dnsload_probes_one_query() {
-    run_tool $W/dns.out $W/dns.err $D --preflight -s 127.0.0.1 -p "$KNOT_PORT" \
-        --query 'www.example.test A' -c 4
+    command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
+    run_tool $W/dns.out $W/dns.err env ASAN_OPTIONS=detect_leaks=0 strace -f -qq \
+        -e trace=connect,sendto,sendmsg,sendmmsg -o $W/dns.strace $D --preflight -s 127.0.0.1 \
+        -p "$KNOT_PORT" --query 'www.example.test A' -c 4
     assert_eq "$RC" 0 "exit status"
+    # one socket toward knot, one datagram on it (the receive buffer's own
+    # measurement sends to a loopback port of its own)
+    assert_eq "$(grep -c "htons($KNOT_PORT)" $W/dns.strace)" 1 "sockets toward the server"
+    assert_eq "$(grep -cE '^[0-9]+ +(send|sendto|sendmsg|sendmmsg)\(' $W/dns.strace)" 2 \
+        "datagrams sent: the probe and the buffer's measurement"
     assert_empty_file $W/dns.out "stdout"
     every_line_whole $W/dns.err $CHECKS_DNS
     line_has $W/dns.err probe "datagram to 127.0.0.1:$KNOT_PORT, answered in"

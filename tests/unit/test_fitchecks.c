@@ -32,6 +32,7 @@ static void roomy(struct lg_machine *m)
     m->tw_reuse = 2;
     m->tcp_timestamps = 1;
     m->loadavg1 = 0.1;
+    m->rmem_default = 212992;
 }
 
 static void config(struct lg_config *cfg)
@@ -307,8 +308,15 @@ static void receive_buffer_against_outstanding(void **state)
     cfg.answer_bytes = 65535;
     lg_fit_receive_buffer(&n, &m, &c);
     assert_int_equal(c.verdict, LG_FIT_WARN);
+    /* a run does not measure: 212992 / 65507, the largest UDP payload */
+    assert_non_null(strstr(c.found, "holds at most 3 answers of 65507 bytes"));
     assert_non_null(strstr(c.needed, "1024 answers arriving at once (--outstanding 1024)"));
     assert_non_null(strstr(c.todo, "net.core.rmem_default="));
+    /* --preflight measures the kernel's size of one over loopback */
+    n.full = true;
+    lg_fit_receive_buffer(&n, &m, &c);
+    assert_int_equal(c.verdict, LG_FIT_WARN);
+    assert_non_null(strstr(c.found, "measured over loopback"));
 }
 
 int main(void)
