@@ -304,6 +304,7 @@ static void client_cost(const struct dns_ctx *ctx, const struct dns_encode_opts 
 
 int main(int argc, char **argv)
 {
+    lg_signals_block();
     struct lg_config cfg;
     lg_config_defaults(&cfg, tool, 2ull * 1000000000u);
     cfg.argc = argc;

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -185,6 +186,14 @@ int lg_preflight_main(const struct lg_config *cfg, const struct lg_driver *drv,
     tally(&result);
     for (size_t i = 0; i < result.n_checks; i++)
         print_check(cfg->tool, &result.checks[i]);
+    /* main() blocked SIGINT and SIGTERM, and no control thread takes them
+     * here: one that came during the checks ends it now, as interrupted */
+    sigset_t pending;
+    if (sigpending(&pending) == 0 &&
+        (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1)) {
+        fprintf(stderr, "%s: preflight: interrupted\n", cfg->tool);
+        return LG_EXIT_INTERRUPTED;
+    }
     fprintf(stderr,
             "%s: preflight: %s (%u unfit, %u warn); the checks every run makes took %.1f ms\n",
             cfg->tool, result.n_unfit ? "unfit" : "fit", result.n_unfit, result.n_warn,

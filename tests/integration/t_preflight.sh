@@ -321,6 +321,25 @@ PY
     done
 }
 
+# SIGINT while --preflight watches the strays (its 0.5 s window): it ends
+# as interrupted, exit 130, when the window does.
+t_preflight_interrupted_by_sigint() {
+    $H --preflight -c 4 "$URL" >$W/int.out 2>$W/int.err &
+    local pid=$! i
+    sleep 0.2
+    kill -INT $pid
+    for ((i = 0; i < 40; i++)); do
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "still running 2 s after SIGINT"; }
+    RC=0
+    wait $pid || RC=$?
+    assert_eq "$RC" 130 "exit status"
+    assert_empty_file $W/int.out "stdout"
+    assert_eq "$(tail -n 1 $W/int.err)" "httpload: preflight: interrupted" "the last line"
+}
+
 t_preflight_loadstats_warns_on_two_machines() {
     run_tool $W/a.json $W/a.err $H -q -c 2 -d 300ms --meta $W/a.meta.json "$URL"
     run_tool $W/b.json $W/b.err $H -q -c 2 -d 300ms --meta $W/b.meta.json "$URL"
