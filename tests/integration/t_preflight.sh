@@ -321,12 +321,18 @@ PY
     done
 }
 
-# SIGINT while --preflight watches the strays (its 0.5 s window): it ends
-# as interrupted, exit 130, when the window does.
+# SIGINT during --preflight's checks: it ends as interrupted, exit 130, once
+# they are done. Sent once main() has blocked it (SigBlk in /proc): before
+# that a background command of a shell without job control ignores SIGINT,
+# and the sanitizer build takes a while under load to get there.
 t_preflight_interrupted_by_sigint() {
     $H --preflight -c 4 "$URL" >$W/int.out 2>$W/int.err &
-    local pid=$! i
-    sleep 0.2
+    local pid=$! i mask
+    for ((i = 0; i < 100; i++)); do
+        mask=$(awk '/^SigBlk:/ { print $2 }' /proc/$pid/status 2>/dev/null)
+        [ -n "$mask" ] && (((16#$mask & 2) != 0)) && break
+        sleep 0.02
+    done
     kill -INT $pid
     for ((i = 0; i < 40; i++)); do
         kill -0 $pid 2>/dev/null || break
