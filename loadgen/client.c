@@ -82,6 +82,7 @@ static void conn_close(struct lg_client *c)
     c->close_when_idle = false;
     c->read_waits_write = c->write_waits_read = false;
     c->alpn = NULL;
+    c->tls_resumed = false;
 }
 
 /* Runs the driver's submit for a started request, so that a transport

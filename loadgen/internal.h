@@ -40,6 +40,7 @@ enum lg_counter_id {
     LG_C_SCHEDULED,    /* open loop only: requests the schedule made due */
     LG_C_UNSENT,       /* open loop only: due but never started */
     LG_C_SEND_BLOCKED, /* sends that waited for the socket (transports that name it) */
+    LG_C_TLS_RESUMED,  /* TLS handshakes that resumed a session (TLS targets only) */
     LG_C__COUNT,
 };
 
@@ -54,6 +55,9 @@ struct lg_store {
     size_t timeline_len;
     bool peer_limited;   /* a server allowed fewer requests at once than the slots */
     unsigned peer_limit; /* the smallest such limit */
+    /* --tls-resume: TLS handshakes of a client's later connections, and those
+     * that offered the server a session it could resume */
+    uint64_t tls_rehandshakes, tls_sessions_offered;
     /* per driver request group (lg_req_group): its cold, then its warm latency */
     struct lg_series *groups;
     unsigned n_groups;
@@ -107,6 +111,7 @@ struct lg_client {
     const struct lg_transport *tp;
     void *tls;         /* SSL * when the target is TLS */
     void *tls_session; /* kept across reconnects with --tls-resume */
+    bool tls_resumed;  /* the current connection's handshake resumed a session */
     const char *alpn;
     uint64_t conn_start_ns; /* attempt start of the current connection */
     uint64_t phase_ns;      /* start of the current setup stage */

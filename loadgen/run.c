@@ -104,16 +104,38 @@ static void workers_free(struct lg_worker *ws, unsigned nw)
     }
 }
 
+/* --tls-resume was given, clients reconnected, and the server resumed no
+ * session: say so, or the user takes every handshake for a resumed one. */
+static void resume_note(const struct lg_config *cfg, const struct lg_level_result *r)
+{
+    if (!r->tls_resume || r->tls_rehandshakes == 0 || r->tls_resumed > 0) return;
+    unsigned long long n = (unsigned long long)r->tls_rehandshakes;
+    if (r->tls_sessions_offered == 0)
+        fprintf(stderr,
+                "%s: level c%u: --tls-resume: the server resumed no TLS session: it gave none "
+                "to resume (no session ID or ticket), so all %llu handshake%s after a "
+                "client's first %s full\n",
+                cfg->tool, r->clients, n, n == 1 ? "" : "s", n == 1 ? "was" : "were");
+    else
+        fprintf(stderr,
+                "%s: level c%u: --tls-resume: the server resumed none of the %llu TLS "
+                "session%s offered, so all %llu handshake%s after a client's first %s full\n",
+                cfg->tool, r->clients, (unsigned long long)r->tls_sessions_offered,
+                r->tls_sessions_offered == 1 ? "" : "s", n, n == 1 ? "" : "s",
+                n == 1 ? "was" : "were");
+}
+
 /* What stderr says after a level, besides the summary. */
 static void level_notes(const struct lg_config *cfg, const struct lg_level_result *r)
 {
     if (r->peer_limited)
         fprintf(stderr,
-                "%s: level c%u: the server allows %u concurrent streams per connection: %s %u "
+                "%s: level c%u: the server allows %u concurrent stream%s per connection: %s %u "
                 "was capped to %u\n",
-                cfg->tool, r->clients, r->peer_limit,
+                cfg->tool, r->clients, r->peer_limit, r->peer_limit == 1 ? "" : "s",
                 cfg->slots_option ? cfg->slots_option : "requests in flight per client", cfg->slots,
                 r->peer_limit);
+    resume_note(cfg, r);
 }
 
 /* The exit status of levels that ran, with the reason on stderr. */

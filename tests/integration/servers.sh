@@ -20,7 +20,11 @@ export NGINX_UNIX=$SRV/nginx.sock
 export NGHTTPD_H2C_PORT=$((LG_PORT_BASE + 90))
 export NGHTTPD_TLS_PORT=$((LG_PORT_BASE + 91))
 export NGHTTPD_LIMIT_PORT=$((LG_PORT_BASE + 92))
+export NGHTTPD_ONE_PORT=$((LG_PORT_BASE + 94))
 export UNTRUSTED_TLS_PORT=$((LG_PORT_BASE + 444))
+export RESUME_CACHE_PORT=$((LG_PORT_BASE + 445))
+export RESUME_OFF_PORT=$((LG_PORT_BASE + 446))
+export RESUME_NONE_PORT=$((LG_PORT_BASE + 447))
 export TINYPROXY_PORT=$((LG_PORT_BASE + 888))
 export MITM_PORT=$((LG_PORT_BASE + 889))
 export SQUID_PORT=$((LG_PORT_BASE + 887))
@@ -110,10 +114,18 @@ CONF
 # Two name-based virtual hosts, vhost-a.test and vhost-b.test, on the same
 # HTTP, HTTPS and h2c listeners, each logging its own requests (one line each:
 # the protocol, then the host) to $SRV/nginx/vhost-a.log and vhost-b.log.
+# TLS session resumption, HTTPS over TLS 1.2 (session IDs, not TLS 1.3's
+# tickets-only resumption), each listener logging one line per request to
+# $SRV/nginx/resume-<name>.log: "r" when the request's connection resumed a
+# session, "." when not: RESUME_CACHE_PORT resumes from a session cache with
+# tickets off; RESUME_OFF_PORT (cache off, tickets off) gives no session to
+# resume; RESUME_NONE_PORT (cache none, tickets off) gives session IDs but
+# keeps no session, so it resumes none. NGINX_HTTPS_PORT resumes from tickets.
 need_nginx() {
     [ -f "$SRV/nginx/nginx.pid" ] && kill -0 "$(cat "$SRV/nginx/nginx.pid")" 2>/dev/null && return 0
     need_certs || return 1
-    _port_free "$NGINX_HTTP_PORT" "$NGINX_HTTPS_PORT" "$NGINX_H2C_PORT" "$UNTRUSTED_TLS_PORT" || return 1
+    _port_free "$NGINX_HTTP_PORT" "$NGINX_HTTPS_PORT" "$NGINX_H2C_PORT" "$UNTRUSTED_TLS_PORT" \
+        "$RESUME_CACHE_PORT" "$RESUME_OFF_PORT" "$RESUME_NONE_PORT" || return 1
     local d=$SRV/nginx
     mkdir -p "$d/www" "$d/tmp"
     echo "hello from nginx" >"$d/www/index.html"
@@ -160,8 +172,28 @@ CONF
         ssl_certificate_key $SRV/certs/untrusted.key;
         location / { return 200 "untrusted\n"; }
     }
-}
+    log_format resumed '\$ssl_session_reused';
 CONF
+        local name port cache
+        while read -r name port cache; do
+            cat <<CONF
+    server {
+        listen 127.0.0.1:$port ssl;
+        ssl_certificate $SRV/certs/server.pem;
+        ssl_certificate_key $SRV/certs/server.key;
+        ssl_protocols TLSv1.2;
+        ssl_session_cache $cache;
+        ssl_session_tickets off;
+        access_log $d/resume-$name.log resumed;
+        location / { return 200 "resume $name\n"; }
+    }
+CONF
+        done <<LIST
+cache $RESUME_CACHE_PORT shared:resume:1m
+off $RESUME_OFF_PORT off
+none $RESUME_NONE_PORT none
+LIST
+        echo "}"
     } >"$d/nginx.conf"
     # nginx has no echo module in Debian's light build: /echo answers the POST with a static page
     sed -i 's/echo_read_request_body_off_placeholder off;/return 200 "posted\\n";/' "$d/nginx.conf"
@@ -171,11 +203,13 @@ CONF
 
 # need_nghttpd: h2c (prior knowledge) on NGHTTPD_H2C_PORT and h2 over TLS on
 # NGHTTPD_TLS_PORT, serving $SRV/nghttpd/www; and h2c on NGHTTPD_LIMIT_PORT
-# allowing only 2 concurrent streams per connection (SETTINGS).
+# allowing only 2 concurrent streams per connection (SETTINGS), and on
+# NGHTTPD_ONE_PORT only 1.
 need_nghttpd() {
     [ -f "$SRV/nghttpd/h2c.pid" ] && kill -0 "$(cat "$SRV/nghttpd/h2c.pid")" 2>/dev/null && return 0
     need_certs || return 1
-    _port_free "$NGHTTPD_H2C_PORT" "$NGHTTPD_TLS_PORT" "$NGHTTPD_LIMIT_PORT" || return 1
+    _port_free "$NGHTTPD_H2C_PORT" "$NGHTTPD_TLS_PORT" "$NGHTTPD_LIMIT_PORT" "$NGHTTPD_ONE_PORT" ||
+        return 1
     local d=$SRV/nghttpd
     mkdir -p "$d/www"
     echo "hello from nghttpd" >"$d/www/index.html"
@@ -187,8 +221,11 @@ need_nghttpd() {
     nghttpd --no-tls --max-concurrent-streams=2 -d "$d/www" --address=127.0.0.1 \
         "$NGHTTPD_LIMIT_PORT" >"$d/limit.log" 2>&1 &
     echo $! >"$d/limit.pid"
+    nghttpd --no-tls --max-concurrent-streams=1 -d "$d/www" --address=127.0.0.1 \
+        "$NGHTTPD_ONE_PORT" >"$d/one.log" 2>&1 &
+    echo $! >"$d/one.pid"
     _wait_port 127.0.0.1 "$NGHTTPD_H2C_PORT" && _wait_port 127.0.0.1 "$NGHTTPD_TLS_PORT" &&
-        _wait_port 127.0.0.1 "$NGHTTPD_LIMIT_PORT"
+        _wait_port 127.0.0.1 "$NGHTTPD_LIMIT_PORT" && _wait_port 127.0.0.1 "$NGHTTPD_ONE_PORT"
 }
 
 # need_tinyproxy: a forward proxy doing CONNECT and absolute-form requests.
