@@ -457,9 +457,34 @@ static void prepare_requests(struct args *a, struct setup *s, struct lg_config *
     s->driver.n_groups = s->group_names ? (unsigned)ctx->n_reqs : 0;
 }
 
+/* What a client costs in the generator's memory, for the preflight's
+ * memory check: bench/memory's RSS per client (README's performance table,
+ * measured 2026-12-01), by protocol; bench/h3's for HTTP/3. It has no
+ * cleartext HTTP/2 figure: that one takes HTTP/2 over TLS's, an upper bound.
+ * --http auto over TLS may end in either protocol: the larger. */
+static void client_cost(const struct http_ctx *ctx, bool https, struct lg_config *cfg)
+{
+    if (ctx->mode == HTTP_MODE_3) {
+        cfg->client_memory_bytes = 110.0 * 1024;
+        cfg->client_memory_source = "bench/h3: HTTP/3";
+    } else if (!https && ctx->mode != HTTP_MODE_2) {
+        cfg->client_memory_bytes = 0.64 * 1024;
+        cfg->client_memory_source = "bench/memory: HTTP/1.1";
+    } else if (https && ctx->mode == HTTP_MODE_1) {
+        cfg->client_memory_bytes = 45.4 * 1024;
+        cfg->client_memory_source = "bench/memory: HTTP/1.1 over TLS";
+    } else {
+        cfg->client_memory_bytes = 58.3 * 1024;
+        cfg->client_memory_source = https ? "bench/memory: HTTP/2 over TLS"
+                                          : "bench/memory has no h2c figure: HTTP/2 over TLS's, "
+                                            "an upper bound";
+    }
+}
+
 static int run(struct args *a, struct setup *s, struct lg_config *cfg)
 {
     const struct http_ctx *ctx = &a->ctx;
+    client_cost(ctx, s->origin->https, cfg);
     char h3[160];
     http3_libraries(h3, sizeof(h3));
     const struct lg_meta_field fields[] = {

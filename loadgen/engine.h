@@ -139,6 +139,20 @@ struct lg_config {
     /* --watch, in the order given */
     struct lg_watch_spec *watches;
     size_t n_watches;
+    /* Is the machine fit (preflight.h)? --preflight checks and exits;
+     * --require-fit refuses to run on an unfit machine; a timer floor (median
+     * wake-up lateness) above max_timer_floor_ns is unfit. */
+    bool preflight, require_fit;
+    uint64_t max_timer_floor_ns;
+    /* What the tool tells the checks about its protocol: the memory a client
+     * costs, as bench/memory measured it (and which figure that is), the
+     * largest answer a datagram driver may receive per request, and the
+     * datagram --preflight sends as its one probe (NULL: none). */
+    double client_memory_bytes;
+    const char *client_memory_source;
+    size_t answer_bytes;
+    const void *probe_datagram;
+    size_t probe_datagram_len;
 };
 
 /* Exit statuses. */
@@ -149,6 +163,7 @@ enum {
     LG_EXIT_INVALID = 3,
     LG_EXIT_FAILED = 4, /* the run could not be carried out (e.g. out of memory) */
     LG_EXIT_LATE = 5,   /* a level's common start (--start-at) passed by more than --max-late */
+    LG_EXIT_UNFIT = 6,  /* the machine is unfit for the options (--preflight, --require-fit) */
     LG_EXIT_INTERRUPTED = 130, /* SIGINT or SIGTERM */
 };
 

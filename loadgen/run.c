@@ -9,6 +9,7 @@
 #include "loadgen/meta.h"
 #include "loadgen/outfile.h"
 #include "loadgen/pipedoc.h"
+#include "loadgen/preflight.h"
 #include "loadgen/quic.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/results.h"
@@ -303,9 +304,12 @@ static void outputs_close(const struct lg_config *cfg, struct outputs *o)
 int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struct lg_target *tgt,
            void *driver_ctx, const struct lg_meta_section *meta_extra)
 {
+    if (cfg->preflight) return lg_preflight_main(cfg, drv, tgt);
     struct lg_levels lv = {.cfg = cfg, .drv = drv, .n_classes = LG_ERR__BASE_COUNT + drv->n_errors};
     struct outputs out;
-    if (check_fd_limit(cfg) < 0 || outputs_open(cfg, drv, &out) < 0) return LG_EXIT_USAGE;
+    if (check_fd_limit(cfg) < 0) return LG_EXIT_USAGE;
+    if (lg_preflight_before_run(cfg, drv, tgt) < 0) return LG_EXIT_UNFIT;
+    if (outputs_open(cfg, drv, &out) < 0) return LG_EXIT_USAGE;
     signal(SIGPIPE, SIG_IGN);
     if (lg_control_start(cfg) < 0) {
         fprintf(stderr, "%s: cannot start the control thread: %s\n", cfg->tool, strerror(errno));
