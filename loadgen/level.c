@@ -102,7 +102,7 @@ static int collect_series(struct lg_levels *lv, struct lg_level_result *res)
 {
     static const char *const series_names[LG_S__COUNT] = {
         "latency_cold_ms",  "latency_warm_ms", "connect_ms",  "proxy_connect_ms",
-        "tls_handshake_ms", "ttfb_ms",         "send_lag_ms",
+        "tls_handshake_ms", "ttfb_ms",         "send_lag_ms", "quic_handshake_ms",
     };
     struct lg_series **parts = calloc(lv->nw, sizeof(*parts));
     if (!parts) return -1;

@@ -10,6 +10,7 @@
 #include "loadgen/outfile.h"
 #include "loadgen/pipedoc.h"
 #include "loadgen/preflight.h"
+#include "loadgen/quic.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/results.h"
 #include "loadgen/schedule.h"
@@ -73,12 +74,19 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
         w->log = log;
         w->sched.fd = -1;
         /* the one place that asks what kind of socket the driver wants */
-        w->tp = drv->datagram ? &lg_transport_udp
-                : tgt->tls    ? &lg_transport_tls
-                              : &lg_transport_stream;
-        if (!drv->datagram) w->stages[w->n_stages++] = &lg_stage_connect;
-        if (tgt->tunnel_request) w->stages[w->n_stages++] = &lg_stage_tunnel;
-        if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
+        if (tgt->quic) {
+            /* QUIC's transport and handshake come with its configuration:
+             * a tool without HTTP/3 links none of it */
+            w->tp = tgt->quic->transport;
+            w->stages[w->n_stages++] = tgt->quic->stage;
+        } else {
+            w->tp = drv->datagram ? &lg_transport_udp
+                    : tgt->tls    ? &lg_transport_tls
+                                  : &lg_transport_stream;
+            if (!drv->datagram) w->stages[w->n_stages++] = &lg_stage_connect;
+            if (tgt->tunnel_request) w->stages[w->n_stages++] = &lg_stage_tunnel;
+            if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
+        }
         lg_rng_seed(&w->rng, cfg->seed * 7919 + i + 1);
         w->loop = ev_loop_new(EVFLAG_AUTO);
         if (!w->loop) {

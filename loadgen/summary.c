@@ -58,8 +58,8 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
     fprintf(out, "  %-18s %9s %9s %9s %9s %9s %9s %9s\n", "ms", "n", "min", "p50", "p90", "p99",
             "p99.9", "max");
     static const char *const rows[] = {"latency_cold_ms",  "latency_warm_ms",  "connect_ms",
-                                       "proxy_connect_ms", "tls_handshake_ms", "ttfb_ms",
-                                       "send_lag_ms"};
+                                       "proxy_connect_ms", "tls_handshake_ms", "quic_handshake_ms",
+                                       "ttfb_ms",          "send_lag_ms"};
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
         latency_row(out, r, rows[i]);
     for (unsigned cls = 1; cls < n_classes; cls++) {
