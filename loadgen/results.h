@@ -31,6 +31,10 @@ struct lg_level_result {
     bool interrupted;
     bool peer_limited;   /* a server allowed fewer requests at once than the slots */
     unsigned peer_limit; /* the smallest limit a server gave, when peer_limited */
+    /* --tls-resume was given: handshakes of clients' later connections, those
+     * that offered a resumable session, and those the server resumed */
+    bool tls_resume;
+    uint64_t tls_rehandshakes, tls_sessions_offered, tls_resumed;
     char **error_detail; /* per class, first reason seen */
 };
 
@@ -54,5 +58,13 @@ void lg_result_free(struct lg_level_result *r, unsigned n_classes);
 /* Writes {"metrics": {...}} for every level to fd. Returns -1 if writing
  * failed; *bytes (may be NULL) gets the document's length. */
 int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_levels, size_t *bytes);
+/* The same into a writer the caller opened (and closes); it stops early
+ * once the writer failed or was stopped. */
+struct lg_jsonout;
+void lg_results_write_to(struct lg_jsonout *o, const struct lg_level_result *levels,
+                         size_t n_levels);
+/* The document's length in bytes, formatted but written nowhere (SIZE_MAX
+ * when memory ran out). */
+size_t lg_results_size(const struct lg_level_result *levels, size_t n_levels);
 
 #endif

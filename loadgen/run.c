@@ -9,6 +9,9 @@
 #include "loadgen/evalloc.h"
 #include "loadgen/meta.h"
 #include "loadgen/outfile.h"
+#include "loadgen/pipedoc.h"
+#include "loadgen/preflight.h"
+#include "loadgen/quic.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/results.h"
 #include "loadgen/schedule.h"
@@ -72,12 +75,19 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
         w->log = log;
         w->sched.fd = -1;
         /* the one place that asks what kind of socket the driver wants */
-        w->tp = drv->datagram ? &lg_transport_udp
-                : tgt->tls    ? &lg_transport_tls
-                              : &lg_transport_stream;
-        if (!drv->datagram) w->stages[w->n_stages++] = &lg_stage_connect;
-        if (tgt->tunnel_request) w->stages[w->n_stages++] = &lg_stage_tunnel;
-        if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
+        if (tgt->quic) {
+            /* QUIC's transport and handshake come with its configuration:
+             * a tool without HTTP/3 links none of it */
+            w->tp = tgt->quic->transport;
+            w->stages[w->n_stages++] = tgt->quic->stage;
+        } else {
+            w->tp = drv->datagram ? &lg_transport_udp
+                    : tgt->tls    ? &lg_transport_tls
+                                  : &lg_transport_stream;
+            if (!drv->datagram) w->stages[w->n_stages++] = &lg_stage_connect;
+            if (tgt->tunnel_request) w->stages[w->n_stages++] = &lg_stage_tunnel;
+            if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
+        }
         lg_rng_seed(&w->rng, cfg->seed * 7919 + i + 1);
         w->loop = ev_loop_new(EVFLAG_AUTO);
         if (!w->loop) {
@@ -103,16 +113,38 @@ static void workers_free(struct lg_worker *ws, unsigned nw)
     }
 }
 
+/* --tls-resume was given, clients reconnected, and the server resumed no
+ * session: say so, or the user takes every handshake for a resumed one. */
+static void resume_note(const struct lg_config *cfg, const struct lg_level_result *r)
+{
+    if (!r->tls_resume || r->tls_rehandshakes == 0 || r->tls_resumed > 0) return;
+    unsigned long long n = (unsigned long long)r->tls_rehandshakes;
+    if (r->tls_sessions_offered == 0)
+        fprintf(stderr,
+                "%s: level c%u: --tls-resume: the server resumed no TLS session: it gave none "
+                "to resume (no session ID or ticket), so all %llu handshake%s after a "
+                "client's first %s full\n",
+                cfg->tool, r->clients, n, n == 1 ? "" : "s", n == 1 ? "was" : "were");
+    else
+        fprintf(stderr,
+                "%s: level c%u: --tls-resume: the server resumed none of the %llu TLS "
+                "session%s offered, so all %llu handshake%s after a client's first %s full\n",
+                cfg->tool, r->clients, (unsigned long long)r->tls_sessions_offered,
+                r->tls_sessions_offered == 1 ? "" : "s", n, n == 1 ? "" : "s",
+                n == 1 ? "was" : "were");
+}
+
 /* What stderr says after a level, besides the summary. */
 static void level_notes(const struct lg_config *cfg, const struct lg_level_result *r)
 {
     if (r->peer_limited)
         fprintf(stderr,
-                "%s: level c%u: the server allows %u concurrent streams per connection: %s %u "
+                "%s: level c%u: the server allows %u concurrent stream%s per connection: %s %u "
                 "was capped to %u\n",
-                cfg->tool, r->clients, r->peer_limit,
+                cfg->tool, r->clients, r->peer_limit, r->peer_limit == 1 ? "" : "s",
                 cfg->slots_option ? cfg->slots_option : "requests in flight per client", cfg->slots,
                 r->peer_limit);
+    resume_note(cfg, r);
 }
 
 /* The exit status of levels that ran, with the reason on stderr. */
@@ -202,6 +234,7 @@ static size_t run_levels(struct lg_levels *lv, struct lg_level_result *results,
 struct outputs {
     struct lg_reqlog *log;
     struct lg_outfile doc, meta;
+    uint64_t handoff_ns; /* how long a child may take to write stdout's rest */
 };
 
 /* Opens them before anything runs, so an unwritable path is a usage error,
@@ -211,6 +244,7 @@ static int outputs_open(const struct lg_config *cfg, const struct lg_driver *drv
 {
     memset(o, 0, sizeof(*o));
     o->doc.fd = o->meta.fd = -1;
+    if (lg_pipedoc_bound(cfg->tool, &o->handoff_ns) < 0) return -1;
     const char *what = "--log", *path = cfg->log_path;
     if (cfg->log_path && !(o->log = lg_reqlog_open(cfg->log_path, drv, lg_error_name))) goto fail;
     what = "--output";
@@ -249,9 +283,9 @@ static int outputs_write(const struct lg_config *cfg, const struct lg_driver *dr
             return LG_EXIT_FAILED;
         }
     }
-    int fd = o->doc.fd >= 0 ? o->doc.fd : STDOUT_FILENO;
-    if (lg_results_write(fd, results, done, NULL) < 0 ||
-        (o->doc.fd >= 0 && lg_outfile_commit(&o->doc) < 0)) {
+    int rc = o->doc.fd >= 0 ? lg_results_write(o->doc.fd, results, done, NULL)
+                            : lg_pipedoc_write(results, done, cfg->tool, o->handoff_ns);
+    if (rc < 0 || (o->doc.fd >= 0 && lg_outfile_commit(&o->doc) < 0)) {
         fprintf(stderr, "%s: writing the document to %s failed: %s\n", cfg->tool,
                 cfg->output_path ? cfg->output_path : "stdout", strerror(errno));
         return LG_EXIT_FAILED;
@@ -274,9 +308,11 @@ static void outputs_close(const struct lg_config *cfg, struct outputs *o)
 int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struct lg_target *tgt,
            void *driver_ctx, const struct lg_meta_section *meta_extra)
 {
+    if (cfg->preflight) return lg_preflight_main(cfg, drv, tgt);
     struct lg_levels lv = {.cfg = cfg, .drv = drv, .n_classes = LG_ERR__BASE_COUNT + drv->n_errors};
     struct outputs out;
     if (check_fd_limit(cfg) < 0) return LG_EXIT_USAGE;
+    if (lg_preflight_before_run(cfg, drv, tgt) < 0) return LG_EXIT_UNFIT;
     int opened = outputs_open(cfg, drv, &out);
     if (opened != LG_EXIT_OK) return opened;
     signal(SIGPIPE, SIG_IGN);
