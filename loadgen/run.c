@@ -244,7 +244,7 @@ static int outputs_open(const struct lg_config *cfg, const struct lg_driver *drv
 {
     memset(o, 0, sizeof(*o));
     o->doc.fd = o->meta.fd = -1;
-    if (lg_pipedoc_bound(cfg->tool, &o->handoff_ns) < 0) return -1;
+    if (lg_pipedoc_bound(cfg->tool, &o->handoff_ns) < 0) return LG_EXIT_USAGE;
     const char *what = "--log", *path = cfg->log_path;
     if (cfg->log_path && !(o->log = lg_reqlog_open(cfg->log_path, drv, lg_error_name))) goto fail;
     what = "--output";

@@ -27,6 +27,27 @@ static bool tls_errors_say_no_memory(void)
     return memory;
 }
 
+/* Whether a failed load of --cacert ran out of memory: an allocation OpenSSL
+ * reports (as above), or the X509 layer's bare "PEM lib" with no reason from
+ * the PEM reader beneath it, which is what OpenSSL 3.0's PEM_read_bio_ex
+ * leaves when its own buffer could not be had (a file that is not PEM always
+ * carries the reader's reason: no start line, bad base64, bad end line; or
+ * the X509 layer's "no certificate or crl found"). Empties the queue. */
+static bool cafile_load_says_no_memory(void)
+{
+    bool pem_reason = false, bare_pem_lib = false, memory = false;
+    for (unsigned long e; (e = ERR_get_error());) {
+        if (ERR_GET_REASON(e) == ERR_R_MALLOC_FAILURE ||
+            (ERR_SYSTEM_ERROR(e) && ERR_GET_REASON(e) == ENOMEM))
+            memory = true;
+        else if (ERR_GET_LIB(e) == ERR_LIB_PEM)
+            pem_reason = true;
+        else if (ERR_GET_LIB(e) == ERR_LIB_X509 && ERR_GET_REASON(e) == ERR_R_PEM_LIB)
+            bare_pem_lib = true;
+    }
+    return memory || (bare_pem_lib && !pem_reason);
+}
+
 /* A context that could not be made: memory, or `what` (in err). OpenSSL
  * says nothing at all when its own initialisation ran out of memory: no
  * reason is memory too. */
@@ -67,9 +88,14 @@ int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecur
         SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
     }
     if (cafile && SSL_CTX_load_verify_locations(ctx, cafile, NULL) != 1) {
-        char what[300];
-        snprintf(what, sizeof(what), "--cacert %s: not a readable PEM certificate file", cafile);
-        return config_failed(ctx, err, errlen, what);
+        bool memory = cafile_load_says_no_memory(); /* empties the queue */
+        SSL_CTX_free(ctx);
+        if (memory) {
+            snprintf(err, errlen, "%s", lg_no_memory);
+            return LG_NO_MEMORY;
+        }
+        snprintf(err, errlen, "--cacert %s: not a readable PEM certificate file", cafile);
+        return -1;
     }
     if (alpn && alpn_len && SSL_CTX_set_alpn_protos(ctx, alpn, (unsigned)alpn_len) != 0)
         return config_failed(ctx, err, errlen, "cannot set the ALPN protocols");

@@ -65,4 +65,27 @@ t_out_of_memory_on_the_sampling_thread_ends_the_run() {
     assert_eq "$(wc -l <$E)" 1 "one line on stderr"
 }
 
+# OpenSSL 3.0's PEM reader says nothing of memory when its own buffer (the
+# certificate's DER bytes) cannot be had: the loader's error is the bare
+# "PEM lib" a bad file never leaves alone. That was '--cacert FILE: not a
+# readable PEM certificate file' and exit status 2 (scripts/torture).
+t_cacert_read_out_of_memory_is_status_4() {
+    need_certs || { fail "the test certificates could not be made"; return; }
+    local so der
+    so=$(failalloc) || { fail "cannot build the allocation fixture"; return; }
+    der=$(openssl x509 -in "$CA_PEM" -outform DER | wc -c)
+    rm -f "$TMPROOT/fired"
+    RC=0
+    # no system store: the first allocation of the DER's size is --cacert's
+    env LD_PRELOAD="$so" FAILALLOC_SIZE="$der" FAILALLOC_FUNC=malloc FAILALLOC_FIRED="$TMPROOT/fired" \
+        SSL_CERT_FILE=/nonexistent SSL_CERT_DIR=/nonexistent \
+        ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+        "$HTTPLOAD" -c 1 -d 100ms --cacert "$CA_PEM" "https://127.0.0.1:$NGINX_HTTPS_PORT/" >$O 2>$E || RC=$?
+    [ -e "$TMPROOT/fired" ] || fail "the allocation of $der bytes never failed"
+    assert_eq "$RC" 4 "exit status ($(head -c 200 $E))"
+    assert_empty_file $O "no document"
+    assert_contains $E "out of memory"
+    assert_eq "$(wc -l <$E)" 1 "one line on stderr"
+}
+
 run_tests
