@@ -397,9 +397,10 @@ static void setup_quic(struct setup *s, const struct lg_tls_options *tlsopt,
         lg_usage_error(tool, "--tls-resume is not supported with --http 3 (every QUIC "
                              "connection makes a full handshake)");
     char err[256];
-    if (lg_quic_setup(&s->quic, tlsopt, s->origin->host, "h3", &http3_quic_app, cfg->timeout_ns,
-                      err, sizeof(err)) < 0)
-        lg_usage_error(tool, "%s", err);
+    int rc = lg_quic_setup(&s->quic, tlsopt, s->origin->host, "h3", &http3_quic_app,
+                           cfg->timeout_ns, err, sizeof(err));
+    if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "setting up TLS for QUIC");
+    if (rc < 0) lg_usage_error(tool, "%s", err);
     s->target.quic = &s->quic;
 }
 #endif
