@@ -4,6 +4,7 @@ failure (one allocation, or one system call, failing).
 
 usage: verdict.py engine RUNDIR...
        verdict.py loadstats --expect FILE --expect-status N RUNDIR...
+       verdict.py preflight --expect-status N RUNDIR...
 
 Each RUNDIR holds what one run left: `rc` (its exit status, or "timeout"
 when its bound killed it), `out` and `err` (its stdout and stderr), `what`
@@ -19,6 +20,9 @@ with a documented exit status and told the truth:
     "TOOL: --watch ...", which a run of several levels prints as it goes);
   loadstats: the clean run's status and exactly its output (--expect,
     --expect-status), or status 4 with no output and one line on stderr;
+  preflight (--preflight): the clean run's status (0 fit, 6 unfit) with
+    nothing on stdout and a verdict line on stderr, or status 4 with
+    nothing on stdout and a last line saying why (after the checks' lines);
 and in every case no report from a sanitizer, and no abort from libev. A
 leak report whose stacks ASan cut short (OpenSSL is built without frame
 pointers) makes it print "rerun: RUNDIR": the script runs it again into
@@ -40,6 +44,8 @@ import doccheck  # noqa: E402  (the contract's document checks)
 
 ALARMS = ("Sanitizer", "runtime error:", "(libev)", "libev:")
 LEVEL_NOTE = re.compile(r"^[a-z]+: (level c[0-9]+\b|--watch )")
+PREFLIGHT_LINE = re.compile(r"^[a-z]+: preflight ")
+PREFLIGHT_VERDICT = re.compile(r"^[a-z]+: preflight: (fit|unfit) ")
 
 
 def read(path):
@@ -138,6 +144,21 @@ def judge_loadstats(rc, out, err, expect, expect_rc):
     return "exit status %s, not the clean run's %s: memory running out is status 4" % (rc, expect_rc)
 
 
+def judge_preflight(rc, out, err, expect_rc):
+    lines = [x for x in err.splitlines() if x.strip()]
+    if out.strip():
+        return "exit status %s with output on stdout (--preflight writes to stderr)" % rc
+    if rc == 4:
+        if not lines or not all(PREFLIGHT_LINE.match(x) for x in lines[:-1]):
+            return "exit status 4 without one last line saying why after the checks' lines"
+        return None
+    if rc != expect_rc:
+        return "exit status %s, not the clean run's %s: memory running out is status 4" % (rc, expect_rc)
+    if not lines or not PREFLIGHT_VERDICT.match(lines[-1]):
+        return "exit status %s without the verdict line last on stderr" % rc
+    return None
+
+
 LEAK = "ERROR: LeakSanitizer: detected memory leaks"
 LEAK_SUMMARY = re.compile(r"^SUMMARY: AddressSanitizer: [0-9]+ byte\(s\) leaked")
 SUPPRESSED = "Suppressions used:"
@@ -191,11 +212,13 @@ def judge_run(d, kind, expect, expect_rc):
         return "no exit status recorded"
     if kind == "engine":
         return judge_engine(int(rc_text), out, err)
+    if kind == "preflight":
+        return judge_preflight(int(rc_text), out, err, expect_rc)
     return judge_loadstats(int(rc_text), out, err, expect, expect_rc)
 
 
 def main(argv):
-    if len(argv) < 2 or argv[1] not in ("engine", "loadstats"):
+    if len(argv) < 2 or argv[1] not in ("engine", "loadstats", "preflight"):
         print(__doc__, file=sys.stderr)
         return 2
     kind, args = argv[1], argv[2:]
@@ -206,6 +229,12 @@ def main(argv):
             return 2
         expect, expect_rc = read(args[1]), int(args[3])
         args = args[4:]
+    if kind == "preflight":
+        if len(args) < 2 or args[0] != "--expect-status":
+            print("verdict.py preflight needs --expect-status N", file=sys.stderr)
+            return 2
+        expect_rc = int(args[1])
+        args = args[2:]
     ran = reached = survived = survived_reached = 0
     for d in args:
         ran += 1
