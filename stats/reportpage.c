@@ -135,8 +135,8 @@ static void pairs_row(FILE *out, const char *name, const struct report_pair *pai
     if (n == 0) return;
     fprintf(out, "<tr><th>%s</th><td>", name);
     for (size_t i = 0; i < n; i++) {
-        if (i) fputs("<br/>", out);
-        fputs("<b>", out);
+        /* one line of "name value" pairs: a machine has a dozen of them */
+        fputs(i ? " &#183; <b>" : "<b>", out);
         html_text(out, pairs[i].name);
         fputs("</b> ", out);
         html_text(out, pairs[i].value);
