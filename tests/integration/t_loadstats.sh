@@ -705,4 +705,62 @@ PY
     assert_contains "$W/err" "nothing to draw"
 }
 
+# The report's reading of documents and descriptors, on both builds (the
+# browser checks are in t_report.sh, once): a real run with --watch and an
+# open loop, an A/B of a list, a descriptor full of odd strings, one that is
+# not JSON, and a document with odd level and error-class names; each page
+# must be well-formed XML with the untrusted text escaped.
+t_report_reads_real_runs_and_odd_descriptors() {
+    need_nginx || { fail "nginx did not start"; return 1; }
+    local r=$W/report
+    mkdir -p $r
+    run_tool $r/a.json $r/a.err "$HTTPLOAD" -q --levels 1,2 -d 1s --rate 200 \
+        --watch "nginx=pidfile:$SRV/nginx/nginx.pid" --meta $r/a.meta.json \
+        "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    assert_eq "$RC" 0 "httpload"
+    cp $r/a.json $r/b.json
+    cp $r/a.meta.json $r/b.meta.json
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/a.html $r/a.json
+    assert_eq "$RC" 0 "report of a run"
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/ab.html --base $r/a.json,$r/b.json $r/b.json
+    assert_eq "$RC" 0 "report of an A/B"
+    python3 - $r/odd.meta.json <<'PY'
+import json, sys
+odd = "<script>alert(1)</script> & \"quotes\" 'single' \u00e9\u4e2d \x01\x1f end"
+json.dump({"tool": odd, "version": odd, "target": odd, "argv": [odd, "", "a b"],
+           "started_at": odd, "run_id": odd, "shard": {"index": 0, "count": 1},
+           "exit_status": 3, "options": {odd: odd, "n": 1e300, "list": [odd, None, True]},
+           "machine": {"memory_bytes": 123456789, odd: {"deep": [[[[[odd]]]]]}},
+           "levels": [{"clients": 1, "seconds": 1, "error_reasons": {odd: odd}},
+                      {"clients": -5}, "not an object"]},
+          open(sys.argv[1], "w"))
+PY
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/odd.html --meta $r/odd.meta.json $r/a.json
+    assert_eq "$RC" 0 "report with an odd descriptor"
+    ! grep -q '<script' $r/odd.html || fail "a descriptor's text reached the page unescaped"
+    assert_contains $r/odd.html "a level was invalid"
+    echo 'not json' >$r/b.meta.json
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/bad.html $r/b.json
+    assert_eq "$RC" 0 "report beside a broken descriptor"
+    assert_eq "$(wc -l <$r/err)" 1 "lines on stderr for a broken descriptor"
+    assert_contains $r/bad.html "not a descriptor"
+    python3 - $r/names.json <<'PY'
+import json, sys
+m = {"c18446744073709551615.requests": {"unit": "count", "samples": [1]},
+     "c7.errors.<b>&amp;": {"unit": "count", "samples": [2]},
+     "c7.watch.t.cpu_s": {"unit": "seconds", "samples": [0.5]},
+     "c7.watch..cpu_s": {"unit": "seconds", "samples": [0.5]},
+     "c7.watch.t.x.y.z.rss_bytes": {"unit": "bytes", "samples": [1, 2]},
+     "c7.latency_warm_ms": {"unit": "seconds", "samples": [0.001] * 3},
+     "c7.requests_per_second": {"unit": "requests_per_second", "samples": [5, 0, 7]}}
+json.dump({"metrics": m}, open(sys.argv[1], "w"))
+PY
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/names.html $r/names.json
+    assert_eq "$RC" 0 "report of odd metric names"
+    local page
+    for page in a ab odd bad names; do
+        xmllint --noout $r/$page.html || fail "$page.html is not well-formed"
+    done
+}
+
 run_tests
