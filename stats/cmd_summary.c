@@ -1,10 +1,12 @@
 /* cmd_summary.c — `loadstats summary`: the harness's statistics of every metric,
  * as an aligned table grouped by level, or as JSON. Each metric is summarized as
  * soon as the reader finishes it, and its samples freed. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/cpuwork.h"
 #include "stats/metrickind.h"
 #include "stats/stats.h"
 
@@ -30,7 +32,8 @@ static const struct cmd_spec summary_spec = {
              "median, p90, p95, p99, p999, stddev (population), cv (stddev/mean) and mad\n"
              "(median absolute deviation), computed over every sample and rounded to two\n"
              "decimals exactly as the benchmark harness rounds them.\n",
-    .epilog = "Without --json: a table grouped by level (the c<clients>. key prefix), with units.\n"
+    .epilog = "Without --json: a table grouped by level (the c<clients>. key prefix), with units,\n"
+              "then for each --watch tree the requests per consumed CPU second of each level.\n"
               "Exit status: 0 done, 1 the document is invalid, 2 usage or I/O error.\n",
     .help_column = 13,
     .options = summary_options,
@@ -43,6 +46,7 @@ struct summary_row {
     char *key;
     enum stats_unit unit;
     struct stats_summary summary;
+    double mean;     /* unrounded, for the ratios of means below the table */
     size_t position; /* in the document, to keep its order within a level */
 };
 
@@ -66,6 +70,7 @@ static int summarize_metric(void *ctx, struct docread_metric *metric)
     if (row->key == NULL) goto out_of_memory;
     row->unit = metric->unit;
     row->position = all->count;
+    row->mean = stats_mean(metric->samples, metric->n);
     stats_summarize(metric->samples, metric->n, &row->summary);
     all->count++;
     return 0;
@@ -173,6 +178,41 @@ static void print_table(struct summary_rows *all)
     }
 }
 
+static const struct summary_row *find_row(const struct summary_rows *all, const char *key)
+{
+    for (size_t i = 0; i < all->count; i++)
+        if (strcmp(all->rows[i].key, key) == 0) return &all->rows[i];
+    return NULL;
+}
+
+/* Under the table: for each level and --watch tree, the requests the level
+ * completed per CPU second the tree consumed. */
+static void print_requests_per_cpu(const struct summary_rows *all)
+{
+    bool first = true;
+    for (size_t i = 0; i < all->count; i++) {
+        unsigned long clients;
+        const char *metric, *tree;
+        size_t tree_len;
+        if (!stats_key_level(all->rows[i].key, &clients, &metric) ||
+            !stats_watch_tree_cpu(metric, &tree, &tree_len))
+            continue;
+        char key[64];
+        snprintf(key, sizeof key, "c%lu.requests_per_second", clients);
+        const struct summary_row *rps = find_row(all, key);
+        if (rps == NULL) continue;
+        double ratio = stats_requests_per_cpu_second(rps->mean, all->rows[i].mean);
+        if (first)
+            printf("\nrequests per consumed CPU second of each watched tree (the level's mean\n"
+                   "requests/s over the tree's mean CPU seconds per second):\n");
+        first = false;
+        if (isfinite(ratio))
+            printf("  c%lu  %.*s  %.2f\n", clients, (int)tree_len, tree, ratio);
+        else
+            printf("  c%lu  %.*s  n/a (no CPU consumed)\n", clients, (int)tree_len, tree);
+    }
+}
+
 int cmd_summary(int argc, char **argv)
 {
     bool json = false;
@@ -188,8 +228,10 @@ int cmd_summary(int argc, char **argv)
     if (status == EXIT_FINE) {
         if (json)
             print_json(&all);
-        else
+        else {
             print_table(&all);
+            print_requests_per_cpu(&all);
+        }
         status = finish_output("summary", stdout, "standard output");
     }
     docread_result_free(&result);

@@ -202,10 +202,13 @@ static int take_metric(void *ctx, struct docread_metric *metric)
                      stats_metric_kind(metric->key, metric->unit) == STATS_KIND_TIMELINE) != 0)
         goto out_of_memory;
 
-    if (stats_unit_is_time(metric->unit) && metric->unit != STATS_UNIT_MILLISECONDS) {
-        double per_ms = stats_unit_from_ms(metric->unit, 1.0);
-        for (size_t i = 0; i < metric->n; i++)
-            metric->samples[i] /= per_ms;
+    /* latencies and phases are drawn in milliseconds; a watched tree's
+     * cpu_s in seconds (CPU seconds per second are cores) */
+    if (stats_unit_is_time(metric->unit)) {
+        bool watch = strncmp(name, "watch.", 6) == 0;
+        double per = stats_unit_from_ms(metric->unit, watch ? 1000.0 : 1.0);
+        for (size_t i = 0; per != 1.0 && i < metric->n; i++)
+            metric->samples[i] /= per;
     }
     for (int c = 0; c < REPORT_COUNTS; c++)
         if (strcmp(name, count_names[c]) == 0) {

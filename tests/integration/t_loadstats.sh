@@ -757,6 +757,29 @@ json.dump({"metrics": m}, open(sys.argv[1], "w"))
 PY
     run_tool $r/out $r/err "$LOADSTATS" report -o $r/names.html $r/names.json
     assert_eq "$RC" 0 "report of odd metric names"
+    # the watch table's CPU is in cores, and its requests per CPU second is
+    # the one summary prints (it once read cpu_s as milliseconds: 1000x off)
+    "$LOADSTATS" summary $r/a.json >$r/summary.txt
+    python3 - $r/a.html $r/summary.txt <<'PY' || fail "the watch table disagrees with summary"
+import os, re, sys
+import xml.etree.ElementTree as ET
+X = "{http://www.w3.org/1999/xhtml}"
+page = ET.parse(sys.argv[1]).getroot()
+table = next(t for t in page.iter(X + "table") if t.get("class") == "watch")
+want = dict(re.findall(r"^  (c\d+)  nginx  ([\d.]+)$", open(sys.argv[2]).read(), re.M))
+assert len(want) == 2, want
+seen = 0
+for tr in table.iter(X + "tr"):
+    cells = ["".join(c.itertext()) for c in tr]
+    if tr.find(X + "td") is None or cells[2] != "(the whole tree)":
+        continue
+    cores = float(cells[3].replace(",", ""))
+    assert 0 <= cores <= os.cpu_count(), cells
+    got, exp = float(cells[7].replace(",", "")), float(want[cells[0]])
+    assert abs(got - exp) <= 0.005 * exp + 0.01, (cells, exp)
+    seen += 1
+assert seen == 2, seen
+PY
     local page
     for page in a ab odd bad names; do
         xmllint --noout $r/$page.html || fail "$page.html is not well-formed"
