@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/sampledraw.h"
+#include "stats/sampling.h"
 
 void stats_merge_init(struct stats_merge *merge, size_t documents)
 {

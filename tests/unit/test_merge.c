@@ -16,7 +16,7 @@
 
 #include "stats/merge.h"
 #include "stats/metrickind.h"
-#include "stats/sampledraw.h"
+#include "stats/sampling.h"
 
 static double *copy_of(const double *values, size_t n)
 {
