@@ -46,9 +46,11 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
     if (cfg->rate > 0) /* a shard is asked for its clients' share of the rate */
         fprintf(out, "; rate %.1f/s of %.1f/s requested", (double)r->attempts / secs,
                 lg_shard_rate(cfg->rate, r->clients, r->shard_clients));
-    fprintf(out, "\n  connections %.0f, reconnects %.0f, %.0f bytes received%s\n",
-            count_of(r, "connections"), count_of(r, "reconnects"), count_of(r, "bytes_received"),
-            r->interrupted ? " (interrupted)" : "");
+    fprintf(out,
+            "\n  connections %.0f established of %.0f attempted, reconnects %.0f, %.0f bytes "
+            "received%s\n",
+            count_of(r, "connections"), count_of(r, "connect_attempts"), count_of(r, "reconnects"),
+            count_of(r, "bytes_received"), r->interrupted ? " (interrupted)" : "");
     if (r->unsent)
         fprintf(out,
                 "  %llu of %llu scheduled requests were never sent: the target or the "

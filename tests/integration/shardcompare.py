@@ -97,6 +97,11 @@ def main():
             errs.append("single run %d has %d per-second bins, the merge %d"
                         % (j + 1, len(one[p + "requests_per_second"]["samples"]), len(rps)))
 
+    # every client of every shard: one client_attempts sample each, all made progress
+    ca = merged.get(p + "client_attempts", {}).get("samples", [])
+    if len(ca) != c or min(ca, default=0) < 1:
+        errs.append("merged client_attempts: %d samples (min %s) for %d clients" % (len(ca), min(ca, default=None), c))
+
     # connections: exactly the clients, each shard its share
     if count(merged, p + "connections") != c:
         errs.append("merged connections %s != clients %d" % (count(merged, p + "connections"), c))

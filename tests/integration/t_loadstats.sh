@@ -79,6 +79,7 @@ is true|{"metrics": {"c1.x": {"unit": "count", "samples": [true]}}}
 is NaN|{"metrics": {"c1.x": {"unit": "count", "samples": [NaN]}}}
 is Infinity|{"metrics": {"c1.x": {"unit": "count", "samples": [Infinity]}}}
 overflows a double|{"metrics": {"c1.x": {"unit": "count", "samples": [1e999]}}}
+out of range for serde_json|{"metrics": {"c1.x": {"unit": "count", "samples": [1.7976931348623158e308]}}}
 appears twice|{"metrics": {$m, $m}}
 DOCS
 }
