@@ -315,8 +315,8 @@ static void print_table(const struct stats_compare_report *report, const struct 
     const struct stats_bootstrap *b = &s->bootstrap;
     print_side("base", base);
     print_side("new", current);
-    printf("statistic: %s; interval: %g%% of the ratio over %u hierarchical bootstrap resamples "
-           "(runs, then samples; seed %llu)\n",
+    printf("statistic: %s; interval: %g%%, from %u hierarchical bootstrap resamples (runs, then "
+           "samples; seed %llu) and Student's t for the runs\n",
            stats_statistic_name(b->statistic), b->confidence * 100, b->resamples,
            (unsigned long long)b->seed);
     int width[COLUMNS];

@@ -154,7 +154,7 @@ t_one_run_a_side_says_run_noise_is_unknown() {
     assert_eq "$RC" 0
     assert_contains "$W/out" "^base: 2 runs"
     grep -q "run-to-run noise is unknown" "$W/out" && fail "said unknown with two runs a side"
-    assert_contains "$W/out" "^statistic: median; interval: 99% "
+    assert_contains "$W/out" "^statistic: median; interval: 99%, from 2000 hierarchical bootstrap resamples"
 }
 
 t_compare_takes_a_statistic_and_its_runs_mean() {
