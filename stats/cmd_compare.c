@@ -10,6 +10,7 @@
 
 #include "stats/cmd.h"
 #include "stats/comparison.h"
+#include "stats/machines.h"
 #include "stats/runmeta.h"
 #include "stats/sametest.h"
 
@@ -390,6 +391,21 @@ static void check_side(const char *side, const struct stats_runset *set)
     free(first_path);
 }
 
+/* Runs measured on another machine than the first base run's (their
+ * descriptors' "machine"), on either side: one warning each (machines.h). */
+static void warn_machines(const struct stats_runset *base, const struct stats_runset *current)
+{
+    size_t n = base->n_runs + current->n_runs;
+    const char **paths = calloc(n, sizeof *paths);
+    if (paths == NULL) return; /* a warning that cannot be given is no failure */
+    for (size_t k = 0; k < base->n_runs; k++)
+        paths[k] = base->paths[k];
+    for (size_t k = 0; k < current->n_runs; k++)
+        paths[base->n_runs + k] = current->paths[k];
+    stats_machines_warn(stderr, "compare", paths, n);
+    free(paths);
+}
+
 static int read_side(const char *list, const struct compare_settings *s, struct stats_runset *set)
 {
     char error[512];
@@ -426,6 +442,7 @@ int cmd_compare(int argc, char **argv)
     struct stats_runset base = {0}, current = {0};
     status = read_side(files[0], &settings, &base);
     if (status == EXIT_FINE) status = read_side(files[1], &settings, &current);
+    if (status == EXIT_FINE) warn_machines(&base, &current);
     struct stats_compare_report report = {0};
     if (status == EXIT_FINE &&
         stats_compare_runsets(&base, &current, &settings.compare, &report) != 0)

@@ -25,6 +25,9 @@ option --quiet takes no value|httpload --quiet=yes URL
 --start-at: '2026-12-01T10:00:00'|httpload --start-at 2026-12-01T10:00:00 URL
 --start-at: '@x'|httpload --start-at @x URL
 --max-late: 'never'|httpload --max-late never URL
+--max-timer-floor: 'soon'|httpload --max-timer-floor soon URL
+--max-timer-floor: '500ns'|httpload --max-timer-floor 500ns URL
+option --preflight takes no value|httpload --preflight=yes URL
 --max-doc-bytes: '100'|httpload --max-doc-bytes 100 URL
 --max-doc-bytes: '12Q'|httpload --max-doc-bytes 12Q URL
 --clock-ref: '[::1'|httpload --clock-ref [::1 URL
