@@ -107,15 +107,12 @@ static enum lg_step tls_handshake_step(struct lg_client *c)
     if (rc == 1) {
         c->tls_resumed = SSL_session_reused(ssl) == 1;
         if (c->tls_resumed) c->w->store.counters[LG_C_TLS_RESUMED]++;
+        /* passed through as bytes: the driver knows its protocols' names */
         const unsigned char *proto = NULL;
         unsigned len = 0;
         SSL_get0_alpn_selected(ssl, &proto, &len);
-        if (proto && len == 2 && memcmp(proto, "h2", 2) == 0)
-            c->alpn = "h2";
-        else if (proto && len == 8 && memcmp(proto, "http/1.1", 8) == 0)
-            c->alpn = "http/1.1";
-        else
-            c->alpn = NULL;
+        c->alpn = len ? proto : NULL;
+        c->alpn_len = len;
         return LG_STEP_DONE;
     }
     switch (SSL_get_error(ssl, rc)) {

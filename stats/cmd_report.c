@@ -11,7 +11,7 @@
 #include "stats/cmd.h"
 #include "stats/machines.h"
 #include "stats/reportpage.h"
-#include "stats/runlist.h"
+#include "stats/runset.h"
 
 struct report_settings {
     const char *output, *base, *meta, *base_meta;
@@ -91,26 +91,32 @@ static void side_free(struct report_side *side)
 }
 
 /* Reads every run of a side named by `arg`; returns the exit status. */
+static void free_paths(char **paths, long n)
+{
+    for (long i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
 static int read_side(const char *arg, const char *meta, const char *option,
                      struct report_side *side)
 {
-    struct runlist list;
-    char error[600];
-    int rc = runlist_split(arg, &list, error, sizeof error);
-    if (rc == -2) return usage_error("report", "out of memory");
-    if (rc != 0) return usage_error("report", "%s", error);
-    if (meta && list.n > 1) {
-        runlist_free(&list);
+    char **paths, error[600];
+    long n = stats_runset_split(arg, &paths); /* as compare and summary split theirs */
+    if (n < 0) return usage_error("report", "out of memory");
+    if (n == 0) return usage_error("report", "'%s': an empty name in the list of runs", arg);
+    if (meta && n > 1) {
+        free_paths(paths, n);
         return usage_error("report",
                            "%s names one descriptor, but '%s' is a list of runs: each run's "
                            "descriptor is read from beside it",
                            option, arg);
     }
-    stats_machines_warn(stderr, "report", (const char *const *)list.paths, list.n);
-    side->runs = calloc(list.n, sizeof *side->runs);
+    stats_machines_warn(stderr, "report", (const char *const *)paths, (size_t)n);
+    side->runs = calloc((size_t)n, sizeof *side->runs);
     int status = side->runs ? EXIT_FINE : usage_error("report", "out of memory");
-    for (size_t i = 0; i < list.n && status == EXIT_FINE; i++) {
-        rc = report_run_read(list.paths[i], meta, &side->runs[i], error, sizeof error);
+    for (long i = 0; i < n && status == EXIT_FINE; i++) {
+        int rc = report_run_read(paths[i], meta, &side->runs[i], error, sizeof error);
         side->n_runs++;
         if (rc != 0) {
             complain("report", "%s", error);
@@ -121,7 +127,34 @@ static int read_side(const char *arg, const char *meta, const char *option,
             if (meta) status = EXIT_USAGE;
         }
     }
-    runlist_free(&list);
+    free_paths(paths, n);
+    return status;
+}
+
+/* The A/B table: `loadstats compare BASE RUN` on the same documents, read
+ * again as compare reads them (a run set keeps what its interval needs).
+ * The report's rows point into sets[0]: free the sets after the page. */
+static int compare_sides(const char *base, const char *run,
+                         const struct stats_compare_settings *settings, struct stats_runset sets[2],
+                         struct stats_compare_report *report)
+{
+    const char *lists[2] = {base, run};
+    char error[600];
+    int status = EXIT_FINE;
+    for (int s = 0; s < 2 && status == EXIT_FINE; s++) {
+        int rc = stats_runset_read(&sets[s], lists[s], settings->bootstrap.statistic, true, error,
+                                   sizeof error);
+        if (rc != 0) {
+            complain("report", "%s", error);
+            status = rc == 1 ? EXIT_FAILS : EXIT_USAGE;
+        }
+    }
+    if (status == EXIT_FINE && stats_compare_runsets(&sets[0], &sets[1], settings, report) != 0)
+        status = usage_error("report", "out of memory");
+    for (size_t i = 0; status == EXIT_FINE && i < report->n_conflicts; i++) {
+        complain("report", "%s", report->conflicts[i]);
+        status = EXIT_FAILS;
+    }
     return status;
 }
 
@@ -169,7 +202,10 @@ int cmd_report(int argc, char **argv)
     if (status != CMD_PROCEED) return status;
     status = EXIT_FINE;
 
-    struct report_page page = {.thresholds = STATS_THRESHOLDS_DEFAULT};
+    struct stats_compare_settings compare_settings = STATS_COMPARE_SETTINGS_DEFAULT;
+    struct stats_compare_report comparison = {0};
+    struct stats_runset sets[2] = {{0}, {0}};
+    struct report_page page = {.comparison = &comparison, .compare_settings = &compare_settings};
     struct report_side *run_side = &page.sides[0];
     if (settings.base) {
         page.n_sides = 2;
@@ -182,10 +218,17 @@ int cmd_report(int argc, char **argv)
         page.sides[0].label = "";
     }
     if (status == EXIT_FINE) status = read_side(files[0], settings.meta, "--meta", run_side);
-    if (status == EXIT_FINE && page.n_sides == 2 && uses_stdin(&page.sides[0]) &&
-        uses_stdin(&page.sides[1]))
-        status = usage_error("report", "standard input (-) can be only one of BASE and RUN");
+    /* an A/B reads each document twice: standard input cannot be one */
+    if (status == EXIT_FINE && page.n_sides == 2 &&
+        (uses_stdin(&page.sides[0]) || uses_stdin(&page.sides[1])))
+        status = usage_error("report", "with --base, name files: standard input (-) cannot be "
+                                       "read twice");
+    if (status == EXIT_FINE && page.n_sides == 2)
+        status = compare_sides(settings.base, files[0], &compare_settings, sets, &comparison);
     if (status == EXIT_FINE) status = write_page(&page, settings.output);
+    stats_compare_report_free(&comparison);
+    stats_runset_free(&sets[0]);
+    stats_runset_free(&sets[1]);
     for (size_t s = 0; s < page.n_sides; s++)
         side_free(&page.sides[s]);
     return status;

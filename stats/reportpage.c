@@ -199,92 +199,81 @@ static void identity(FILE *out, const struct report_page *page)
 
 /* ---- the A/B table ---- */
 
-/* A side's summary of `key`: the run's own with one run; with several, the
- * summary of the runs' medians (their spread is the noise), and their range.
- * False when a run lacks the metric or its unit differs. */
-static bool side_summary(const struct report_side *side, const char *key, enum stats_unit unit,
-                         struct stats_summary *out, double *lo, double *hi)
+static void ratio_text(char *buf, size_t size, double x)
 {
-    double medians[side->n_runs ? side->n_runs : 1];
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (size_t r = 0; r < side->n_runs; r++) {
-        const struct report_metric *m = report_run_metric(&side->runs[r], key);
-        if (m == NULL || m->unit != unit) return false;
-        medians[r] = m->summary.median;
-        *lo = fmin(*lo, medians[r]);
-        *hi = fmax(*hi, medians[r]);
-        if (side->n_runs == 1) *out = m->summary;
-    }
-    if (side->n_runs > 1) stats_summarize(medians, side->n_runs, out);
-    return side->n_runs > 0;
+    if (isfinite(x))
+        snprintf(buf, size, fabs(x) < 1000 ? "%.4f" : "%.3g", x);
+    else
+        snprintf(buf, size, "%s", isnan(x) ? "n/a" : "inf");
 }
 
-static void range_cell(FILE *out, const struct report_side *side, double lo, double hi)
+/* Why a row is noisy or tiny, as compare's table says it. */
+static void note_text(char *buf, size_t size, const struct stats_comparison *c,
+                      const struct stats_thresholds *t)
 {
-    char a[HTML_NUMBER_MAX], b[HTML_NUMBER_MAX];
-    if (side->n_runs < 2)
-        fputs("<td></td>", out);
-    else
-        fprintf(out, "<td class=\"n\">%s – %s</td>", html_value(lo, a), html_value(hi, b));
+    buf[0] = '\0';
+    if (c->noise == STATS_NOISE_INTERVAL)
+        snprintf(buf, size, "the interval straddles x%g", t->maximum_factor);
+    else if (c->noise == STATS_NOISE_BASELINE)
+        snprintf(buf, size, "within the baseline's cv %.2f", c->base_cv);
+    else if (c->noise == STATS_NOISE_RUNS)
+        snprintf(buf, size, "in one run of a side of several");
+    else if (c->verdict == STATS_VERDICT_TINY)
+        snprintf(buf, size, "below %g ms", t->minimum_time_resolution_ms);
 }
 
 static void ab_table(FILE *out, const struct report_page *page)
 {
-    const struct report_side *base = &page->sides[0], *current = &page->sides[1];
-    const struct report_run *first = &base->runs[0];
-    static const char *const headers[] = {"verdict", "metric", "unit",       "base",     "new",
-                                          "ratio",   "delta",  "base range", "new range"};
-    size_t tally[STATS_VERDICT_REGRESSED + 1] = {0}, rows = 0;
-    fputs("<section id=\"ab\">\n<h2>Base against new</h2>\n", out);
-    fprintf(out, "<p class=\"note\">The median of every metric both sides have, as "
-                 "<code>loadstats compare</code> judges it (maximum factor ");
-    html_printf(out, "%g, time resolution %g ms, noise factor %g", page->thresholds.maximum_factor,
-                page->thresholds.minimum_time_resolution_ms, page->thresholds.noise_factor);
-    fputs(").", out);
-    if (base->n_runs > 1 || current->n_runs > 1)
-        fputs(" A side of several runs is the median of its runs' medians, its noise their "
-              "spread, and its range the lowest and highest of them.",
-              out);
+    const struct stats_compare_report *report = page->comparison;
+    const struct stats_compare_settings *settings = page->compare_settings;
+    static const char *const headers[] = {"verdict", "metric",   "unit",  "base", "new",
+                                          "ratio",   "interval", "delta", "runs", "note"};
+    size_t tally[STATS_VERDICT_REGRESSED + 1] = {0};
+    fputs("<section id=\"ab\">\n<h2>Base against new</h2>\n<p class=\"note\">", out);
+    html_printf(out,
+                "Every metric both sides have, as loadstats compare judges it: the %s of each "
+                "side (the mean over its runs of each run's), the ratio new/base with its %g%% "
+                "interval, run-to-run noise included where a side has several runs; a move is "
+                "called when its interval lies beyond x%g (time resolution %g ms).",
+                stats_statistic_name(settings->bootstrap.statistic),
+                settings->bootstrap.confidence * 100, settings->thresholds.maximum_factor,
+                settings->thresholds.minimum_time_resolution_ms);
     fputs("</p>\n<table class=\"ab\">\n", out);
     header_row(out, headers, COUNT_OF(headers));
-    for (size_t i = 0; i < first->n_metrics; i++) {
-        const struct report_metric *m = &first->metrics[i];
-        struct stats_summary b, n;
-        double blo, bhi, nlo, nhi;
-        if (!side_summary(base, m->key, m->unit, &b, &blo, &bhi) ||
-            !side_summary(current, m->key, m->unit, &n, &nlo, &nhi))
-            continue;
-        struct stats_comparison c;
-        stats_compare(&b, &n, m->unit, &page->thresholds, &c);
-        tally[c.verdict]++;
-        rows++;
-        const char *verdict = stats_verdict_name(c.verdict);
+    for (size_t i = 0; i < report->n_rows; i++) {
+        const struct stats_compare_row *row = &report->rows[i];
+        const struct stats_comparison *c = &row->result;
+        tally[c->verdict]++;
+        const char *verdict = stats_verdict_name(c->verdict);
         fprintf(out, "<tr class=\"%s\">", verdict);
         cell_text(out, verdict);
-        cell_text(out, m->key);
-        cell_text(out, stats_unit_symbol(m->unit));
-        cell_value(out, c.base_median);
-        cell_value(out, c.new_median);
-        char buf[HTML_NUMBER_MAX];
-        if (isfinite(c.ratio))
-            snprintf(buf, sizeof buf, "%.4f", c.ratio);
+        cell_text(out, row->key);
+        cell_text(out, stats_unit_symbol(row->unit));
+        cell_value(out, c->base);
+        cell_value(out, c->current);
+        char a[64], b[64], text[160];
+        ratio_text(a, sizeof a, c->ratio);
+        fprintf(out, "<td class=\"n\">%s</td>", a);
+        ratio_text(a, sizeof a, c->ratio_low);
+        ratio_text(b, sizeof b, c->ratio_high);
+        fprintf(out, "<td class=\"n\">%s – %s</td>", a, b);
+        if (isfinite(c->delta_pct))
+            snprintf(a, sizeof a, "%+.2f%%", c->delta_pct);
         else
-            snprintf(buf, sizeof buf, "inf");
-        fprintf(out, "<td class=\"n\">%s</td>", buf);
-        if (isfinite(c.delta_pct))
-            snprintf(buf, sizeof buf, "%+.2f%%", c.delta_pct);
-        else
-            snprintf(buf, sizeof buf, "n/a");
-        fprintf(out, "<td class=\"n\">%s</td>", buf);
-        range_cell(out, base, blo, bhi);
-        range_cell(out, current, nlo, nhi);
+            snprintf(a, sizeof a, "n/a");
+        fprintf(out, "<td class=\"n\">%s</td>", a);
+        fprintf(out, "<td class=\"n\">%zu/%zu</td>", c->base_runs, c->new_runs);
+        note_text(text, sizeof text, c, &settings->thresholds);
+        cell_text(out, text);
         fputs("</tr>\n", out);
     }
     fputs("</table>\n<p class=\"summary\">", out);
-    html_printf(out, "%zu compared: %zu regressed, %zu improved, %zu noisy, %zu tiny, %zu ok", rows,
-                tally[STATS_VERDICT_REGRESSED], tally[STATS_VERDICT_IMPROVED],
+    html_printf(out, "%zu compared: %zu regressed, %zu improved, %zu noisy, %zu tiny, %zu ok",
+                report->n_rows, tally[STATS_VERDICT_REGRESSED], tally[STATS_VERDICT_IMPROVED],
                 tally[STATS_VERDICT_NOISY], tally[STATS_VERDICT_TINY], tally[STATS_VERDICT_OK]);
+    if (report->n_only_base || report->n_only_new)
+        html_printf(out, "; %zu metrics only in base and %zu only in new were not compared",
+                    report->n_only_base, report->n_only_new);
     fputs("</p>\n</section>\n", out);
 }
 
@@ -534,7 +523,7 @@ int report_page_write(FILE *out, const struct report_page *page)
         }
     }
     fputs(".</p>\n", out);
-    if (page->n_sides > 1) ab_table(out, page);
+    if (page->n_sides > 1 && page->comparison) ab_table(out, page);
     identity(out, page);
     levels_tables(out, page, levels, n_levels);
     int figures = 0;

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "stats/compare.h"
+#include "stats/comparison.h"
 #include "stats/reportrun.h"
 
 /* Several runs of the same test (a comma-separated list on the command line). */
@@ -19,7 +19,9 @@ struct report_side {
 struct report_page {
     struct report_side sides[2]; /* with --base: sides[0] base, sides[1] new */
     size_t n_sides;
-    struct stats_thresholds thresholds; /* the A/B table's, as compare's defaults */
+    /* with --base: `loadstats compare BASE RUN`'s rows, and how they were judged */
+    const struct stats_compare_report *comparison;
+    const struct stats_compare_settings *compare_settings;
 };
 
 /* Writes the whole page. Returns 0, or -1 when memory ran out (the page is then unusable). */

@@ -162,34 +162,6 @@ static void take_series(struct docread_metric *metric, double **out, size_t *len
     metric->samples = NULL;
 }
 
-/* Keeps the metric's summary. A timeline is summarized from a copy: its
- * order is the time it shows; any other metric is sorted in place here, which
- * the curves and medians below want anyway. */
-static int take_summary(struct report_run *run, struct docread_metric *metric, bool timeline)
-{
-    struct report_metric *grown = realloc(run->metrics, (run->n_metrics + 1) * sizeof *grown);
-    if (grown == NULL) return -1;
-    run->metrics = grown;
-    struct report_metric *m = &run->metrics[run->n_metrics];
-    memset(m, 0, sizeof *m);
-    m->key = strdup(metric->key);
-    if (m->key == NULL) return -1;
-    m->unit = metric->unit;
-    double *samples = metric->samples;
-    if (timeline) {
-        samples = malloc(metric->n * sizeof *samples);
-        if (samples == NULL) {
-            free(m->key);
-            return -1;
-        }
-        memcpy(samples, metric->samples, metric->n * sizeof *samples);
-    }
-    stats_summarize(samples, metric->n, &m->summary);
-    if (timeline) free(samples);
-    run->n_metrics++;
-    return 0;
-}
-
 static int take_metric(void *ctx, struct docread_metric *metric)
 {
     struct reading *r = ctx;
@@ -198,9 +170,6 @@ static int take_metric(void *ctx, struct docread_metric *metric)
     if (!stats_key_level(metric->key, &clients, &name)) return 0; /* not a level's */
     struct report_level *level = level_for(r->run, clients);
     if (level == NULL) goto out_of_memory;
-    if (take_summary(r->run, metric,
-                     stats_metric_kind(metric->key, metric->unit) == STATS_KIND_TIMELINE) != 0)
-        goto out_of_memory;
 
     /* latencies and phases are drawn in milliseconds; a watched tree's
      * cpu_s in seconds (CPU seconds per second are cores) */
@@ -294,9 +263,6 @@ void report_run_free(struct report_run *run)
         free(l->eps);
     }
     free(run->levels);
-    for (size_t i = 0; i < run->n_metrics; i++)
-        free(run->metrics[i].key);
-    free(run->metrics);
     free(run->path);
     report_meta_free(&run->meta);
     memset(run, 0, sizeof *run);
@@ -324,11 +290,4 @@ double report_level_seconds(const struct report_run *run, const struct report_le
 bool report_level_open_loop(const struct report_level *level)
 {
     return level->has_count[REPORT_SCHEDULED];
-}
-
-const struct report_metric *report_run_metric(const struct report_run *run, const char *key)
-{
-    for (size_t i = 0; i < run->n_metrics; i++)
-        if (strcmp(run->metrics[i].key, key) == 0) return &run->metrics[i];
-    return NULL;
 }

@@ -11,8 +11,6 @@
 #include <stddef.h>
 
 #include "stats/reportmeta.h"
-#include "stats/stats.h"
-#include "stats/units.h"
 
 /* Points of a percentile curve: 1/(1-p) from 1 in steps of 10^(1/24) up to
  * the sample count (at most 10^6, six nines), and the sample count itself. */
@@ -75,17 +73,8 @@ struct report_level {
     size_t n_watch;
 };
 
-/* One metric of the document summarized, for the A/B table. */
-struct report_metric {
-    char *key; /* "c64.latency_warm_ms" */
-    enum stats_unit unit;
-    struct stats_summary summary;
-};
-
 struct report_run {
     char *path;
-    struct report_metric *metrics; /* in the document's order */
-    size_t n_metrics;
     struct report_level *levels; /* in the document's order: the order they ran */
     size_t n_levels;
     struct report_meta meta;
@@ -110,9 +99,6 @@ double report_level_seconds(const struct report_run *run, const struct report_le
 
 /* Whether the level ran an open loop (it has `scheduled`). */
 bool report_level_open_loop(const struct report_level *level);
-
-/* The summary of metric `key` in the run, or NULL. */
-const struct report_metric *report_run_metric(const struct report_run *run, const char *key);
 
 /* Fills `curve` from n samples in milliseconds (sorts them). */
 void report_curve_fill(struct report_curve *curve, double *samples, size_t n);

@@ -53,7 +53,8 @@ option --preflight takes no value|httpload --preflight=yes URL
 --max-error-rate: '-0.1'|httpload --max-error-rate -0.1 URL
 --seed: 'x'|httpload --seed x URL
 --streams: '0'|httpload -m 0 URL
---http: '3'|httpload --http 3 URL
+--http: '4'|httpload --http 4 URL
+--http 3 needs an https:// URL|httpload --http 3 URL
 --header: 'NoColon'|httpload -H NoColon URL
 --header: ': empty'|httpload -H ': empty' URL
 --proxy-header: 'bad'|httpload --proxy-header bad -x http://127.0.0.1:9 URL
