@@ -741,7 +741,9 @@ t_report_reads_real_runs_and_odd_descriptors() {
     need_nginx || { fail "nginx did not start"; return 1; }
     local r=$W/report
     mkdir -p $r
-    run_tool $r/a.json $r/a.err "$HTTPLOAD" -q --levels 1,2 -d 1s --rate 200 \
+    # (a loaded machine may leave a request of the open loop unsent: what
+    # matters here is how the report reads the document, not its counts)
+    run_tool $r/a.json $r/a.err "$HTTPLOAD" -q --levels 1,2 -d 1s --rate 200 --max-error-rate 1 \
         --watch "nginx=pidfile:$SRV/nginx/nginx.pid" --meta $r/a.meta.json \
         "http://127.0.0.1:$NGINX_HTTP_PORT/"
     assert_eq "$RC" 0 "httpload"
