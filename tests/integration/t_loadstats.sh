@@ -138,7 +138,7 @@ t_help_documents_every_subcommand() {
     run_tool "$W/out" "$W/err" "$LOADSTATS" --help
     assert_eq "$RC" 0 "--help"
     local c
-    for c in summary check compare merge plot export; do
+    for c in summary check compare merge plot export report; do
         assert_contains "$W/out" "^  $c "
         run_tool "$W/sub" "$W/err" "$LOADSTATS" $c --help
         assert_eq "$RC" 0 "$c --help"
