@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/cpuwork.h"
 #include "stats/htmlout.h"
 #include "stats/reportpage.h"
 #include "stats/svgplot.h"
@@ -423,6 +424,89 @@ static int phases_figure(FILE *out, const struct report_page *page, const unsign
     free(names);
     free(cat);
     return 0;
+}
+
+/* ---- watched trees across levels ---- */
+
+/* A tree's figure across levels: requests per consumed CPU second, or PSS. */
+static int watch_figure(FILE *out, const struct report_page *page, bool pss, int *figures)
+{
+    struct plot p;
+    struct arrays a = {0};
+    int failed = 0;
+    plot_init(&p, pss ? "watch-pss" : "watch-cpu");
+    snprintf(p.title, sizeof p.title, "%s",
+             pss ? "Memory of each watched tree across levels (PSS)"
+                 : "Work per CPU second of each watched tree across levels");
+    bool by_rate;
+    knee_axis(&p, page, &by_rate);
+    if (by_rate) { /* the trees are read per level: their clients */
+        p.x.scale = PLOT_LOG;
+        snprintf(p.x.label, sizeof p.x.label, "clients (concurrent connections), log scale");
+    }
+    snprintf(p.y.label, sizeof p.y.label, "%s",
+             pss ? "PSS, median of the level (MiB)" : "requests per consumed CPU second");
+    p.y.from_zero = true;
+    snprintf(p.caption, sizeof p.caption, "%s",
+             pss ? "The median over each level's seconds of the tree's proportional set size: "
+                   "its processes' memory, shared pages divided among their sharers."
+                 : "Each level's mean requests per second over the tree's mean CPU seconds per "
+                   "second: the requests the target served per second of CPU it consumed.");
+    const char *trees[16];
+    size_t n_trees = 0;
+    for (size_t s = 0; s < page->n_sides && !failed; s++)
+        for (size_t r = 0; r < page->sides[s].n_runs && !failed; r++) {
+            const struct report_run *run = &page->sides[s].runs[r];
+            const char *run_trees[16];
+            size_t n_run_trees = 0;
+            for (size_t l = 0; l < run->n_levels; l++)
+                for (size_t w = 0; w < run->levels[l].n_watch; w++) {
+                    const struct report_watch *watch = &run->levels[l].watch[w];
+                    size_t k = 0;
+                    while (k < n_run_trees && strcmp(run_trees[k], watch->tree) != 0)
+                        k++;
+                    if (watch->component == NULL && k == n_run_trees && n_run_trees < 16)
+                        run_trees[n_run_trees++] = watch->tree;
+                }
+            for (size_t t = 0; t < n_run_trees && !failed; t++) {
+                const char *tree = run_trees[t];
+                size_t q = 0;
+                while (q < n_trees && strcmp(trees[q], tree) != 0)
+                    q++;
+                if (q == n_trees && n_trees < 16) trees[n_trees++] = tree;
+                double *x = arrays_new(&a, run->n_levels), *y = arrays_new(&a, run->n_levels);
+                if (x == NULL || y == NULL) break;
+                size_t n = 0;
+                for (size_t l = 0; l < run->n_levels; l++)
+                    for (size_t w = 0; w < run->levels[l].n_watch; w++) {
+                        const struct report_watch *watch = &run->levels[l].watch[w];
+                        if (watch->component != NULL || strcmp(watch->tree, tree) != 0) continue;
+                        x[n] = (double)run->levels[l].clients;
+                        y[n++] = pss ? (watch->has_pss ? watch->pss / (1024.0 * 1024.0) : NAN)
+                                 : watch->has_cpu
+                                     ? stats_requests_per_cpu_second(
+                                           report_level_rps(&run->levels[l]), watch->cpu_cores)
+                                     : NAN;
+                    }
+                for (size_t i = 1; i < n; i++) /* left to right */
+                    for (size_t j = i; j > 0 && x[j - 1] > x[j]; j--) {
+                        double tx = x[j], ty = y[j];
+                        x[j] = x[j - 1], y[j] = y[j - 1];
+                        x[j - 1] = tx, y[j - 1] = ty;
+                    }
+                char name[96];
+                snprintf(name, sizeof name, "%s%s%s", page->sides[s].label,
+                         page->n_sides > 1 ? " " : "", tree);
+                failed = plot_add(&p, name, palette_pick(page->n_sides, s, q), x, y, n, true);
+            }
+        }
+    return finish(out, &p, &a, failed, figures);
+}
+
+int report_watch_figures(FILE *out, const struct report_page *page, int *figures)
+{
+    int failed = watch_figure(out, page, false, figures);
+    return failed | watch_figure(out, page, true, figures);
 }
 
 int report_figures_write(FILE *out, const struct report_page *page, int *figures)

@@ -407,15 +407,15 @@ static void watch_row(FILE *out, const struct report_page *page, size_t s, size_
     }
 }
 
-static void watch_table(FILE *out, const struct report_page *page, const unsigned long *levels,
-                        size_t n_levels)
+static int watch_section(FILE *out, const struct report_page *page, const unsigned long *levels,
+                         size_t n_levels, int *figures)
 {
     bool any = false;
     for (size_t s = 0; s < page->n_sides; s++)
         for (size_t r = 0; r < page->sides[s].n_runs; r++)
             for (size_t l = 0; l < page->sides[s].runs[r].n_levels; l++)
                 any |= page->sides[s].runs[r].levels[l].n_watch > 0;
-    if (!any) return;
+    if (!any) return 0;
     static const char *const headers[] = {"level", "tree", "command", "CPU (cores)",
                                           "RSS",   "PSS",  "USS",     "requests per CPU second"};
     fputs("<section id=\"watch\">\n<h2>Watched process trees (--watch)</h2>\n"
@@ -426,8 +426,11 @@ static void watch_table(FILE *out, const struct report_page *page, const unsigne
     fputs("</table>\n<p class=\"note\">CPU is the mean of CPU seconds consumed per second of "
           "the level; RSS, PSS and USS are medians over its seconds. Requests per CPU second is "
           "the level's mean requests per second over the tree's CPU cores: the work the target "
-          "did per second of CPU it consumed.</p>\n</section>\n",
+          "did per second of CPU it consumed.</p>\n",
           out);
+    int failed = report_watch_figures(out, page, figures);
+    fputs("</section>\n", out);
+    return failed;
 }
 
 /* ---- open loop ---- */
@@ -528,7 +531,7 @@ int report_page_write(FILE *out, const struct report_page *page)
     levels_tables(out, page, levels, n_levels);
     int figures = 0;
     int failed = report_figures_write(out, page, &figures);
-    watch_table(out, page, levels, n_levels);
+    failed |= watch_section(out, page, levels, n_levels, &figures);
     open_loop_table(out, page, levels, n_levels);
     fputs("</body>\n</html>\n", out);
     free(levels);

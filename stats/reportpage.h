@@ -32,6 +32,9 @@ int report_page_write(FILE *out, const struct report_page *page);
 /* Every figure; *figures counts them. Returns 0 or -1 (out of memory). */
 int report_figures_write(FILE *out, const struct report_page *page, int *figures);
 
+/* The --watch trees' figures across levels (none without a tree). */
+int report_watch_figures(FILE *out, const struct report_page *page, int *figures);
+
 /* The levels of the page, in the order the first run ran them, then any
  * other run's that the first lacks. *clients is malloc'd (free it). */
 int report_page_levels(const struct report_page *page, unsigned long **clients, size_t *n);

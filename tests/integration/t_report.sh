@@ -107,10 +107,10 @@ t_report_of_ten_levels_with_watch_renders_and_stays_small() {
     need_chromium
     assert_eq "$(cat "$R/levels.rc")" 0 "httpload's exit status"
     # a curve, a bar and a timeline per level; the knee across them, marked
-    check levels figures=6 series:latency-cold=10 series:latency-warm=10 legend:latency-warm=10 \
+    check levels figures=8 series:latency-cold=10 series:latency-warm=10 legend:latency-warm=10 \
         bars:phases=10 series:requests-timeline=10 series:knee=1 marks:knee=1 \
         series:knee-latency=2 rows:counts=10 rows:latency=10 "text:requests per CPU second" \
-        maxbytes=400000
+        series:watch-cpu=1 series:watch-pss=1 legend:watch-pss=1 maxbytes=400000
     # --watch nginx: the tree and its one command name, per level
     python3 "$CHECK" "$R/levels.html" "$R/levels.html" /dev/null rows:watch=20 ||
         fail "the watch table"
