@@ -195,6 +195,7 @@ t_streams_8_over_tls_read_every_waiting_record() {
     read -r calls threads < <(loop_system_calls "$st/t")
     requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["c4.requests"]["samples"][0])' $O)
     echo "system calls $calls in $threads loop threads for $requests requests"
+    assert_ge "$threads" 1 "threads waiting in epoll_wait"
     assert_ge "$requests" 3000 "requests under strace"
     assert_le "$(awk -v c="$calls" -v r="$requests" 'BEGIN{printf "%.3f", c/r}')" 1.0 \
         "system calls per request, HTTP/2 over TLS with 8 streams"
