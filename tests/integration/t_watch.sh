@@ -51,7 +51,14 @@ t_nginx_tree_is_sampled_under_load() {
 # of 1.4 against 5.5 ms (110 ms at worst) on the same host. The send lag
 # shows the walk alone, without the server's share: its p99.5 was 7.6 ms
 # with --watch against 1.6 without on that build.
-t_watch_on_a_crowded_host_does_not_delay_requests() {
+# What this timed test can promise is coarse, and its name says it: the tails
+# with --watch within twice those without plus 1 ms. That catches a delay the
+# size of the old walk's, not a smaller one: at the sub-millisecond tails of a
+# quiet host it lets tails 3 to 4 times longer through, and on a host with a
+# load average of 13 the tails without --watch were 18 to 65 ms. The check
+# that --watch reads nothing on the request loop is the counted one below
+# (t_watch_opens_the_tree_alone_and_never_on_the_request_loop).
+t_watch_on_a_crowded_host_keeps_request_tails_within_twice_plus_1_ms() {
     local pids=() i mode runs=9
     for ((i = 0; i < 2000; i++)); do
         sleep 300 &
