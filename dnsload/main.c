@@ -271,6 +271,7 @@ static const char *const transport_names[] = {"udp", "tcp", "dot", "doh"};
 
 int main(int argc, char **argv)
 {
+    lg_signals_block();
     struct lg_config cfg;
     lg_config_defaults(&cfg, tool, 2ull * 1000000000u);
     cfg.argc = argc;

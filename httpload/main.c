@@ -429,6 +429,7 @@ static void setup_free(struct args *a, struct setup *s)
 
 int main(int argc, char **argv)
 {
+    lg_signals_block();
     struct lg_config cfg;
     lg_config_defaults(&cfg, tool, 10ull * 1000000000u);
     cfg.argc = argc;

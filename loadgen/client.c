@@ -90,9 +90,28 @@ static int submit(struct lg_client *c, struct lg_req *r)
 {
     r->flags |= LG_REQ_SENDING;
     c->sending = r;
+    c->in_send++;
     int rc = c->w->drv->submit(c, r->slot);
+    c->in_send--;
     c->sending = NULL;
     r->flags &= ~(uint32_t)LG_REQ_SENDING;
+    return rc;
+}
+
+/* The driver's flush, and the transport's, are on the send path too. */
+static int drv_flush(struct lg_client *c)
+{
+    c->in_send++;
+    int rc = c->w->drv->flush(c);
+    c->in_send--;
+    return rc;
+}
+
+static int tp_flush(struct lg_client *c)
+{
+    c->in_send++;
+    int rc = c->tp->flush(c);
+    c->in_send--;
     return rc;
 }
 
@@ -100,10 +119,22 @@ static int submit(struct lg_client *c, struct lg_req *r)
  * request that has been waiting since the attempt started. */
 static void read_ready(struct lg_client *c);
 
+/* A connection neither closed nor failed on the send path. */
+static bool usable(const struct lg_client *c)
+{
+    return c->state == LG_CONN_READY && !c->abort_pending;
+}
+
+/* The other slots (and the open loop's backlog) start from whoever called:
+ * the event's kick, the start_requests loop that opened the connection, or
+ * the worker's round after every client's begin. */
 static void conn_ready(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
     c->state = LG_CONN_READY;
+    c->established++;
+    w->store.counters[LG_C_CONNECTIONS]++;
+    if (c->established > 1) w->store.counters[LG_C_RECONNECTS]++;
     watch(c, true, false);
     if (w->drv->on_ready && w->drv->on_ready(c) < 0) {
         conn_abort(c);
@@ -112,19 +143,23 @@ static void conn_ready(struct lg_client *c)
     for (unsigned i = 0; i < w->cfg->slots; i++) {
         struct lg_req *r = &c->slots[i];
         if ((r->flags & LG_REQ_ACTIVE) && (r->flags & LG_REQ_COLD)) {
-            r->sent_ns = lg_now_ns();
+            r->sent_ns = lg_event_fresh(w);
             if (submit(c, r) < 0) {
                 conn_abort(c);
                 return;
             }
         }
     }
-    lg_client_kick(c); /* the other slots, or the open loop's backlog */
     /* what the server sent with the end of the handshake was read with it,
-     * and epoll will not report it again */
-    if (c->state == LG_CONN_READY && c->tp->more(c, 0, 1)) {
-        read_ready(c);
-        lg_client_kick(c);
+     * and epoll will not report it again; on the send path it waits for the
+     * loop like everything else that could end a request */
+    if (usable(c) && c->tp->more(c, 0, 1)) {
+        if (c->in_send) {
+            c->read_pending = true;
+            lg_client_settle_later(c);
+        } else {
+            read_ready(c);
+        }
     }
 }
 
@@ -148,14 +183,13 @@ static void setup_continue(struct lg_client *c, enum lg_step st)
             break;
         }
         const struct lg_stage *done = w->stages[c->stage];
-        uint64_t now = lg_now_ns();
+        uint64_t now = lg_event_fresh(w);
         lg_series_add(&w->store.series[done->phase_series], now - c->phase_ns, &w->rng);
-        if (done == &lg_stage_connect) w->store.counters[LG_C_CONNECTIONS]++;
         if (++c->stage == w->n_stages) {
             conn_ready(c);
             return;
         }
-        c->phase_ns = lg_now_ns();
+        c->phase_ns = lg_event_fresh(w);
         st = w->stages[c->stage]->start(c);
     }
 }
@@ -165,9 +199,10 @@ static void setup_continue(struct lg_client *c, enum lg_step st)
 static void conn_open(struct lg_client *c, uint64_t origin)
 {
     struct lg_worker *w = c->w;
-    uint64_t now = lg_now_ns();
+    uint64_t now = lg_event_fresh(w);
     if (now >= w->deadline_ns && w->cfg->rate <= 0) return;
-    if (c->connections++ > 0) w->store.counters[LG_C_RECONNECTS]++;
+    c->conn_attempts++;
+    w->store.counters[LG_C_CONNECT_ATTEMPTS]++;
     c->conn_start_ns = now;
     c->conn_requests = 0;
     c->close_when_idle = false; /* a connection that failed to open left it as it was */
@@ -184,12 +219,11 @@ static void conn_open(struct lg_client *c, uint64_t origin)
     ev_io_set(&c->wio, c->fd, EV_WRITE);
     c->stage = 0;
     if (w->n_stages == 0) { /* a UDP socket is ready once open */
-        w->store.counters[LG_C_CONNECTIONS]++;
         conn_ready(c);
         return;
     }
     c->state = LG_CONN_SETUP;
-    c->phase_ns = lg_now_ns();
+    c->phase_ns = lg_event_fresh(w);
     setup_continue(c, w->stages[0]->start(c));
 }
 
@@ -198,10 +232,18 @@ static void conn_open(struct lg_client *c, uint64_t origin)
  * iteration, so a refused connection cannot recurse. In a closed loop, a
  * connection on which nothing succeeded waits --retry-delay first, so a
  * target that refuses every connection is not hammered at the generator's
- * full speed; the open loop keeps its schedule. */
+ * full speed; the open loop keeps its schedule. A failure found on the send
+ * path is only recorded there, and aborted from the loop (settle). */
 static void conn_abort(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
+    if (c->in_send) {
+        c->abort_pending = true;
+        lg_client_settle_later(c);
+        return;
+    }
+    c->abort_pending = false;
+    lg_req_settle_ends(c); /* what ended before the failure keeps its own class */
     int cls = c->fail_class ? c->fail_class : LG_ERR_RESET;
     for (unsigned i = 0; i < w->cfg->slots && c->inflight; i++)
         if (c->slots[i].flags & LG_REQ_ACTIVE) lg_req_finish(c, &c->slots[i], cls, false);
@@ -210,74 +252,136 @@ static void conn_abort(struct lg_client *c)
     if (!w->draining && !w->stopped) {
         double delay = 0.;
         if (w->cfg->rate <= 0 && !c->conn_succeeded) delay = (double)w->cfg->retry_delay_ns / 1e9;
+        ev_timer_stop(w->loop, &c->restart);
         ev_timer_set(&c->restart, delay, 0.);
         ev_timer_start(w->loop, &c->restart);
     }
     lg_worker_maybe_finish(w);
 }
 
+/* Closed loop: a peer that refused (an ICMP error on a datagram socket)
+ * gets --retry-delay before the client's next request, as a refused TCP
+ * connect does; the open loop keeps its schedule. */
+void lg_client_peer_refused(struct lg_client *c)
+{
+    struct lg_worker *w = c->w;
+    if (w->cfg->rate > 0 || w->draining || w->stopped || ev_is_active(&c->restart)) return;
+    ev_timer_set(&c->restart, (double)w->cfg->retry_delay_ns / 1e9, 0.);
+    ev_timer_start(w->loop, &c->restart);
+}
+
 /* --- when requests start --------------------------------------------------- */
 
 /* Starts a warm request on the ready connection. False when the client
- * cannot go on now (the deadline passed, or the connection failed). */
+ * cannot go on now (the deadline passed, or the connection failed). In an
+ * open loop the request waits for the kernel to accept its bytes (after the
+ * driver's write, or its flush at the end of the kick) for its send lag. */
 static bool send_warm(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
-    uint64_t now = lg_now_ns();
+    bool open_loop = w->cfg->rate > 0;
+    /* the closed loop's start is a sample's origin: a fresh read; the open
+     * loop's origin is the schedule, and its start only decides the deadline */
+    uint64_t now = open_loop ? lg_event_now(w) : lg_event_fresh(w);
     /* a closed loop stops at the deadline; an open loop's requests due before
      * it start until the drain begins, however late the generator woke */
-    if (now >= w->deadline_ns && w->cfg->rate <= 0) return false;
-    uint64_t origin = w->cfg->rate > 0 ? lg_schedule_due(w, c, c->started) : now;
+    if (now >= w->deadline_ns && !open_loop) return false;
+    uint64_t origin = open_loop ? lg_schedule_due(w, c, c->started) : now;
     struct lg_req *r = lg_req_start(c, origin, now, false);
+    if (open_loop) {
+        r->flags |= LG_REQ_UNSENT;
+        c->n_unsent++;
+    }
     if (submit(c, r) < 0) {
         conn_abort(c);
         return false;
     }
-    /* a datagram that waits for the socket takes its sample when it leaves */
-    if ((r->flags & (LG_REQ_ACTIVE | LG_REQ_QUEUED)) == LG_REQ_ACTIVE) lg_req_record_send_lag(w, r);
-    return c->state == LG_CONN_READY;
+    return usable(c);
+}
+
+/* Whether the client may start a request now (the loop below rechecks each
+ * time: a send can fail the connection or pause the client). */
+static bool may_start(const struct lg_client *c)
+{
+    const struct lg_worker *w = c->w;
+    return !w->stopped && !w->draining && !c->abort_pending && !ev_is_active(&c->restart) &&
+           (w->cfg->rate <= 0 || c->started < c->due);
 }
 
 /* Starts what the client may start now: in a closed loop, as many requests
- * as the connection carries; in an open loop, its due requests in order. */
+ * as the connection carries; in an open loop, its due requests in order. At
+ * most the slots free on entry: a request that ends on the send path keeps
+ * its slot until the loop settles it, so no client can hold its loop. */
 static void start_requests(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
-    bool open_loop = w->cfg->rate > 0;
-    if (w->stopped) return;
+    if (w->stopped || c->abort_pending) return;
+    c->in_send++;
     if (c->state == LG_CONN_READY && c->close_when_idle && c->inflight == 0) {
         /* what the driver still has to say (HTTP/2's GOAWAY) goes out first */
-        if (w->drv->flush && w->drv->flush(c) < 0)
+        if (w->drv->flush && drv_flush(c) < 0)
             conn_abort(c);
         else
             conn_close(c);
     }
-    if (w->draining || ev_is_active(&c->restart)) return;
-    for (;;) {
-        if (open_loop && c->started == c->due) return;
+    for (unsigned budget = c->n_free; budget > 0 && may_start(c); budget--) {
         if (c->state == LG_CONN_CLOSED) {
-            if (c->inflight == 0) conn_open(c, open_loop ? lg_schedule_due(w, c, c->started) : 0);
-            return;
+            if (c->inflight) break;
+            conn_open(c, w->cfg->rate > 0 ? lg_schedule_due(w, c, c->started) : 0);
+            continue; /* a datagram socket is ready at once: its other slots follow */
         }
-        if (c->state != LG_CONN_READY || c->close_when_idle || !c->n_free ||
-            c->inflight >= c->capacity)
-            return;
-        if (!send_warm(c)) return;
+        if (!usable(c) || c->close_when_idle || !c->n_free || c->inflight >= c->capacity) break;
+        if (!send_warm(c)) break;
     }
+    c->in_send--;
 }
 
 void lg_client_kick(struct lg_client *c)
 {
     start_requests(c);
     /* what the driver gathered in this event goes out in one write */
-    if (c->state == LG_CONN_READY && c->w->drv->flush && c->w->drv->flush(c) < 0) conn_abort(c);
+    if (usable(c) && c->w->drv->flush && drv_flush(c) < 0) conn_abort(c);
+    if (c->n_unsent && !c->outq_len && usable(c)) lg_req_accepted(c);
 }
 
 static void on_restart(struct ev_loop *loop, ev_timer *t, int revents)
 {
     struct lg_client *c = t->data;
     c->w->event_ns = 0;
+    lg_client_settle(c);
     lg_client_kick(c);
+    lg_worker_maybe_finish(c->w);
+}
+
+/* --- what the send path leaves for the loop ------------------------------ */
+
+void lg_client_settle_later(struct lg_client *c)
+{
+    struct lg_worker *w = c->w;
+    if (c->settle_queued) return;
+    c->settle_queued = true;
+    c->settle_next = NULL;
+    if (w->settle_tail)
+        w->settle_tail->settle_next = c;
+    else
+        w->settle_head = c;
+    w->settle_tail = c;
+    lg_worker_want_settle(w);
+}
+
+/* From the loop, never from a send path: the requests that ended there are
+ * counted (their slots free again), a connection that failed there is
+ * aborted, input read ahead with a handshake is read. The next kick is the
+ * caller's. */
+void lg_client_settle(struct lg_client *c)
+{
+    if (c->in_send) return; /* cannot happen: settling is the loop's */
+    lg_req_settle_ends(c);
+    if (c->abort_pending) conn_abort(c);
+    if (c->read_pending) {
+        c->read_pending = false;
+        if (usable(c)) read_ready(c);
+    }
 }
 
 uint64_t lg_client_stop(struct lg_client *c)
@@ -288,10 +392,15 @@ uint64_t lg_client_stop(struct lg_client *c)
     return unsent;
 }
 
+/* The client's first attempt, and nothing more: the worker kicks every
+ * client once all have begun, so each makes its first attempt before any
+ * makes its second. The open loop's requests start from the schedule. */
 void lg_client_begin(struct lg_client *c)
 {
-    /* the open loop's requests start from the worker's schedule */
-    if (c->w->cfg->rate <= 0) conn_open(c, 0);
+    if (c->w->cfg->rate > 0) return;
+    c->in_send++;
+    conn_open(c, 0);
+    c->in_send--;
 }
 
 void lg_client_teardown(struct lg_client *c)
@@ -307,6 +416,7 @@ void lg_client_teardown(struct lg_client *c)
 
 void lg_client_abandon(struct lg_client *c)
 {
+    lg_client_settle(c); /* what ended or failed before the level did counts as such */
     for (unsigned i = 0; i < c->w->cfg->slots && c->inflight; i++)
         if (c->slots[i].flags & LG_REQ_ACTIVE) lg_req_finish(c, &c->slots[i], 0, true);
 }
@@ -330,9 +440,12 @@ void lg_client_timeout(struct lg_req *r)
         lg_client_kick(c);
         return;
     }
-    /* The connection's state is unknown after a timeout: close it, and what
-     * else was in flight on it is lost to the same timeout. */
-    c->fail_class = cls;
+    /* The connection's state is unknown after a timeout: close it. This
+     * request timed out; what else was in flight on it is lost to the
+     * timeout too, unless the driver recorded a cause of its own as it gave
+     * up (a write that failed): the first recorded cause stands. */
+    if (lg_req_active(c, r->slot)) lg_req_finish(c, r, cls, false);
+    if (!c->fail_class) c->fail_class = cls;
     conn_abort(c);
 }
 
@@ -391,13 +504,20 @@ static void read_ready(struct lg_client *c)
             conn_abort(c);
         return;
     }
-    if (c->write_waits_read && output_state(c, c->tp->flush(c)) < 0) conn_abort(c);
+    if (c->write_waits_read && output_state(c, tp_flush(c)) < 0) conn_abort(c);
+}
+
+/* Whether the client's send path left work for the loop. */
+static inline bool settle_due(const struct lg_client *c)
+{
+    return c->ends_pending | c->abort_pending | c->read_pending;
 }
 
 static void on_read_event(struct ev_loop *loop, ev_io *io, int revents)
 {
     struct lg_client *c = io->data;
     c->w->event_ns = 0;
+    if (settle_due(c)) lg_client_settle(c); /* what its send path left comes first */
     if (c->state == LG_CONN_SETUP)
         setup_continue(c, c->w->stages[c->stage]->step(c));
     else if (c->state == LG_CONN_READY)
@@ -411,6 +531,7 @@ static void on_write_event(struct ev_loop *loop, ev_io *io, int revents)
     struct lg_client *c = io->data;
     struct lg_worker *w = c->w;
     w->event_ns = 0;
+    if (settle_due(c)) lg_client_settle(c);
     if (c->state == LG_CONN_SETUP) {
         setup_continue(c, w->stages[c->stage]->step(c));
     } else if (c->state == LG_CONN_READY) {
@@ -418,16 +539,19 @@ static void on_write_event(struct ev_loop *loop, ev_io *io, int revents)
         c->read_waits_write = false;
         int rc = c->write_waits_read ? LG_IO_WANT_READ : LG_IO_DONE;
         if (c->outq_len && !c->write_waits_read) {
-            rc = c->tp->flush(c);
+            rc = tp_flush(c);
             flushed = true;
         }
         if (output_state(c, rc) < 0) {
             conn_abort(c);
         } else {
             if (resume_read) read_ready(c);
-            if (flushed && rc == LG_IO_DONE && c->state == LG_CONN_READY && w->drv->on_writable &&
-                w->drv->on_writable(c) < 0)
-                conn_abort(c);
+            if (flushed && rc == LG_IO_DONE && usable(c) && w->drv->on_writable) {
+                c->in_send++;
+                int wrc = w->drv->on_writable(c);
+                c->in_send--;
+                if (wrc < 0) conn_abort(c);
+            }
         }
     }
     lg_client_kick(c);
@@ -496,10 +620,13 @@ bool lg_conn_last_request(const struct lg_client *c)
     return c->close_when_idle;
 }
 
+/* The first recorded cause stands: a failure that follows from it (a flush
+ * that fails after a reset) does not rename it. */
 void lg_conn_fail(struct lg_client *c, int error_class, const char *detail)
 {
-    c->fail_class = lg_checked_class(c->w, error_class);
-    if (detail) lg_store_error(c->w, c->fail_class, detail);
+    int cls = lg_checked_class(c->w, error_class);
+    if (!c->fail_class) c->fail_class = cls;
+    if (detail) lg_store_error(c->w, cls, detail);
 }
 
 void lg_fail_run(struct lg_client *c, const char *why)

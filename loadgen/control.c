@@ -114,14 +114,28 @@ static void *control_main(void *arg)
     }
 }
 
+static void run_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+}
+
+void lg_signals_block(void)
+{
+    sigset_t set;
+    run_signals(&set);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
 int lg_control_start(const struct lg_config *cfg)
 {
     (void)cfg;
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    /* blocked here, before any thread exists, so every thread inherits it */
+    run_signals(&set);
+    /* main() blocked them before any thread existed (lg_signals_block), so
+     * every thread (the --log writer, the workers) inherits the mask; this
+     * only covers a caller that did not */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     atomic_store(&interrupted_by, 0);
     C.quit = false;

@@ -11,8 +11,8 @@ struct lg_config;
 struct lg_worker;
 struct lg_level_result;
 
-/* Blocks the signals in the calling thread, before any other thread exists,
- * and starts the control thread. -1 with errno when it cannot. */
+/* Starts the control thread, which takes SIGINT and SIGTERM (blocked by
+ * lg_signals_block in main()). -1 with errno when it cannot. */
 int lg_control_start(const struct lg_config *cfg);
 /* Joins the control thread; pending signals stay blocked. */
 void lg_control_stop(void);

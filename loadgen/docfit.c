@@ -1,23 +1,13 @@
 /* Fitting the document into --max-doc-bytes. See docfit.h. The sizes are
- * exact: the document is measured by writing it to /dev/null, each series by
- * formatting its samples as the writer does. */
+ * exact: the document is measured by formatting it without writing it, each
+ * series by formatting its samples as the writer does. */
 #include "loadgen/docfit.h"
 #include "loadgen/jsonout.h"
 #include "loadgen/results.h"
 #include "loadgen/rng.h"
 
-#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
-#include <unistd.h>
-
-static size_t document_bytes(const struct lg_level_result *levels, size_t n_levels)
-{
-    int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    size_t bytes = 0;
-    if (fd >= 0 && lg_results_write(fd, levels, n_levels, &bytes) < 0) bytes = SIZE_MAX;
-    if (fd >= 0) close(fd);
-    return fd >= 0 ? bytes : SIZE_MAX;
-}
 
 /* The bytes of a series' samples with the commas between them. */
 static size_t samples_bytes(const uint64_t *ns, size_t n)
@@ -43,7 +33,7 @@ static void keep_random(uint64_t *ns, size_t n, size_t k, struct lg_rng *rng)
 int lg_results_fit(struct lg_level_result *levels, size_t n_levels, size_t max_bytes,
                    struct lg_rng *rng, FILE *report, const char *tool, size_t *need)
 {
-    size_t total = document_bytes(levels, n_levels);
+    size_t total = lg_results_size(levels, n_levels);
     if (total <= max_bytes) return 0;
     /* what cannot be cut, and what can, both counted with the shortest
      * possible series (one sample each) */
@@ -81,7 +71,7 @@ int lg_results_fit(struct lg_level_result *levels, size_t n_levels, size_t max_b
         if (bytes <= max_bytes) break;
         share = (double)(max_bytes - at_least) / (double)(bytes - at_least) * 0.99;
     }
-    total = document_bytes(levels, n_levels);
+    total = lg_results_size(levels, n_levels);
     if (total > max_bytes) { /* cannot happen unless a length was miscounted */
         *need = total;
         return -1;

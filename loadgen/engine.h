@@ -21,6 +21,7 @@ enum lg_error {
     LG_ERR_CONNECT_TIMEOUT,
     LG_ERR_CONNECT, /* any other connect failure (unreachable, no ports) */
     LG_ERR_PROXY_REFUSED,
+    LG_ERR_PROXY_TIMEOUT, /* the proxy did not answer CONNECT within --timeout */
     LG_ERR_TLS_HANDSHAKE,
     LG_ERR_TLS_VERIFY,
     LG_ERR_RESET,
@@ -162,6 +163,11 @@ struct lg_meta_section {
     const struct lg_meta_field *fields;
     size_t n_fields;
 };
+
+/* Blocks SIGINT and SIGTERM: the first call of a tool's main(), before any
+ * thread exists, so that every thread inherits the mask and the run's
+ * control thread alone takes them, whatever options start threads early. */
+void lg_signals_block(void);
 
 /* Runs every level, writes the document to stdout and the summary to stderr.
  * Returns the exit status. `meta` is the tool's part of --meta, or NULL. */

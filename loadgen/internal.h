@@ -33,8 +33,9 @@ enum lg_counter_id {
     LG_C_REQUESTS,
     LG_C_ERRORS,
     LG_C_UNFINISHED,
-    LG_C_CONNECTIONS,
-    LG_C_RECONNECTS,
+    LG_C_CONNECT_ATTEMPTS, /* connections (UDP sockets) a client tried to open */
+    LG_C_CONNECTIONS,      /* of those, the ones established */
+    LG_C_RECONNECTS,       /* established after the client's first established one */
     LG_C_BYTES_RECEIVED,
     LG_C_SCHEDULED,    /* open loop only: requests the schedule made due */
     LG_C_UNSENT,       /* open loop only: due but never started */
@@ -64,6 +65,8 @@ enum lg_req_flags {
     LG_REQ_FIRST_BYTE = 4,
     LG_REQ_SENDING = 8, /* its submit runs: its bytes are not on the wire yet */
     LG_REQ_QUEUED = 16, /* its message waits for the socket (the datagram transport) */
+    LG_REQ_ENDED = 32,  /* it ended on the send path: settled from the loop (end_cls, end_ns) */
+    LG_REQ_UNSENT = 64, /* open loop: its bytes are not accepted by the kernel yet */
 };
 
 /* A request in flight. Timeouts are the same for every request, so the
@@ -72,14 +75,18 @@ enum lg_req_flags {
 struct lg_req {
     struct lg_req *prev, *next;
     struct lg_client *client;
-    uint64_t origin_ns;   /* latency origin: attempt start, send time or scheduled time */
-    uint64_t sent_ns;     /* when the request went out (ttfb origin) */
+    uint64_t origin_ns; /* latency origin: attempt start, start time or scheduled time */
+    /* ttfb origin: the start (closed loop), or when the kernel accepted the
+     * request's bytes (open loop: the end of its send lag) */
+    uint64_t sent_ns;
     uint64_t deadline_ns; /* timeout */
     uint64_t first_byte_ns;
+    uint64_t end_ns; /* LG_REQ_ENDED: when it ended */
     uint32_t flags;
     uint32_t slot;
-    uint32_t seq;   /* counts the slot's requests: tells a queued message's request apart */
-    uint32_t group; /* the driver's request group (lg_req_group), 0: none */
+    uint32_t seq;    /* counts the slot's requests: tells a queued message's request apart */
+    uint32_t group;  /* the driver's request group (lg_req_group), 0: none */
+    int32_t end_cls; /* LG_REQ_ENDED: its class */
 };
 
 enum lg_conn_state {
@@ -104,7 +111,8 @@ struct lg_client {
     uint64_t conn_start_ns; /* attempt start of the current connection */
     uint64_t phase_ns;      /* start of the current setup stage */
     struct lg_tunnel_state tunnel;
-    unsigned connections; /* connections opened in this level */
+    unsigned conn_attempts; /* connections it tried to open in this level */
+    unsigned established;   /* of those, the ones set up */
     unsigned inflight;
     unsigned capacity;      /* requests the current connection carries at once */
     struct lg_req *sending; /* the request whose submit runs, so a transport can tag it */
@@ -115,8 +123,16 @@ struct lg_client {
     /* output the socket did not take yet, in the transport's own format */
     uint8_t *outq;
     size_t outq_len, outq_off, outq_cap;
-    ev_timer restart;    /* deferred kick after a failure, so failures cannot recurse */
+    ev_timer restart;    /* the next kick, after --retry-delay or when a failure is settled */
     bool conn_succeeded; /* a request completed on the current connection */
+    /* The send path (client.c) and what it leaves for the loop: the depth of
+     * send-path calls running, a connection failure found on it, requests
+     * that ended on it (LG_REQ_ENDED), and the settle queue's link. */
+    unsigned in_send;
+    bool abort_pending, ends_pending, read_pending;
+    bool settle_queued;
+    struct lg_client *settle_next;
+    unsigned n_unsent; /* open loop: started requests whose bytes wait (LG_REQ_UNSENT) */
     /* open loop: the client's requests the schedule made due, and those
      * started; the difference is its backlog, waiting for a slot */
     uint64_t due, started;
@@ -152,7 +168,9 @@ struct lg_worker {
     uint64_t level_start_ns, deadline_ns;
     uint64_t sec_end_ns; /* end of the current whole second of the timeline */
     size_t sec_index;
-    uint64_t event_ns; /* clock read for the current event, or 0 */
+    /* the latest clock read of the current event (0: none yet): a request
+     * that starts or ends in the event never reads an earlier one */
+    uint64_t event_ns;
     bool draining, stopped;
     /* in-flight requests in start order */
     struct lg_req inflight; /* sentinel */
@@ -161,6 +179,12 @@ struct lg_worker {
     ev_timer deadline_timer;
     ev_timer tick_timer;
     ev_async wakeup;
+    /* clients with send-path work to settle, in the order they queued: a
+     * check watcher settles them after the event's callbacks, an idle one
+     * keeps the loop from sleeping while any wait */
+    struct lg_client *settle_head, *settle_tail;
+    ev_check settle_check;
+    ev_idle settle_idle;
     /* open loop (schedule.c) */
     struct lg_schedule {
         int fd; /* timerfd; -1 in a closed loop */
@@ -192,13 +216,20 @@ const char *lg_error_description(const struct lg_driver *d, unsigned cls);
 
 /* request.c */
 /* Starts a request in a free slot: latency counts from `origin` (its
- * scheduled time in an open loop), `now` is a fresh clock read as it goes out. */
+ * scheduled time in an open loop); `now`, the event's latest clock read, is
+ * its start (and its sent time until its bytes are accepted, open loop). */
 struct lg_req *lg_req_start(struct lg_client *c, uint64_t origin, uint64_t now, bool cold);
 /* Ends it: a success (cls 0) is sampled, an error counted by class, an
- * unfinished one counted as such; the slot is free again. */
+ * unfinished one counted as such; the slot is free again. On the send path
+ * (c->in_send) the end is only recorded, and settled from the loop. */
 void lg_req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinished);
+/* Settles the ends the send path recorded (LG_REQ_ENDED). */
+void lg_req_settle_ends(struct lg_client *c);
 /* The open loop's send lag of a request whose bytes have just left. */
 void lg_req_record_send_lag(struct lg_worker *w, const struct lg_req *r);
+/* Open loop: the kernel accepted the bytes of every request of c still
+ * waiting for that (LG_REQ_UNSENT): one clock read stamps them all. */
+void lg_req_accepted(struct lg_client *c);
 /* An error class as it will be counted (one out of range becomes reset). */
 int lg_checked_class(const struct lg_worker *w, int cls);
 
@@ -206,12 +237,18 @@ int lg_checked_class(const struct lg_worker *w, int cls);
 /* The transport's calls back: an ICMP error on a datagram socket (charged to
  * the oldest request whose bytes left), and a queued request's bytes left. */
 void lg_conn_peer_error(struct lg_client *c, int err);
+/* Closed loop: the client waits --retry-delay after a peer's refusal. */
+void lg_client_peer_refused(struct lg_client *c);
 void lg_req_departed(struct lg_client *c, struct lg_req *r);
 void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void *state_mem,
                      struct lg_req *slot_mem, uint32_t *free_mem);
 void lg_client_begin(struct lg_client *c); /* level start: connect or arm the schedule */
 void lg_client_teardown(struct lg_client *c);
 void lg_client_kick(struct lg_client *c);
+/* Queues c for the worker's settle watchers (its send path left work). */
+void lg_client_settle_later(struct lg_client *c);
+/* Settles what c's send path left: ended requests, a failed connection. */
+void lg_client_settle(struct lg_client *c);
 void lg_client_timeout(struct lg_req *r);
 /* The deadline: no more restarts; returns the client's due requests that never started. */
 uint64_t lg_client_stop(struct lg_client *c);
@@ -225,6 +262,8 @@ void lg_worker_maybe_finish(struct lg_worker *w);
 /* The level's deadline: no request starts from now; the drain window begins. */
 void lg_worker_deadline(struct lg_worker *w);
 void lg_worker_init_async(struct lg_worker *w);
+/* Starts the settle watchers; client.c queues, worker.c settles. */
+void lg_worker_want_settle(struct lg_worker *w);
 
 /* store.c */
 int lg_store_init(struct lg_store *s, unsigned n_classes, unsigned n_extra, size_t max_samples,
@@ -238,6 +277,14 @@ void lg_store_error(struct lg_worker *w, int cls, const char *detail);
 static inline uint64_t lg_event_now(struct lg_worker *w)
 {
     if (!w->event_ns) w->event_ns = lg_now_ns();
+    return w->event_ns;
+}
+
+/* A fresh clock read, which becomes the event's latest: what ends later in
+ * the same event is never stamped before it. */
+static inline uint64_t lg_event_fresh(struct lg_worker *w)
+{
+    w->event_ns = lg_now_ns();
     return w->event_ns;
 }
 

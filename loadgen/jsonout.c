@@ -19,11 +19,21 @@ int lg_jsonout_open(struct lg_jsonout *o, int fd, size_t cap)
 
 int lg_jsonout_flush(struct lg_jsonout *o)
 {
-    size_t off = 0;
-    while (off < o->len && !o->failed) {
+    if (o->fd < 0 && !o->failed && !o->stopped) o->written += o->len;
+    size_t off = o->fd < 0 ? o->len : 0;
+    while (off < o->len && !o->failed && !o->stopped) {
         ssize_t n = write(o->fd, o->buf + off, o->len - off);
         if (n < 0) {
             if (errno == EINTR) continue;
+            if (errno == EAGAIN && o->full) {
+                int next = o->full(o, o->full_arg);
+                if (next == 0) continue;
+                if (next > 0)
+                    o->stopped = 1;
+                else
+                    o->failed = 1;
+                break;
+            }
             o->failed = 1;
             o->err = errno;
             break;

@@ -8,16 +8,24 @@
 #include <stdint.h>
 
 struct lg_jsonout {
-    int fd;
+    int fd; /* -1: nothing is written, only counted (the document's size) */
     char *buf;
     size_t len, cap;
     int failed; /* a write failed: errno is kept in err */
     int err;
+    int stopped;    /* `full` took the rest over: what follows is dropped */
     size_t written; /* bytes handed to write() so far */
+    /* When fd is non-blocking and full (EAGAIN): 0 to write again, 1 to stop
+     * (stopped is set, the rest is dropped), -1 to fail with o->err. NULL
+     * makes EAGAIN a failure like any other. */
+    int (*full)(struct lg_jsonout *o, void *arg);
+    void *full_arg;
 };
 
+/* A writer to fd (-1: counts only), with a buffer of cap bytes. */
 int lg_jsonout_open(struct lg_jsonout *o, int fd, size_t cap);
-/* Flushes and frees the buffer; returns -1 if any write failed. */
+/* Flushes and frees the buffer; returns -1 if any write failed (not when
+ * the writer was stopped). */
 int lg_jsonout_close(struct lg_jsonout *o);
 int lg_jsonout_flush(struct lg_jsonout *o);
 

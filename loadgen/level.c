@@ -155,11 +155,17 @@ static int collect_counters(struct lg_levels *lv, struct lg_level_result *res,
     const struct lg_worker *ws = lv->ws;
     const struct lg_driver *drv = lv->drv;
     const char *const counter_names[LG_C__COUNT] = {
-        "attempts",       "requests",
-        "errors",         "unfinished",
-        "connections",    "reconnects",
-        "bytes_received", "scheduled",
-        "unsent",         ws[0].tp->blocked_counter, /* NULL: the transport does not count them */
+        "attempts",
+        "requests",
+        "errors",
+        "unfinished",
+        "connect_attempts",
+        "connections",
+        "reconnects",
+        "bytes_received",
+        "scheduled",
+        "unsent",
+        ws[0].tp->blocked_counter, /* NULL: the transport does not count them */
     };
     for (unsigned i = 0; i < lv->nw; i++)
         for (int k = 0; k < LG_C__COUNT; k++)
@@ -227,6 +233,19 @@ static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
     res->scheduled = totals[LG_C_SCHEDULED];
     res->unsent = totals[LG_C_UNSENT];
     return collect_error_details(lv, res);
+}
+
+/* client_attempts: each client's attempts, one sample per client, so that a
+ * reader can see every client made progress (and how evenly) without --log. */
+static int collect_client_attempts(struct lg_level_result *res, const struct cohort *co,
+                                   unsigned mine)
+{
+    if (mine == 0) return 0;
+    double *v = malloc((size_t)mine * sizeof(*v));
+    if (!v) return -1;
+    for (unsigned j = 0; j < mine; j++)
+        v[j] = (double)co->clients[j].attempts;
+    return lg_result_add(res, "client_attempts", "count", v, mine, mine);
 }
 
 /* Spreads the shard's clients of the level over the workers, in order of
@@ -317,7 +336,7 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
         (double)((end < start + cfg->duration_ns ? end : start + cfg->duration_ns) - start) / 1e9;
     for (unsigned j = 0; j < mine; j++)
         if (co.clients[j].attempts == 0) res->idle_clients++;
-    if (level_collect(lv, res) < 0) goto out;
+    if (level_collect(lv, res) < 0 || collect_client_attempts(res, &co, mine) < 0) goto out;
     level_active = false;
     if (lg_control_level_end(res) < 0) goto out;
     if (lg_selfwatch_collect(res, lv->ws, lv->nw, cfg, lv->drv) < 0) goto out;

@@ -134,6 +134,13 @@ static void hand_off(struct lg_reqlog *log, unsigned i, bool want_new)
     log->out[i].o.cap = LOG_BUF;
 }
 
+/* Milliseconds from a to b, signed: a moment out of order (which the engine
+ * never produces) shows as a negative number, never as a wrapped one. */
+static double ms_between(uint64_t a, uint64_t b)
+{
+    return b >= a ? (double)(b - a) / 1e6 : -(double)(a - b) / 1e6;
+}
+
 void lg_reqlog_write(struct lg_reqlog *log, struct lg_client *c, const struct lg_req *r,
                      uint64_t done_ns, int cls)
 {
@@ -152,22 +159,22 @@ void lg_reqlog_write(struct lg_reqlog *log, struct lg_client *c, const struct lg
     lg_json_lit(o, ",\"client\":");
     lg_json_u64(o, c->id);
     lg_json_lit(o, ",\"connection\":");
-    lg_json_u64(o, c->connections);
+    lg_json_u64(o, c->conn_attempts);
     lg_json_lit(o, ",\"request\":");
     lg_json_u64(o, c->conn_requests);
     lg_json_lit(o, (r->flags & LG_REQ_COLD) ? ",\"cold\":true" : ",\"cold\":false");
     lg_json_lit(o, ",\"origin_ms\":");
-    lg_json_double(o, (double)(int64_t)(r->origin_ns - t0) / 1e6);
+    lg_json_double(o, ms_between(t0, r->origin_ns));
     lg_json_lit(o, ",\"sent_ms\":");
-    lg_json_double(o, (double)(int64_t)(r->sent_ns - t0) / 1e6);
+    lg_json_double(o, ms_between(t0, r->sent_ns));
     if (r->flags & LG_REQ_FIRST_BYTE) {
         lg_json_lit(o, ",\"ttfb_ms\":");
-        lg_json_double(o, (double)(r->first_byte_ns - r->sent_ns) / 1e6);
+        lg_json_double(o, ms_between(r->sent_ns, r->first_byte_ns));
     }
     lg_json_lit(o, ",\"done_ms\":");
-    lg_json_double(o, (double)(int64_t)(done_ns - t0) / 1e6);
+    lg_json_double(o, ms_between(t0, done_ns));
     lg_json_lit(o, ",\"latency_ms\":");
-    lg_json_double(o, (double)(done_ns - r->origin_ns) / 1e6);
+    lg_json_double(o, ms_between(r->origin_ns, done_ns));
     lg_json_lit(o, ",\"outcome\":");
     if (cls < 0)
         lg_json_str(o, "unfinished");

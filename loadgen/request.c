@@ -11,7 +11,8 @@ void lg_req_record_send_lag(struct lg_worker *w, const struct lg_req *r)
 }
 
 /* Starts a request whose latency counts from `origin` (its scheduled time in
- * an open loop); `now` is a fresh clock read taken as it goes out. */
+ * an open loop); `now` is the event's latest clock read: the start, and the
+ * sent time until the open loop stamps when the bytes were accepted. */
 struct lg_req *lg_req_start(struct lg_client *c, uint64_t origin, uint64_t now, bool cold)
 {
     struct lg_worker *w = c->w;
@@ -40,12 +41,13 @@ int lg_checked_class(const struct lg_worker *w, int cls)
     return cls > 0 && (unsigned)cls < w->n_classes ? cls : LG_ERR_RESET;
 }
 
-void lg_req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinished)
+/* Samples and counts a request that ended at `now`, and frees its slot. */
+static void req_record(struct lg_client *c, struct lg_req *r, int cls, bool unfinished,
+                       uint64_t now)
 {
     struct lg_worker *w = c->w;
     struct lg_store *st = &w->store;
-    uint64_t now = lg_event_now(w);
-    lg_worker_untrack(w, r);
+    if (r->flags & LG_REQ_UNSENT) c->n_unsent--;
     if (unfinished) {
         st->counters[LG_C_UNFINISHED]++;
     } else if (cls == LG_OK) {
@@ -75,10 +77,62 @@ void lg_req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinish
     c->free_slots[c->n_free++] = r->slot;
 }
 
+/* On the send path an end is only recorded: the request leaves the timeout
+ * list (it cannot time out any more) but keeps its slot until the loop
+ * settles it, so the path that sends cannot start another in its place. */
+void lg_req_finish(struct lg_client *c, struct lg_req *r, int cls, bool unfinished)
+{
+    struct lg_worker *w = c->w;
+    if (r->flags & LG_REQ_ENDED) { /* ended on the send path: its own class stands */
+        if (c->in_send) return;
+        r->flags &= ~(uint32_t)LG_REQ_ENDED;
+        req_record(c, r, r->end_cls, false, r->end_ns);
+        return;
+    }
+    lg_worker_untrack(w, r);
+    if (c->in_send && !unfinished) {
+        r->flags |= LG_REQ_ENDED;
+        r->end_cls = cls;
+        r->end_ns = lg_event_now(w);
+        c->ends_pending = true;
+        lg_client_settle_later(c);
+        return;
+    }
+    req_record(c, r, cls, unfinished, lg_event_now(w));
+}
+
+void lg_req_settle_ends(struct lg_client *c)
+{
+    if (!c->ends_pending) return;
+    c->ends_pending = false;
+    for (unsigned i = 0; i < c->w->cfg->slots; i++)
+        if (c->slots[i].flags & LG_REQ_ENDED) lg_req_finish(c, &c->slots[i], 0, false);
+}
+
+/* Open loop: one clock read for every request of c whose bytes the kernel
+ * has just accepted; each takes its send lag from it. */
+void lg_req_accepted(struct lg_client *c)
+{
+    struct lg_worker *w = c->w;
+    uint64_t now = lg_event_fresh(w);
+    for (unsigned i = 0; i < w->cfg->slots && c->n_unsent; i++) {
+        struct lg_req *r = &c->slots[i];
+        if (!(r->flags & LG_REQ_UNSENT)) continue;
+        r->flags &= ~(uint32_t)LG_REQ_UNSENT;
+        c->n_unsent--;
+        r->sent_ns = now;
+        lg_req_record_send_lag(w, r);
+    }
+}
+
+/* A queued datagram left: in an open loop its send lag ends now. */
 void lg_req_departed(struct lg_client *c, struct lg_req *r)
 {
     r->flags &= ~(uint32_t)LG_REQ_QUEUED;
-    r->sent_ns = lg_now_ns();
+    if (!(r->flags & LG_REQ_UNSENT)) return;
+    r->flags &= ~(uint32_t)LG_REQ_UNSENT;
+    c->n_unsent--;
+    r->sent_ns = lg_event_fresh(c->w);
     lg_req_record_send_lag(c->w, r);
 }
 
@@ -88,7 +142,8 @@ void lg_conn_peer_error(struct lg_client *c, int err)
     struct lg_req *oldest = NULL;
     for (unsigned i = 0; i < c->w->cfg->slots; i++) {
         struct lg_req *r = &c->slots[i];
-        if ((r->flags & LG_REQ_ACTIVE) && !(r->flags & (LG_REQ_SENDING | LG_REQ_QUEUED)) &&
+        if ((r->flags & LG_REQ_ACTIVE) &&
+            !(r->flags & (LG_REQ_SENDING | LG_REQ_QUEUED | LG_REQ_ENDED)) &&
             (!oldest || r->sent_ns < oldest->sent_ns))
             oldest = r;
     }
@@ -96,6 +151,7 @@ void lg_conn_peer_error(struct lg_client *c, int err)
     int cls = d->on_socket_error ? d->on_socket_error(c, err, oldest ? (int)oldest->slot : -1)
                                  : LG_ERR_CONNECT_REFUSED;
     if (oldest && cls) lg_req_finish(c, oldest, cls, false);
+    lg_client_peer_refused(c);
 }
 
 void lg_note_error(struct lg_client *c, int error_class, const char *detail)
@@ -106,7 +162,7 @@ void lg_note_error(struct lg_client *c, int error_class, const char *detail)
 void lg_req_first_byte(struct lg_client *c, unsigned slot)
 {
     struct lg_req *r = &c->slots[slot];
-    if (!(r->flags & LG_REQ_FIRST_BYTE)) {
+    if (!(r->flags & (LG_REQ_FIRST_BYTE | LG_REQ_ENDED))) {
         r->flags |= LG_REQ_FIRST_BYTE;
         r->first_byte_ns = lg_event_now(c->w);
     }
@@ -115,12 +171,13 @@ void lg_req_first_byte(struct lg_client *c, unsigned slot)
 void lg_req_done(struct lg_client *c, unsigned slot, int error_class)
 {
     struct lg_req *r = &c->slots[slot];
-    if (r->flags & LG_REQ_ACTIVE) lg_req_finish(c, r, error_class, false);
+    if ((r->flags & (LG_REQ_ACTIVE | LG_REQ_ENDED)) == LG_REQ_ACTIVE)
+        lg_req_finish(c, r, error_class, false);
 }
 
 bool lg_req_active(const struct lg_client *c, unsigned slot)
 {
-    return (c->slots[slot].flags & LG_REQ_ACTIVE) != 0;
+    return (c->slots[slot].flags & (LG_REQ_ACTIVE | LG_REQ_ENDED)) == LG_REQ_ACTIVE;
 }
 
 void lg_req_group(struct lg_client *c, unsigned slot, unsigned group)

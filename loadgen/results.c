@@ -71,35 +71,48 @@ void lg_result_free(struct lg_level_result *r, unsigned n_classes)
     memset(r, 0, sizeof(*r));
 }
 
-int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_levels, size_t *bytes)
+void lg_results_write_to(struct lg_jsonout *o, const struct lg_level_result *levels,
+                         size_t n_levels)
 {
-    struct lg_jsonout o;
-    if (lg_jsonout_open(&o, fd, 1 << 20) < 0) return -1;
-    lg_json_lit(&o, "{\"metrics\": {");
+    lg_json_lit(o, "{\"metrics\": {");
     bool first = true;
     for (size_t l = 0; l < n_levels; l++) {
         const struct lg_level_result *r = &levels[l];
         char prefix[32];
         snprintf(prefix, sizeof(prefix), "c%u.", r->clients);
-        for (size_t i = 0; i < r->n; i++) {
+        /* nothing more goes out: formatting the rest would only delay the exit */
+        for (size_t i = 0; i < r->n && !o->failed && !o->stopped; i++) {
             const struct lg_metric *m = &r->m[i];
             char key[512];
             snprintf(key, sizeof(key), "%s%s", prefix, m->name);
-            lg_json_lit(&o, first ? "\n  " : ",\n  ");
+            lg_json_lit(o, first ? "\n  " : ",\n  ");
             first = false;
-            lg_json_str(&o, key);
-            lg_json_lit(&o, ": {\"unit\": ");
-            lg_json_str(&o, m->unit);
-            lg_json_lit(&o, ", \"samples\": [");
+            lg_json_str(o, key);
+            lg_json_lit(o, ": {\"unit\": ");
+            lg_json_str(o, m->unit);
+            lg_json_lit(o, ", \"samples\": [");
             if (m->ns)
-                lg_json_ns_as_ms(&o, m->ns, m->n);
+                lg_json_ns_as_ms(o, m->ns, m->n);
             else
-                lg_json_doubles(&o, m->v, m->n);
-            lg_json_lit(&o, "]}");
+                lg_json_doubles(o, m->v, m->n);
+            lg_json_lit(o, "]}");
         }
     }
-    lg_json_lit(&o, "\n}}\n");
+    lg_json_lit(o, "\n}}\n");
+}
+
+int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_levels, size_t *bytes)
+{
+    struct lg_jsonout o;
+    if (lg_jsonout_open(&o, fd, 1 << 20) < 0) return -1;
+    lg_results_write_to(&o, levels, n_levels);
     int rc = lg_jsonout_close(&o);
     if (bytes) *bytes = o.written;
     return rc;
+}
+
+size_t lg_results_size(const struct lg_level_result *levels, size_t n_levels)
+{
+    size_t bytes;
+    return lg_results_write(-1, levels, n_levels, &bytes) < 0 ? SIZE_MAX : bytes;
 }

@@ -54,5 +54,13 @@ void lg_result_free(struct lg_level_result *r, unsigned n_classes);
 /* Writes {"metrics": {...}} for every level to fd. Returns -1 if writing
  * failed; *bytes (may be NULL) gets the document's length. */
 int lg_results_write(int fd, const struct lg_level_result *levels, size_t n_levels, size_t *bytes);
+/* The same into a writer the caller opened (and closes); it stops early
+ * once the writer failed or was stopped. */
+struct lg_jsonout;
+void lg_results_write_to(struct lg_jsonout *o, const struct lg_level_result *levels,
+                         size_t n_levels);
+/* The document's length in bytes, formatted but written nowhere (SIZE_MAX
+ * when memory ran out). */
+size_t lg_results_size(const struct lg_level_result *levels, size_t n_levels);
 
 #endif

@@ -8,6 +8,7 @@
 #include "loadgen/docfit.h"
 #include "loadgen/meta.h"
 #include "loadgen/outfile.h"
+#include "loadgen/pipedoc.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/results.h"
 #include "loadgen/schedule.h"
@@ -201,6 +202,7 @@ static size_t run_levels(struct lg_levels *lv, struct lg_level_result *results,
 struct outputs {
     struct lg_reqlog *log;
     struct lg_outfile doc, meta;
+    uint64_t handoff_ns; /* how long a child may take to write stdout's rest */
 };
 
 /* Opens them before anything runs, so an unwritable path is a usage error,
@@ -209,6 +211,7 @@ static int outputs_open(const struct lg_config *cfg, const struct lg_driver *drv
 {
     memset(o, 0, sizeof(*o));
     o->doc.fd = o->meta.fd = -1;
+    if (lg_pipedoc_bound(cfg->tool, &o->handoff_ns) < 0) return -1;
     const char *what = "--log", *path = cfg->log_path;
     if (cfg->log_path && !(o->log = lg_reqlog_open(cfg->log_path, drv, lg_error_name))) goto fail;
     what = "--output";
@@ -245,9 +248,9 @@ static int outputs_write(const struct lg_config *cfg, const struct lg_driver *dr
             return LG_EXIT_FAILED;
         }
     }
-    int fd = o->doc.fd >= 0 ? o->doc.fd : STDOUT_FILENO;
-    if (lg_results_write(fd, results, done, NULL) < 0 ||
-        (o->doc.fd >= 0 && lg_outfile_commit(&o->doc) < 0)) {
+    int rc = o->doc.fd >= 0 ? lg_results_write(o->doc.fd, results, done, NULL)
+                            : lg_pipedoc_write(results, done, cfg->tool, o->handoff_ns);
+    if (rc < 0 || (o->doc.fd >= 0 && lg_outfile_commit(&o->doc) < 0)) {
         fprintf(stderr, "%s: writing the document to %s failed: %s\n", cfg->tool,
                 cfg->output_path ? cfg->output_path : "stdout", strerror(errno));
         return LG_EXIT_FAILED;

@@ -73,8 +73,7 @@ static void arm(struct lg_worker *w)
 static void on_timer(struct ev_loop *loop, ev_io *io, int revents)
 {
     struct lg_worker *w = io->data;
-    w->event_ns = 0;
-    uint64_t now = lg_now_ns();
+    uint64_t now = lg_event_fresh(w);
     dispatch(w, now);
     if (now >= w->deadline_ns)
         lg_worker_deadline(w); /* drains, and stops this timer */

@@ -44,9 +44,11 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
             (unsigned long long)r->unfinished);
     if (cfg->rate > 0)
         fprintf(out, "; rate %.1f/s of %.1f/s requested", (double)r->attempts / secs, cfg->rate);
-    fprintf(out, "\n  connections %.0f, reconnects %.0f, %.0f bytes received%s\n",
-            count_of(r, "connections"), count_of(r, "reconnects"), count_of(r, "bytes_received"),
-            r->interrupted ? " (interrupted)" : "");
+    fprintf(out,
+            "\n  connections %.0f established of %.0f attempted, reconnects %.0f, %.0f bytes "
+            "received%s\n",
+            count_of(r, "connections"), count_of(r, "connect_attempts"), count_of(r, "reconnects"),
+            count_of(r, "bytes_received"), r->interrupted ? " (interrupted)" : "");
     if (r->unsent)
         fprintf(out,
                 "  %llu of %llu scheduled requests were never sent: the target or the "

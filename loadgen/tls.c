@@ -150,12 +150,23 @@ static enum lg_step tls_handshake_start(struct lg_client *c)
         lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE, "cannot create a TLS session");
         return LG_STEP_FAILED;
     }
-    if (t->sni) SSL_set_tlsext_host_name(ssl, t->sni);
+    /* Both fail only when memory runs out; going on would send no SNI or,
+     * worse, verify no name: the connection fails instead. */
+    if (t->sni && SSL_set_tlsext_host_name(ssl, t->sni) != 1) {
+        SSL_free(ssl);
+        lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE, "cannot set the server name (SNI) of a TLS session");
+        return LG_STEP_FAILED;
+    }
     if (t->verify_host) {
         /* An IP literal is checked against the certificate's IP addresses. */
         X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
-        if (X509_VERIFY_PARAM_set1_ip_asc(param, t->verify_host) != 1)
-            SSL_set1_host(ssl, t->verify_host);
+        if (X509_VERIFY_PARAM_set1_ip_asc(param, t->verify_host) != 1 &&
+            SSL_set1_host(ssl, t->verify_host) != 1) {
+            SSL_free(ssl);
+            lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE,
+                         "cannot set the name the server's certificate must match");
+            return LG_STEP_FAILED;
+        }
     }
     if (t->resume && c->tls_session) SSL_set_session(ssl, c->tls_session);
     SSL_set_connect_state(ssl);

@@ -70,13 +70,15 @@ static bool udp_more(const struct lg_client *c, size_t n, size_t len)
     return false; /* one datagram per event: a further one is reported again */
 }
 
-/* One send(): 1 sent, 0 the socket is full, -1 failed. A pending ICMP error
- * is reported by the send that follows it and the datagram was not sent: the
- * error is charged and the datagram tried again (each error is reported once,
- * so this ends). */
+/* One send(): 1 sent, 0 the socket is full (or keeps reporting errors), -1
+ * failed. A pending ICMP error is reported by the send that follows it and
+ * the datagram was not sent: the error is charged (the engine settles it
+ * from the loop) and the send tried again, a few times at most: errors that
+ * keep coming (a flood of them) leave the datagram queued for the next
+ * writable event, after the loop's other work. */
 static int send_one(struct lg_client *c, const uint8_t *buf, size_t len)
 {
-    for (;;) {
+    for (int tries = 0; tries < 4;) {
         ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
         if (n == (ssize_t)len) return 1;
         int err = n < 0 ? errno : EMSGSIZE;
@@ -84,11 +86,13 @@ static int send_one(struct lg_client *c, const uint8_t *buf, size_t len)
         if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) return 0;
         if (is_peer_error(err)) {
             lg_conn_peer_error(c, err);
+            tries++;
             continue;
         }
         lg_conn_fail(c, LG_ERR_SEND, strerror(err));
         return -1;
     }
+    return 0;
 }
 
 static int queue(struct lg_client *c, const uint8_t *buf, size_t len)

@@ -88,7 +88,7 @@ static enum lg_step tunnel_start(struct lg_client *c)
 const struct lg_stage lg_stage_tunnel = {
     .name = "tunnel",
     .phase_series = LG_S_PROXY_CONNECT,
-    .timeout_class = LG_ERR_PROXY_REFUSED,
+    .timeout_class = LG_ERR_PROXY_TIMEOUT,
     .timeout_detail = "the proxy did not answer CONNECT",
     .start = tunnel_start,
     .step = tunnel_step,

@@ -132,8 +132,47 @@ static void on_wakeup(struct ev_loop *loop, ev_async *a, int revents)
     end_drain(w);
 }
 
+/* Settles every client queued when it began (what the send path left), in
+ * queue order; clients that queue while it runs wait for the next round. */
+static void settle_queued(struct lg_worker *w)
+{
+    struct lg_client *c = w->settle_head, *last = w->settle_tail;
+    w->settle_head = w->settle_tail = NULL;
+    w->event_ns = 0;
+    while (c) {
+        struct lg_client *next = c == last ? NULL : c->settle_next;
+        c->settle_queued = false;
+        lg_client_settle(c);
+        lg_client_kick(c);
+        c = next;
+    }
+    if (!w->settle_head) {
+        ev_check_stop(w->loop, &w->settle_check);
+        ev_idle_stop(w->loop, &w->settle_idle);
+    }
+    lg_worker_maybe_finish(w);
+}
+
+static void on_settle_check(struct ev_loop *loop, ev_check *ck, int revents)
+{
+    settle_queued(ck->data);
+}
+
+/* Only keeps the loop from sleeping while clients wait: the check watcher
+ * settles them, once per iteration, after the iteration's other callbacks. */
+static void on_settle_idle(struct ev_loop *loop, ev_idle *id, int revents) {}
+
+void lg_worker_want_settle(struct lg_worker *w)
+{
+    if (!ev_is_active(&w->settle_check)) ev_check_start(w->loop, &w->settle_check);
+    if (!ev_is_active(&w->settle_idle)) ev_idle_start(w->loop, &w->settle_idle);
+}
+
 void lg_worker_init_async(struct lg_worker *w)
 {
+    ev_check_init(&w->settle_check, on_settle_check);
+    ev_idle_init(&w->settle_idle, on_settle_idle);
+    w->settle_check.data = w->settle_idle.data = w;
     ev_async_init(&w->wakeup, on_wakeup);
     w->wakeup.data = w;
     ev_async_start(w->loop, &w->wakeup);
@@ -146,6 +185,7 @@ void lg_worker_run_level(struct lg_worker *w)
     struct ev_loop *loop = w->loop;
     w->inflight.next = w->inflight.prev = &w->inflight;
     w->n_inflight = 0;
+    w->settle_head = w->settle_tail = NULL;
     w->sec_end_ns = w->level_start_ns + LG_NS_PER_S;
     w->sec_index = 0;
 
@@ -166,14 +206,25 @@ void lg_worker_run_level(struct lg_worker *w)
     lg_selfwatch_worker_begin(w, now);
 
     if (!w->stopped) {
-        for (unsigned i = 0; i < w->n_clients; i++) {
+        unsigned begun = 0;
+        for (; begun < w->n_clients; begun++) {
             /* tens of thousands of connects take a while: a signal or a
              * failure must not wait for all of them */
-            if ((i & 255) == 255 && (lg_control_interrupted() || lg_control_failure())) break;
+            if ((begun & 255) == 255 && (lg_control_interrupted() || lg_control_failure())) break;
             w->event_ns = 0;
-            lg_client_begin(&w->clients[i]);
+            lg_client_begin(&w->clients[begun]);
         }
-        if (w->cfg->rate > 0) lg_schedule_begin(w);
+        /* every client has made its first attempt: what their sends left is
+         * settled, and those whose connection is ready at once (a datagram
+         * socket) start the rest of their slots; the others start theirs
+         * when their setup completes */
+        if (w->cfg->rate > 0) {
+            lg_schedule_begin(w);
+        } else {
+            settle_queued(w);
+            for (unsigned i = 0; i < begun; i++)
+                if (w->clients[i].state == LG_CONN_READY) lg_client_kick(&w->clients[i]);
+        }
         ev_run(loop, 0);
     }
 
@@ -182,6 +233,9 @@ void lg_worker_run_level(struct lg_worker *w)
     ev_timer_stop(loop, &w->timeout_timer);
     w->event_ns = 0;
     end_drain(w); /* anything still in flight (interrupted) is unfinished */
+    ev_check_stop(loop, &w->settle_check);
+    ev_idle_stop(loop, &w->settle_idle);
+    w->settle_head = w->settle_tail = NULL;
     on_tick(loop, &w->tick_timer, 0);
     lg_selfwatch_worker_end(w); /* before teardown closes the sockets */
     for (unsigned i = 0; i < w->n_clients; i++)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "stats/docscan.h"
+#include "stats/strictnum.h"
 
 /* ---- samples ---- */
 
@@ -125,6 +126,11 @@ static int read_sample(struct reader *r, const char *key, size_t index, double *
         return docscan_fail(r, DOCREAD_INVALID,
                             "metric \"%.100s\": samples[%zu] (%.40s) overflows a double", key,
                             index, r->number);
+    if (fabs(value) >= 1e308 && strictnum_out_of_range(r->number, len))
+        return docscan_fail(r, DOCREAD_INVALID,
+                            "metric \"%.100s\": samples[%zu] (%.40s) is out of range for "
+                            "serde_json, the harness's JSON reader, which reads it as infinity",
+                            key, index, r->number);
     *out = value;
     return 0;
 }

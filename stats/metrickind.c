@@ -43,6 +43,8 @@ enum stats_metric_kind stats_metric_kind(const char *key, enum stats_unit unit)
     const char *metric = stats_key_metric(key);
     if (stats_unit_is_rate(unit)) return STATS_KIND_TIMELINE;
     if (stats_metric_is_gauge(key)) return STATS_KIND_SAMPLES;
+    /* one count per client: a distribution, pooled like samples */
+    if (strcmp(metric, "client_attempts") == 0) return STATS_KIND_SAMPLES;
     if (unit == STATS_UNIT_COUNT || unit == STATS_UNIT_OPERATIONS) return STATS_KIND_COUNT;
     if (unit == STATS_UNIT_BYTES && strcmp(metric, "bytes_received") == 0) return STATS_KIND_COUNT;
     return STATS_KIND_SAMPLES;

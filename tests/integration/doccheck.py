@@ -2,11 +2,14 @@
 """Checks a collector document against the contract of shared/DESIGN.md and
 evaluates assertions over it, for the integration tests.
 
-usage: doccheck.py FILE [--invariants] [EXPR ...]
+usage: doccheck.py FILE [--idle-clients-ok] [--invariants] [EXPR ...]
 
 The document must be exactly one JSON object with the single key "metrics", a
 non-empty map of metrics, each with a known unit and a non-empty list of finite
-numbers. --invariants checks, for every level, the accounting identities:
+numbers. Every level that carries client_attempts (one sample per client) must
+show every client making progress: each client made at least one attempt
+(unless --idle-clients-ok: the test expects an invalid level), and the
+clients' attempts add up to the level's attempts. --invariants checks, for every level, the accounting identities:
 attempts = requests + errors + unfinished, errors = sum of errors.<class>,
 scheduled = attempts + unsent (open loop),
 requests = cold + warm latency samples (when nothing was sampled away).
@@ -90,8 +93,25 @@ def main(argv):
     def levels():
         return sorted({int(k[1:k.index(".")]) for k in m})
 
+    idle_ok = "--idle-clients-ok" in argv[2:]
+    for c in levels():
+        p = "c%d." % c
+        per = s(p + "client_attempts")
+        if not per:
+            continue
+        if sum(per) != v(p + "attempts"):
+            errs.append("%s client_attempts add up to %s, attempts is %s" % (p, sum(per), v(p + "attempts")))
+        idle = sum(1 for x in per if x < 1)
+        if idle and not idle_ok:
+            errs.append("%s %d of %d clients made no attempt (client_attempts min %s, max %s)"
+                        % (p, idle, len(per), min(per), max(per)))
+        if len(per) > c:
+            errs.append("%s client_attempts has %d samples for %d clients" % (p, len(per), c))
+
     env = {"s": s, "n": n, "v": v, "has": has, "levels": levels, "m": m}
     for arg in argv[2:]:
+        if arg == "--idle-clients-ok":
+            continue
         if arg == "--invariants":
             for c in levels():
                 p = "c%d." % c

@@ -80,7 +80,8 @@ def main():
     for key, val in merged.items():
         metric = key[len(p):]
         # exact counts; the per-second gauges (generator_*, watch.*) are pooled
-        if val["unit"] in ("count", "bytes") and not metric.startswith(("generator_", "watch.")):
+        if (val["unit"] in ("count", "bytes") and not metric.startswith(("generator_", "watch."))
+                and metric != "client_attempts"):
             total = sum(count(s, key) for s in shards)
             if count(merged, key) != total:
                 errs.append("%s: merged %s, shards sum to %s" % (key, count(merged, key), total))
@@ -98,6 +99,11 @@ def main():
         if len(one[p + "requests_per_second"]["samples"]) != len(rps):
             errs.append("single run %d has %d per-second bins, the merge %d"
                         % (j + 1, len(one[p + "requests_per_second"]["samples"]), len(rps)))
+
+    # every client of every shard: one client_attempts sample each, all made progress
+    ca = merged.get(p + "client_attempts", {}).get("samples", [])
+    if len(ca) != c or min(ca, default=0) < 1:
+        errs.append("merged client_attempts: %d samples (min %s) for %d clients" % (len(ca), min(ca, default=None), c))
 
     # connections: exactly the clients, each shard its share
     if count(merged, p + "connections") != c:

@@ -39,7 +39,7 @@ t_connection_close_reconnects_without_errors() {
     assert_eq "$RC" 0 "exit status"
     doc $O --invariants "v('c3.errors')==0" "v('c3.reconnects')>10" \
         "v('c3.connections')==v('c3.requests')" "n('c3.latency_cold_ms')==v('c3.requests')" \
-        "v('c3.reconnects')==v('c3.connections')-3"
+        "v('c3.reconnects')==v('c3.connections')-3" "v('c3.connect_attempts')==v('c3.connections')"
 }
 
 t_status_404_is_a_status_error_and_exit_1() {
@@ -127,10 +127,15 @@ t_unix_socket() {
     doc $O --invariants "v('c2.connections')==2" "v('c2.requests')>10"
 }
 
+# connections, reconnects and connect_attempts count the same kind of thing
+# (connections established; attempts apart): against a closed port the
+# summary used to read "connections 0, reconnects 41784".
 t_closed_port_is_connect_refused() {
-    run_tool $O $E $H -c 2 -d 300ms "http://127.0.0.1:1/"
+    run_tool $O $E $H -c 2 -d 300ms --retry-delay 10ms "http://127.0.0.1:1/"
     assert_eq "$RC" 1 "exit status"
-    doc $O --invariants "v('c2.errors.connect_refused')==v('c2.errors')" "v('c2.connections')==0"
+    doc $O --invariants "v('c2.errors.connect_refused')==v('c2.errors')" "v('c2.connections')==0" \
+        "v('c2.reconnects')==0" "v('c2.connect_attempts')==v('c2.attempts')" "v('c2.attempts')>4"
+    assert_contains $E "connections 0 established of"
 }
 
 t_proxy_absolute_form_through_squid_keeps_alive() {
@@ -170,6 +175,32 @@ t_proxy_refusing_connect_is_proxy_refused() {
     assert_eq "$RC" 1 "exit status"
     doc $O "v('c1.errors.proxy_refused')>0"
     assert_contains $E "proxy answered CONNECT with 403"
+}
+
+# A proxy that never answers CONNECT is a timeout, not a refusal.
+t_proxy_silent_on_connect_is_proxy_timeout() {
+    need_httpfault || { fail "fixture did not start"; return; }
+    run_tool $O $E $H -c 2 -d 300ms --timeout 300ms -x "http://127.0.0.1:$HTTPFAULT_PORT" \
+        "https://127.0.0.1:1/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.errors.proxy_timeout')==v('c2.attempts')" "not has('c2.errors.proxy_refused')"
+    assert_contains $E "the proxy did not answer CONNECT within the --timeout"
+}
+
+# A name setting that fails (as it does out of memory) fails the connection:
+# hostname verification or SNI is never silently off.
+t_tls_name_settings_that_fail_fail_the_connection() {
+    local so=$TMPROOT/failssl.so what
+    cc -shared -fPIC -O2 -o "$so" "$TESTDIR/../fixtures/failssl.c" -ldl ||
+        { fail "cannot build the fixture"; return; }
+    for what in host sni; do
+        run_tool $O $E env LD_PRELOAD="$so" FAILSSL=$what \
+            ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" $H -c 2 -d 300ms --http 1.1 \
+            --cacert "$CA_PEM" "https://localhost:$NGINX_HTTPS_PORT/"
+        assert_eq "$RC" 1 "exit status ($what)"
+        doc $O --invariants "v('c2.errors.tls_handshake')==v('c2.attempts')" "v('c2.requests')==0"
+    done
+    assert_contains $E "cannot set the server name (SNI)"
 }
 
 t_mitm_proxy_with_its_ca() {

@@ -77,6 +77,7 @@ is true|{"metrics": {"c1.x": {"unit": "count", "samples": [true]}}}
 is NaN|{"metrics": {"c1.x": {"unit": "count", "samples": [NaN]}}}
 is Infinity|{"metrics": {"c1.x": {"unit": "count", "samples": [Infinity]}}}
 overflows a double|{"metrics": {"c1.x": {"unit": "count", "samples": [1e999]}}}
+out of range for serde_json|{"metrics": {"c1.x": {"unit": "count", "samples": [1.7976931348623158e308]}}}
 appears twice|{"metrics": {$m, $m}}
 DOCS
 }
@@ -264,7 +265,7 @@ for key, v in m.items():
     metric = key.split(".", 1)[1]
     empty = {"unit": v["unit"], "samples": []}
     x, y = a.get(key, empty)["samples"], b.get(key, empty)["samples"]
-    gauge = metric.startswith(("watch.", "generator_")) or metric == "loop_lag_ms"
+    gauge = metric.startswith(("watch.", "generator_")) or metric in ("loop_lag_ms", "client_attempts")
     if v["unit"] == "requests_per_second":
         kind, want = "timeline", [p + q for p, q in zip(x, y)]
     elif not gauge and (v["unit"] == "count" or metric == "bytes_received"):
@@ -519,7 +520,7 @@ for key, m in doc.items():
     fam = families[name]
     samples = {(s.name, s.labels.get("quantile")): s.value for s in fam.samples if s.labels["clients"] == clients}
     xs = sorted(m["samples"])
-    gauge = metric.startswith(("watch.", "generator_")) or metric == "loop_lag_ms"
+    gauge = metric.startswith(("watch.", "generator_")) or metric in ("loop_lag_ms", "client_attempts")
     if not gauge and (m["unit"] == "count" or metric == "bytes_received"):
         if fam.type != "counter" or samples != {(name + "_total", None): xs[0]}:
             bad("%s: counter %s %s, expected %s" % (key, fam.type, samples, xs[0]))

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Documents a harness can rely on: --max-doc-bytes keeps the document within
-# what a pipe nobody reads until the process exits can take, -o writes it
-# whole under a temporary name and renames it, and what cannot be written is
-# said at once.
+# a size the user chooses, -o writes it whole under a temporary name and
+# renames it, and what cannot be written is said at once. (A harness that
+# reads stdout only after the exit needs neither: t_harness.sh.)
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/servers.sh"
 source "$(dirname "$0")/servers_dns.sh"
@@ -38,8 +38,6 @@ PY
 t_max_doc_bytes_lets_a_harness_read_after_exit() {
     need_knot || { fail "knot did not start"; return; }
     local q=(-s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 8 -d 2s -q)
-    # the pitfall: a 2 s run's document (about 1 MB) fills the pipe and blocks
-    assert_eq "$(harness 8 "$DNSLOAD" "${q[@]}")" "blocked" "without --max-doc-bytes"
     local r
     r=$(harness 15 "$DNSLOAD" "${q[@]}" --max-doc-bytes 60000)
     assert_eq "${r% *}" "exited 0" "with --max-doc-bytes 60000"
@@ -48,6 +46,9 @@ t_max_doc_bytes_lets_a_harness_read_after_exit() {
         "v('c8.requests')>n('c8.latency_warm_ms')+n('c8.latency_cold_ms')" \
         "n('c8.requests_per_second')==2" "n('c8.latency_warm_ms')>1000"
     assert_contains $E "c8.latency_warm_ms keeps [0-9]* of [0-9]* samples"
+    if grep -q "stdout (a pipe)" $E; then
+        fail "a document within the pipe's 64 KiB made the tool say something about it"
+    fi
 }
 
 t_max_doc_bytes_too_small_for_the_counts_is_an_error() {

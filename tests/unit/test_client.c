@@ -2,8 +2,11 @@
  * with a fake transport over a socketpair: a read that must wait for
  * writability stops the read watcher (a level-triggered one would spin), an
  * error class a driver gets wrong is counted in range, --conn-requests ends
- * each connection after N requests (the driver told which is the last), and
- * a request's group gets its latency sample too. */
+ * each connection after N requests (the driver told which is the last), a
+ * request's group gets its latency sample too, and a request that ends on
+ * the send path (inside submit) is settled from the loop: the call that
+ * sends starts no more than the slots that were free, so no client can hold
+ * its loop. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -97,7 +100,7 @@ static struct {
 static int churn_submit(struct lg_client *c, unsigned slot)
 {
     if (submits.n == MAX_SUBMITS) return 0; /* unanswered: the client waits from here on */
-    submits.connection[submits.n] = c->connections;
+    submits.connection[submits.n] = c->conn_attempts;
     submits.last[submits.n] = lg_conn_last_request(c);
     lg_req_group(c, slot, 1 + submits.n % 2);
     submits.n++;
@@ -149,6 +152,7 @@ static void run_client(struct fixture *f, const struct lg_driver *d, uint64_t co
     w->rbuf_len = sizeof(f->rbuf);
     w->inflight.next = w->inflight.prev = &w->inflight;
     ev_init(&w->timeout_timer, on_timeouts);
+    lg_worker_init_async(w);
     w->level_start_ns = lg_now_ns();
     w->deadline_ns = w->level_start_ns + f->cfg.duration_ns;
     assert_int_equal(lg_store_init(&w->store, w->n_classes, 0, 100, 1), 0);
@@ -241,12 +245,266 @@ static void conn_requests_ends_each_connection_after_n(void **state)
     free(f);
 }
 
+/* The ender: each submit ends the oldest other request in flight (as an
+ * ICMP error reported by send() does), up to ENDER_CAP submits. */
+enum { ENDER_SLOTS = 4, ENDER_CAP = 1000 };
+static unsigned ender_submits;
+
+static int ender_submit(struct lg_client *c, unsigned slot)
+{
+    if (++ender_submits >= ENDER_CAP) return 0;
+    for (unsigned i = 0; i < ENDER_SLOTS; i++)
+        if (i != slot && lg_req_active(c, i)) {
+            lg_req_done(c, i, LG_ERR_SEND);
+            break;
+        }
+    return 0;
+}
+
+static const struct lg_driver ender_drv = {
+    .name = "ender",
+    .submit = ender_submit,
+    .on_read = drv_on_read,
+};
+
+static void request_ending_in_its_send_path_waits_for_the_loop(void **state)
+{
+    struct lg_config cfg = {.tool = "test", .slots = ENDER_SLOTS};
+    cfg.timeout_ns = 10ull * LG_NS_PER_S;
+    cfg.duration_ns = 10ull * LG_NS_PER_S;
+    cfg.retry_delay_ns = 0;
+    struct lg_target tgt;
+    memset(&tgt, 0, sizeof(tgt));
+    struct lg_worker *w = calloc(1, sizeof(*w));
+    struct lg_client *c = calloc(2, sizeof(*c));
+    struct lg_req slots[2 * ENDER_SLOTS];
+    uint32_t free_slots[2 * ENDER_SLOTS];
+    uint8_t rbuf[64];
+    assert_non_null(w);
+    assert_non_null(c);
+    w->cfg = &cfg;
+    w->drv = &ender_drv;
+    w->tgt = &tgt;
+    w->tp = &fake;
+    w->n_classes = LG_ERR__BASE_COUNT;
+    w->loop = ev_loop_new(EVFLAG_AUTO);
+    w->rbuf = rbuf;
+    w->rbuf_len = sizeof(rbuf);
+    w->inflight.next = w->inflight.prev = &w->inflight;
+    ev_init(&w->timeout_timer, on_timeouts);
+    lg_worker_init_async(w);
+    w->level_start_ns = lg_now_ns();
+    w->deadline_ns = w->level_start_ns + cfg.duration_ns;
+    assert_int_equal(lg_store_init(&w->store, w->n_classes, 0, 100, 1), 0);
+    w->clients = c;
+    w->n_clients = 2;
+    peer_fd = -1;
+    for (unsigned i = 0; i < 2; i++)
+        lg_client_setup(w, &c[i], i, NULL, &slots[i * ENDER_SLOTS], &free_slots[i * ENDER_SLOTS]);
+    ender_submits = 0;
+    lg_client_begin(&c[0]);
+    assert_int_equal(ender_submits, 1); /* its first attempt, and nothing more */
+    lg_client_kick(&c[0]);
+    /* the other three slots, each ending an earlier request: those slots
+     * stay taken until the loop settles them (the old engine started a new
+     * request in each at once, up to the cap) */
+    assert_int_equal(ender_submits, ENDER_SLOTS);
+    assert_int_equal(c[0].inflight, ENDER_SLOTS);
+    assert_int_equal(w->store.counters[LG_C_ERRORS], 0);
+    assert_non_null(w->settle_head);
+    /* one loop iteration settles them (counted as send errors) and lets the
+     * client start again, a slot-full at a time */
+    ev_run(w->loop, EVRUN_NOWAIT);
+    assert_int_equal(w->store.counters[LG_C_ERRORS], ENDER_SLOTS - 1);
+    assert_int_equal(w->store.errors[LG_ERR_SEND], ENDER_SLOTS - 1);
+    assert_true(ender_submits <= 2 * ENDER_SLOTS);
+    for (unsigned i = 0; i < 2; i++) {
+        lg_client_abandon(&c[i]);
+        lg_client_teardown(&c[i]);
+    }
+    assert_int_equal(w->store.counters[LG_C_ATTEMPTS], w->store.counters[LG_C_REQUESTS] +
+                                                           w->store.counters[LG_C_ERRORS] +
+                                                           w->store.counters[LG_C_UNFINISHED]);
+    if (peer_fd >= 0) close(peer_fd);
+    ev_check_stop(w->loop, &w->settle_check);
+    ev_idle_stop(w->loop, &w->settle_idle);
+    lg_store_free(&w->store, w->n_classes);
+    ev_loop_destroy(w->loop);
+    free(c);
+    free(w);
+}
+
+/* The flusher: its flush (the end of every kick) ends the oldest request in
+ * flight, as an HTTP/2 flush does when it closes streams. */
+static unsigned flusher_submits, flusher_ends;
+
+static int flusher_submit(struct lg_client *c, unsigned slot)
+{
+    flusher_submits++;
+    return 0;
+}
+
+static int flusher_flush(struct lg_client *c)
+{
+    for (unsigned i = 0; i < ENDER_SLOTS && flusher_ends < 3; i++)
+        if (lg_req_active(c, i)) {
+            lg_req_done(c, i, 0);
+            flusher_ends++;
+            break;
+        }
+    return 0;
+}
+
+static const struct lg_driver flusher_drv = {
+    .name = "flusher",
+    .submit = flusher_submit,
+    .on_read = drv_on_read,
+    .flush = flusher_flush,
+};
+
+/* A request that ends in the driver's flush is settled from the loop, and
+ * the client is kicked after it: its slot does not sit free until some
+ * other event happens to come (the old engine freed it with no kick after). */
+static void request_ending_in_flush_is_followed_by_a_kick(void **state)
+{
+    struct lg_config cfg = {.tool = "test", .slots = ENDER_SLOTS};
+    cfg.timeout_ns = 10ull * LG_NS_PER_S;
+    cfg.duration_ns = 10ull * LG_NS_PER_S;
+    struct lg_target tgt;
+    memset(&tgt, 0, sizeof(tgt));
+    struct lg_worker *w = calloc(1, sizeof(*w));
+    struct lg_client c;
+    struct lg_req slots[ENDER_SLOTS];
+    uint32_t free_slots[ENDER_SLOTS];
+    uint8_t rbuf[64];
+    assert_non_null(w);
+    w->cfg = &cfg;
+    w->drv = &flusher_drv;
+    w->tgt = &tgt;
+    w->tp = &fake;
+    w->n_classes = LG_ERR__BASE_COUNT;
+    w->loop = ev_loop_new(EVFLAG_AUTO);
+    w->rbuf = rbuf;
+    w->rbuf_len = sizeof(rbuf);
+    w->inflight.next = w->inflight.prev = &w->inflight;
+    ev_init(&w->timeout_timer, on_timeouts);
+    lg_worker_init_async(w);
+    w->level_start_ns = lg_now_ns();
+    w->deadline_ns = w->level_start_ns + cfg.duration_ns;
+    assert_int_equal(lg_store_init(&w->store, w->n_classes, 0, 100, 1), 0);
+    w->clients = &c;
+    w->n_clients = 1;
+    peer_fd = -1;
+    flusher_submits = flusher_ends = 0;
+    lg_client_setup(w, &c, 0, NULL, slots, free_slots);
+    lg_client_begin(&c);
+    lg_client_kick(&c);
+    assert_int_equal(flusher_submits, ENDER_SLOTS);
+    assert_int_equal(flusher_ends, 1);
+    assert_int_equal(c.inflight, ENDER_SLOTS); /* the ended one keeps its slot for now */
+    ev_run(w->loop, EVRUN_NOWAIT);
+    /* settled (a success), then kicked: a new request took the slot */
+    assert_int_equal(w->store.counters[LG_C_REQUESTS], 1);
+    assert_int_equal(flusher_submits, ENDER_SLOTS + 1);
+    lg_client_abandon(&c);
+    lg_client_teardown(&c);
+    if (peer_fd >= 0) close(peer_fd);
+    ev_check_stop(w->loop, &w->settle_check);
+    ev_idle_stop(w->loop, &w->settle_idle);
+    ev_timer_stop(w->loop, &w->timeout_timer);
+    lg_store_free(&w->store, w->n_classes);
+    ev_loop_destroy(w->loop);
+    free(w);
+}
+
+/* The giver-up: never answered; when a request times out its driver tries
+ * to reset it and the write fails (recorded as a send failure). */
+static int silent_submit(struct lg_client *c, unsigned slot)
+{
+    return 0;
+}
+
+static int failing_on_timeout(struct lg_client *c, unsigned slot)
+{
+    lg_conn_fail(c, LG_ERR_SEND, "the reset could not be written");
+    return -1;
+}
+
+static const struct lg_driver giver_up_drv = {
+    .name = "giver-up",
+    .submit = silent_submit,
+    .on_read = drv_on_read,
+    .on_timeout = failing_on_timeout,
+};
+
+static void on_worker_timeouts(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct lg_worker *w = t->data;
+    struct lg_req *head = &w->inflight;
+    if (head->next != head) lg_client_timeout(head->next);
+}
+
+/* The request that timed out is a timeout; what else was in flight on the
+ * connection is lost to the cause the driver recorded as it gave up (a
+ * write that failed), not renamed a timeout: the first recorded cause stands. */
+static void timeout_keeps_the_recorded_cause_of_the_others(void **state)
+{
+    struct lg_config cfg = {.tool = "test", .slots = 2};
+    cfg.timeout_ns = 10ull * LG_NS_PER_S;
+    cfg.duration_ns = 10ull * LG_NS_PER_S;
+    struct lg_target tgt;
+    memset(&tgt, 0, sizeof(tgt));
+    struct lg_worker *w = calloc(1, sizeof(*w));
+    struct lg_client c;
+    struct lg_req slots[2];
+    uint32_t free_slots[2];
+    uint8_t rbuf[64];
+    assert_non_null(w);
+    w->cfg = &cfg;
+    w->drv = &giver_up_drv;
+    w->tgt = &tgt;
+    w->tp = &fake;
+    w->n_classes = LG_ERR__BASE_COUNT;
+    w->loop = ev_loop_new(EVFLAG_AUTO);
+    w->rbuf = rbuf;
+    w->rbuf_len = sizeof(rbuf);
+    w->inflight.next = w->inflight.prev = &w->inflight;
+    ev_init(&w->timeout_timer, on_worker_timeouts);
+    w->timeout_timer.data = w;
+    lg_worker_init_async(w);
+    w->level_start_ns = lg_now_ns();
+    w->deadline_ns = w->level_start_ns + cfg.duration_ns;
+    w->draining = false;
+    assert_int_equal(lg_store_init(&w->store, w->n_classes, 0, 100, 1), 0);
+    w->clients = &c;
+    w->n_clients = 1;
+    peer_fd = -1;
+    lg_client_setup(w, &c, 0, NULL, slots, free_slots);
+    lg_client_begin(&c);
+    lg_client_kick(&c);
+    assert_int_equal(c.inflight, 2);
+    w->draining = true; /* no restart after the failure */
+    lg_client_timeout(w->inflight.next);
+    assert_int_equal(w->store.errors[LG_ERR_TIMEOUT], 1);
+    assert_int_equal(w->store.errors[LG_ERR_SEND], 1);
+    assert_int_equal(w->store.counters[LG_C_ERRORS], 2);
+    lg_client_teardown(&c);
+    if (peer_fd >= 0) close(peer_fd);
+    ev_timer_stop(w->loop, &w->timeout_timer);
+    lg_store_free(&w->store, w->n_classes);
+    ev_loop_destroy(w->loop);
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(read_that_waits_for_a_write_does_not_spin),
         cmocka_unit_test(error_class_out_of_range_is_counted_in_range),
         cmocka_unit_test(conn_requests_ends_each_connection_after_n),
+        cmocka_unit_test(request_ending_in_its_send_path_waits_for_the_loop),
+        cmocka_unit_test(timeout_keeps_the_recorded_cause_of_the_others),
+        cmocka_unit_test(request_ending_in_flush_is_followed_by_a_kick),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

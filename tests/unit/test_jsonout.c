@@ -1,5 +1,6 @@
 /* The collector writer: number formatting that reads back exactly, string
  * escaping for any bytes, and a whole document written through a pipe. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -158,6 +160,93 @@ static void document_has_one_key_and_prefixed_metrics(void **state)
     lg_result_free(&r, 0);
 }
 
+/* A level of n samples per series, large enough for several buffers. */
+static void big_level(struct lg_level_result *r, size_t n)
+{
+    memset(r, 0, sizeof(*r));
+    r->clients = 8;
+    uint64_t *ns = malloc(n * sizeof(*ns));
+    for (size_t i = 0; i < n; i++)
+        ns[i] = 100000 + i * 37;
+    assert_int_equal(lg_result_add_series(r, "latency_warm_ms", ns, n, n), 0);
+    assert_int_equal(lg_result_add_count(r, "requests", n), 0);
+}
+
+static void size_is_what_the_writer_writes(void **state)
+{
+    struct lg_level_result r;
+    big_level(&r, 300000); /* about 3 MB: three of the writer's buffers */
+    int fd = open("/dev/null", O_WRONLY);
+    size_t written = 0;
+    assert_int_equal(lg_results_write(fd, &r, 1, &written), 0);
+    close(fd);
+    assert_true(written > 2u << 20);
+    assert_int_equal(lg_results_size(&r, 1), written);
+    lg_result_free(&r, 0);
+}
+
+/* `full` callbacks over a non-blocking pipe holding at most its 64 KiB. */
+struct drain {
+    int rfd;
+    size_t got, calls;
+    int answer; /* what to return once the pipe was drained twice */
+};
+
+static int drain_pipe(struct lg_jsonout *o, void *arg)
+{
+    struct drain *d = arg;
+    d->calls++;
+    if (d->calls > 2 && d->answer != 0) {
+        o->err = ETIMEDOUT;
+        return d->answer;
+    }
+    char buf[65536];
+    ssize_t k;
+    while ((k = read(d->rfd, buf, sizeof(buf))) > 0)
+        d->got += (size_t)k;
+    return 0;
+}
+
+static void a_full_pipe_asks_what_next(void **state)
+{
+    struct lg_level_result r;
+    big_level(&r, 100000);
+    size_t size = lg_results_size(&r, 1);
+    const int answers[] = {0, 1, -1}; /* write again, stop, fail */
+    for (size_t a = 0; a < 3; a++) {
+        int answer = answers[a];
+        int fds[2];
+        assert_int_equal(pipe2(fds, O_NONBLOCK), 0);
+        struct drain d = {.rfd = fds[0], .answer = answer};
+        struct lg_jsonout o;
+        assert_int_equal(lg_jsonout_open(&o, fds[1], 1 << 20), 0);
+        o.full = drain_pipe;
+        o.full_arg = &d;
+        lg_results_write_to(&o, &r, 1);
+        int rc = lg_jsonout_close(&o);
+        char buf[65536];
+        ssize_t k;
+        while ((k = read(fds[0], buf, sizeof(buf))) > 0)
+            d.got += (size_t)k;
+        close(fds[0]);
+        close(fds[1]);
+        assert_true(d.calls >= 3);
+        if (answer == 0) { /* room was made each time: the whole document */
+            assert_int_equal(rc, 0);
+            assert_int_equal(d.got, size);
+            assert_int_equal(o.written, size);
+        } else { /* stopped, or failed: what went out is all that was written */
+            assert_int_equal(rc, answer > 0 ? 0 : -1);
+            assert_int_equal(o.stopped, answer > 0);
+            assert_int_equal(o.failed, answer < 0);
+            if (answer < 0) assert_int_equal(o.err, ETIMEDOUT);
+            assert_int_equal(d.got, o.written);
+            assert_true(o.written < size);
+        }
+    }
+    lg_result_free(&r, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +255,8 @@ int main(void)
         cmocka_unit_test(every_sample_of_nanosecond_origin_reads_back),
         cmocka_unit_test(strings_are_escaped),
         cmocka_unit_test(document_has_one_key_and_prefixed_metrics),
+        cmocka_unit_test(size_is_what_the_writer_writes),
+        cmocka_unit_test(a_full_pipe_asks_what_next),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
