@@ -76,7 +76,7 @@ skip_file() {
 # count_lines REGEX FILE: how many lines of FILE match the extended regular
 # expression (0 is an answer, not a failure as grep -c's exit status has it; a
 # file that cannot be read is one).
-count_lines() { awk -v re="$1" '$0 ~ re { n++ } END { print n + 0 }' "$2"; }
+count_lines() { LG_RE=$1 awk '$0 ~ ENVIRON["LG_RE"] { n++ } END { print n + 0 }' "$2"; }
 
 # stop_background PID... : stops servers or fixtures the test started with &
 # (SIGTERM), each of which must still have been running and must end by the
