@@ -386,15 +386,13 @@ t_quiet_prints_nothing_on_stderr() {
 }
 
 t_sigint_prints_what_was_measured() {
-    timeout --preserve-status -s INT 1 $H -c 2 -d 30s "$BASE/" >$O 2>$E
-    RC=$?
+    exit_status timeout --preserve-status -s INT 1 $H -c 2 -d 30s "$BASE/" >$O 2>$E
     assert_eq "$RC" 130 "exit status"
     doc $O --invariants "v('c2.requests')>0"
 }
 
 t_sigterm_prints_what_was_measured() {
-    timeout --preserve-status -s TERM 1 $H -c 2 -d 30s "$BASE/" >$O 2>$E
-    RC=$?
+    exit_status timeout --preserve-status -s TERM 1 $H -c 2 -d 30s "$BASE/" >$O 2>$E
     assert_eq "$RC" 130 "exit status"
     doc $O --invariants "v('c2.requests')>0"
     assert_contains $E "interrupted by signal 15"
