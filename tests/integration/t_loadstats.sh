@@ -138,7 +138,7 @@ t_help_documents_every_subcommand() {
     run_tool "$W/out" "$W/err" "$LOADSTATS" --help
     assert_eq "$RC" 0 "--help"
     local c
-    for c in summary check compare merge plot export; do
+    for c in summary check compare merge plot export report; do
         assert_contains "$W/out" "^  $c "
         run_tool "$W/sub" "$W/err" "$LOADSTATS" $c --help
         assert_eq "$RC" 0 "$c --help"
@@ -736,6 +736,89 @@ PY
     run_tool "$W/out" "$W/err" "$LOADSTATS" plot "$W/none.json" -o "$W/none.svg"
     assert_eq "$RC" 1 "nothing to draw"
     assert_contains "$W/err" "nothing to draw"
+}
+
+# The report's reading of documents and descriptors, on both builds (the
+# browser checks are in t_report.sh, once): a real run with --watch and an
+# open loop, an A/B of a list, a descriptor full of odd strings, one that is
+# not JSON, and a document with odd level and error-class names; each page
+# must be well-formed XML with the untrusted text escaped.
+t_report_reads_real_runs_and_odd_descriptors() {
+    need_nginx || { fail "nginx did not start"; return 1; }
+    local r=$W/report
+    mkdir -p $r
+    # (a loaded machine may leave a request of the open loop unsent: what
+    # matters here is how the report reads the document, not its counts)
+    run_tool $r/a.json $r/a.err "$HTTPLOAD" -q --levels 1,2 -d 1s --rate 200 --max-error-rate 1 \
+        --watch "nginx=pidfile:$SRV/nginx/nginx.pid" --meta $r/a.meta.json \
+        "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    assert_eq "$RC" 0 "httpload"
+    cp $r/a.json $r/b.json
+    cp $r/a.meta.json $r/b.meta.json
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/a.html $r/a.json
+    assert_eq "$RC" 0 "report of a run"
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/ab.html --base $r/a.json,$r/b.json $r/b.json
+    assert_eq "$RC" 0 "report of an A/B"
+    python3 - $r/odd.meta.json <<'PY'
+import json, sys
+odd = "<script>alert(1)</script> & \"quotes\" 'single' \u00e9\u4e2d \x01\x1f end"
+json.dump({"tool": odd, "version": odd, "target": odd, "argv": [odd, "", "a b"],
+           "started_at": odd, "run_id": odd, "shard": {"index": 0, "count": 1},
+           "exit_status": 3, "options": {odd: odd, "n": 1e300, "list": [odd, None, True]},
+           "machine": {"memory_bytes": 123456789, odd: {"deep": [[[[[odd]]]]]}},
+           "levels": [{"clients": 1, "seconds": 1, "error_reasons": {odd: odd}},
+                      {"clients": -5}, "not an object"]},
+          open(sys.argv[1], "w"))
+PY
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/odd.html --meta $r/odd.meta.json $r/a.json
+    assert_eq "$RC" 0 "report with an odd descriptor"
+    ! grep -q '<script' $r/odd.html || fail "a descriptor's text reached the page unescaped"
+    assert_contains $r/odd.html "a level was invalid"
+    echo 'not json' >$r/b.meta.json
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/bad.html $r/b.json
+    assert_eq "$RC" 0 "report beside a broken descriptor"
+    assert_eq "$(wc -l <$r/err)" 1 "lines on stderr for a broken descriptor"
+    assert_contains $r/bad.html "not a descriptor"
+    python3 - $r/names.json <<'PY'
+import json, sys
+m = {"c18446744073709551615.requests": {"unit": "count", "samples": [1]},
+     "c7.errors.<b>&amp;": {"unit": "count", "samples": [2]},
+     "c7.watch.t.cpu_s": {"unit": "seconds", "samples": [0.5]},
+     "c7.watch..cpu_s": {"unit": "seconds", "samples": [0.5]},
+     "c7.watch.t.x.y.z.rss_bytes": {"unit": "bytes", "samples": [1, 2]},
+     "c7.latency_warm_ms": {"unit": "seconds", "samples": [0.001] * 3},
+     "c7.requests_per_second": {"unit": "requests_per_second", "samples": [5, 0, 7]}}
+json.dump({"metrics": m}, open(sys.argv[1], "w"))
+PY
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/names.html $r/names.json
+    assert_eq "$RC" 0 "report of odd metric names"
+    # the watch table's CPU is in cores, and its requests per CPU second is
+    # the one summary prints (it once read cpu_s as milliseconds: 1000x off)
+    "$LOADSTATS" summary $r/a.json >$r/summary.txt
+    python3 - $r/a.html $r/summary.txt <<'PY' || fail "the watch table disagrees with summary"
+import os, re, sys
+import xml.etree.ElementTree as ET
+X = "{http://www.w3.org/1999/xhtml}"
+page = ET.parse(sys.argv[1]).getroot()
+table = next(t for t in page.iter(X + "table") if t.get("class") == "watch")
+want = dict(re.findall(r"^  (c\d+)  nginx  ([\d.]+)$", open(sys.argv[2]).read(), re.M))
+assert len(want) == 2, want
+seen = 0
+for tr in table.iter(X + "tr"):
+    cells = ["".join(c.itertext()) for c in tr]
+    if tr.find(X + "td") is None or cells[2] != "(the whole tree)":
+        continue
+    cores = float(cells[3].replace(",", ""))
+    assert 0 <= cores <= os.cpu_count(), cells
+    got, exp = float(cells[7].replace(",", "")), float(want[cells[0]])
+    assert abs(got - exp) <= 0.005 * exp + 0.01, (cells, exp)
+    seen += 1
+assert seen == 2, seen
+PY
+    local page
+    for page in a ab odd bad names; do
+        xmllint --noout $r/$page.html || fail "$page.html is not well-formed"
+    done
 }
 
 run_tests
