@@ -450,7 +450,8 @@ static void prepare_requests(struct args *a, struct setup *s, struct lg_config *
     cfg->slots = ctx->mode == HTTP_MODE_1 ? 1 : ctx->streams;
 #ifdef HAVE_HTTP3
     for (size_t i = 0; ctx->mode == HTTP_MODE_3 && i < ctx->n_reqs; i++)
-        if (http3_prepare(&ctx->reqs[i]) < 0) lg_usage_error(tool, "out of memory");
+        if (http3_prepare(&ctx->reqs[i]) < 0)
+            lg_out_of_memory(tool, "preparing the HTTP/3 requests");
 #endif
     cfg->slots_option = "--streams";
     if (ctx->mode == HTTP_MODE_AUTO && ctx->streams > 1 && !s->origin->https)
