@@ -120,7 +120,9 @@ static int read_side(const char *arg, const char *meta, const char *option,
         side->n_runs++;
         if (rc != 0) {
             complain("report", "%s", error);
-            status = rc == DOCREAD_INVALID ? EXIT_FAILS : EXIT_USAGE;
+            status = rc == DOCREAD_INVALID     ? EXIT_FAILS
+                     : rc == DOCREAD_NO_MEMORY ? EXIT_NO_MEMORY
+                                               : EXIT_USAGE;
         } else if (side->runs[i].meta.problem) {
             /* the page says so too; a named descriptor that fails is the user's mistake */
             complain("report", "%s", side->runs[i].meta.problem);
@@ -146,7 +148,9 @@ static int compare_sides(const char *base, const char *run,
                                    sizeof error);
         if (rc != 0) {
             complain("report", "%s", error);
-            status = rc == 1 ? EXIT_FAILS : EXIT_USAGE;
+            status = rc == DOCREAD_INVALID     ? EXIT_FAILS
+                     : rc == DOCREAD_NO_MEMORY ? EXIT_NO_MEMORY
+                                               : EXIT_USAGE;
         }
     }
     if (status == EXIT_FINE && stats_compare_runsets(&sets[0], &sets[1], settings, report) != 0)
