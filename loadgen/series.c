@@ -40,6 +40,15 @@ static int reserve(struct lg_series *s, size_t n)
     return 0;
 }
 
+int lg_series_prepare(struct lg_series *s, size_t n)
+{
+    if (n > s->limit) n = s->limit;
+    size_t had = s->cap;
+    if (reserve(s, n) < 0) return -1;
+    if (s->cap > had) memset(s->v + had, 0, (s->cap - had) * sizeof(*s->v));
+    return 0;
+}
+
 /* Moves k samples chosen uniformly from src (partial Fisher-Yates) to dst. */
 static void take_random(uint64_t *dst, uint64_t *src, size_t n, size_t k, struct lg_rng *rng)
 {
