@@ -169,13 +169,37 @@ static bool uses_stdin(const struct report_side *side)
     return false;
 }
 
+/* The page is made whole in a temporary file before any of it goes to
+ * stdout: memory that runs out half-way (the figures are computed as the
+ * page is written) leaves stdout empty, never half a page. */
+static int write_page_to_stdout(const struct report_page *page)
+{
+    FILE *whole = tmpfile();
+    if (whole == NULL)
+        return errno == ENOMEM
+                   ? no_memory("report", "for the report")
+                   : usage_error("report", "cannot make a temporary file: %s", strerror(errno));
+    if (report_page_write(whole, page) != 0) {
+        fclose(whole);
+        return no_memory("report", "for the report");
+    }
+    int status = EXIT_FINE;
+    char buf[16384];
+    size_t got;
+    if (fflush(whole) != 0 || ferror(whole) || fseek(whole, 0, SEEK_SET) != 0)
+        status = usage_error("report", "cannot write a temporary file: %s", strerror(errno));
+    while (status == EXIT_FINE && (got = fread(buf, 1, sizeof buf, whole)) > 0)
+        fwrite(buf, 1, got, stdout);
+    if (status == EXIT_FINE && ferror(whole))
+        status = usage_error("report", "cannot read a temporary file: %s", strerror(errno));
+    fclose(whole);
+    return status == EXIT_FINE ? finish_output("report", stdout, "standard output") : status;
+}
+
 /* Writes the page to `output` through a temporary file beside it. */
 static int write_page(const struct report_page *page, const char *output)
 {
-    if (output == NULL || strcmp(output, "-") == 0) {
-        if (report_page_write(stdout, page) != 0) return no_memory("report", "for the report");
-        return finish_output("report", stdout, "standard output");
-    }
+    if (output == NULL || strcmp(output, "-") == 0) return write_page_to_stdout(page);
     size_t len = strlen(output) + 32;
     char *temporary = malloc(len);
     if (temporary == NULL) return no_memory("report", "for the report");
