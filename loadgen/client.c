@@ -680,6 +680,5 @@ void lg_conn_fail(struct lg_client *c, int error_class, const char *detail)
 
 void lg_fail_run(struct lg_client *c, const char *why)
 {
-    (void)c;
-    lg_control_fail(why);
+    lg_control_fail(c->w->run, why);
 }

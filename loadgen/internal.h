@@ -101,6 +101,7 @@ enum lg_conn_state {
 };
 
 struct lg_worker;
+struct lg_run_ctx;
 
 struct lg_client {
     struct lg_worker *w;
@@ -154,6 +155,7 @@ struct lg_client {
 };
 
 struct lg_worker {
+    struct lg_run_ctx *run; /* the run this worker's levels belong to */
     unsigned index;
     struct ev_loop *loop;
     pthread_t thread;
