@@ -86,7 +86,7 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
                     : tgt->tls    ? &lg_transport_tls
                                   : &lg_transport_stream;
             if (!drv->datagram) w->stages[w->n_stages++] = &lg_stage_connect;
-            if (tgt->tunnel_request) w->stages[w->n_stages++] = &lg_stage_tunnel;
+            if (tgt->tunnel) w->stages[w->n_stages++] = tgt->tunnel;
             if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
         }
         lg_rng_seed(&w->rng, cfg->seed * 7919 + i + 1);

@@ -82,7 +82,6 @@ struct lg_stage {
 };
 
 extern const struct lg_stage lg_stage_connect; /* TCP or Unix connect */
-extern const struct lg_stage lg_stage_tunnel;  /* CONNECT through an HTTP proxy */
 extern const struct lg_stage lg_stage_tls;     /* TLS handshake */
 
 /* The transport's own timer, one per connection (QUIC's retransmission,
