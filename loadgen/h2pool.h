@@ -1,7 +1,8 @@
 /* A per-connection allocator of small blocks, recycled by size class: the
- * protocol libraries (nghttp2 for HTTP/2, ngtcp2 for QUIC, nghttp3 for
- * HTTP/3) allocate several small blocks per request or packet and free them
- * soon after; a pool per session serves them without malloc and free. */
+ * protocol libraries (the QUIC transport's below the engine's API, the
+ * tools' above it) allocate several small blocks per request or packet and
+ * free them soon after; a pool per session serves them without malloc and
+ * free. */
 #ifndef LOADGEN_H2POOL_H
 #define LOADGEN_H2POOL_H
 
@@ -20,7 +21,7 @@ struct lg_h2_pool {
 };
 
 /* The four functions of an allocator table with user data (the pool, zeroed
- * by the caller), in the shape nghttp2's, ngtcp2's and nghttp3's share. */
+ * by the caller), in the shape those libraries' tables share. */
 void *lg_h2_pool_malloc(size_t size, void *pool);
 void lg_h2_pool_free(void *ptr, void *pool);
 void *lg_h2_pool_calloc(size_t n, size_t size, void *pool);

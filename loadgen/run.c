@@ -78,7 +78,7 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
         /* the one place that asks what kind of socket the driver wants */
         if (tgt->quic) {
             /* QUIC's transport and handshake come with its configuration:
-             * a tool without HTTP/3 links none of it */
+             * a tool that uses no QUIC links none of it */
             w->tp = tgt->quic->transport;
             w->stages[w->n_stages++] = tgt->quic->stage;
         } else {
