@@ -11,7 +11,7 @@
 
 #include "loadgen/clock.h"
 #include "loadgen/engine.h"
-#include "loadgen/rng.h"
+#include "stats/rng.h"
 #include "loadgen/series.h"
 #include "loadgen/transport.h"
 
@@ -173,7 +173,7 @@ struct lg_worker {
     unsigned n_clients;
     unsigned level_clients; /* clients in the whole level */
     struct lg_store store;
-    struct lg_rng rng;
+    struct stats_rng rng;
     uint8_t *rbuf; /* one read buffer per thread, shared by its clients */
     size_t rbuf_len;
     /* timing */

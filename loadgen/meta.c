@@ -84,8 +84,15 @@ static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
         lg_json_lit(o, ", \"seconds\": ");
         lg_json_double(o, r->seconds);
         if (cfg->rate > 0) {
+            /* this process's part of the schedule, so that achieved_rate (its
+             * attempts per second) reads against what it was asked for; a
+             * shard also states the whole run's rate */
             lg_json_lit(o, ", \"requested_rate\": ");
-            lg_json_double(o, cfg->rate);
+            lg_json_double(o, lg_shard_rate(cfg->rate, r->clients, r->shard_clients));
+            if (cfg->shard_count > 1) {
+                lg_json_lit(o, ", \"run_requested_rate\": ");
+                lg_json_double(o, cfg->rate);
+            }
             lg_json_lit(o, ", \"achieved_rate\": ");
             lg_json_double(o, r->seconds > 0 ? (double)r->attempts / r->seconds : 0);
         }

@@ -89,7 +89,7 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
             if (tgt->tunnel) w->stages[w->n_stages++] = tgt->tunnel;
             if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
         }
-        lg_rng_seed(&w->rng, cfg->seed * 7919 + i + 1);
+        stats_rng_seed(&w->rng, cfg->seed * 7919 + i + 1);
         w->loop = ev_loop_new(EVFLAG_AUTO);
         if (!w->loop) {
             fprintf(stderr, "%s: cannot create an event loop\n", cfg->tool);
@@ -270,8 +270,8 @@ static int outputs_write(const struct lg_config *cfg, const struct lg_driver *dr
                          const struct lg_clock_ref *ref)
 {
     if (cfg->max_doc_bytes) {
-        struct lg_rng rng;
-        lg_rng_seed(&rng, cfg->seed + 31);
+        struct stats_rng rng;
+        stats_rng_seed(&rng, cfg->seed + 31);
         size_t need;
         if (lg_results_fit(results, done, cfg->max_doc_bytes, &rng, stderr, cfg->tool, &need) < 0) {
             fprintf(stderr,
@@ -338,7 +338,7 @@ static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const str
 
     lv.nw = cfg->threads ? cfg->threads : 1;
     lv.ws = calloc(lv.nw, sizeof(*lv.ws));
-    lg_rng_seed(&lv.rng, cfg->seed + 17);
+    stats_rng_seed(&lv.rng, cfg->seed + 17);
     struct lg_level_result *results = calloc(cfg->n_levels, sizeof(*results));
     uint8_t *rbufs = malloc((size_t)lv.nw * 65536);
     int status = LG_EXIT_FAILED;

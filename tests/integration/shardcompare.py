@@ -25,7 +25,11 @@ failed check on stderr.
 """
 import argparse
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import metrickinds  # noqa: E402  the table of metric kinds loadstats merges by
 
 
 def metrics(path):
@@ -73,10 +77,8 @@ def main():
 
     # the merge: counts summed, bins added
     for key, val in merged.items():
-        metric = key[len(p):]
-        # exact counts; the per-second gauges (generator_*, watch.*) are pooled
-        if (val["unit"] in ("count", "bytes") and not metric.startswith(("generator_", "watch."))
-                and metric != "client_attempts"):
+        # exact counts, as the table of metric kinds says
+        if metrickinds.kind(key, val["unit"]) == "count":
             total = sum(count(s, key) for s in shards)
             if count(merged, key) != total:
                 errs.append("%s: merged %s, shards sum to %s" % (key, count(merged, key), total))

@@ -23,6 +23,8 @@ print(json.dumps(v))
 PY
 }
 
+# (c64 counts attempts, not requests: a document whose requests outnumber its
+# latency samples shows a cut, which merge refuses without true counts)
 write_run() { # write_run FILE WARM_SAMPLES [RPS_SAMPLES]
     cat >"$1" <<JSON
 collector: warming up (noise before the document is tolerated)
@@ -32,7 +34,7 @@ collector: warming up (noise before the document is tolerated)
   "c1.requests_per_second": {"unit": "requests_per_second", "samples": [${3:-100, 110, 105}]},
   "c1.errors.timeout": {"unit": "count", "samples": [0]},
   "c64.latency_warm_ms": {"unit": "milliseconds", "samples": [$2]},
-  "c64.requests": {"unit": "count", "samples": [6400]},
+  "c64.attempts": {"unit": "count", "samples": [6400]},
   "c64.watch.nginx.rss_bytes": {"unit": "bytes", "samples": [1048576, 2097152]}
 }}
 JSON
@@ -199,10 +201,13 @@ t_merge_combines_generators() {
     assert_eq "$RC" 0 "the merged document is valid"
     assert_eq "$(json_get "$W/m.json" metrics c1.latency_warm_ms samples)" "[1, 2, 3]"
     assert_eq "$(json_get "$W/m.json" metrics c1.requests_per_second samples)" "[110, 130, 135]"
-    assert_eq "$(json_get "$W/m.json" metrics c64.requests samples)" "[12800]"
+    assert_eq "$(json_get "$W/m.json" metrics c64.attempts samples)" "[12800]"
     assert_eq "$(json_get "$W/m.json" metrics c1.errors.timeout unit)" '"count"'
-    assert_eq "$(json_get "$W/m.json" metrics c64.watch.nginx.rss_bytes samples)" \
-        "[1048576, 2097152, 1048576, 2097152]"
+    # a gauge of one generator's host is no sample of another's: kept apart
+    assert_eq "$(json_get "$W/m.json" metrics c64.input0.watch.nginx.rss_bytes samples)" \
+        "[1048576, 2097152]"
+    assert_eq "$(json_get "$W/m.json" metrics c64.input1.watch.nginx.rss_bytes samples)" \
+        "[1048576, 2097152]"
     # -o writes a file; stdin is one of the inputs
     run_tool "$W/out" "$W/err" "$LOADSTATS" merge -o "$W/m2.json" "$W/a.json" - <"$W/b.json"
     assert_eq "$RC" 0 "merge -o with stdin"
@@ -250,30 +255,39 @@ shardify() {
     python3 "$TESTDIR/shardify.py" "$W/$1.json" "$W/$2.json" "${@:3}" || fail "shardify.py $*"
 }
 
-# merged_by_kind A B MERGED: every key of MERGED is what its kind makes of A and B:
-# counts summed, requests_per_second added second by second, samples pooled (the
-# same multiset). Prints the keys checked per kind.
+# merged_by_kind A B MERGED: every key of MERGED is what its kind (the table of
+# stats/metrickinds.def, read by metrickinds.py) makes of A and B: counts
+# summed, timelines added second by second, samples pooled (the same multiset),
+# gauges kept apart (c<N>.shard0.<metric> is A's, shard1 B's; input0/input1
+# without --shards). Prints the keys checked per kind.
 merged_by_kind() {
-    python3 - "$@" <<'PY'
-import json, sys
-a, b, m = (json.load(open(p))["metrics"] for p in sys.argv[1:4])
-kinds = {"count": [], "timeline": [], "samples": []}
+    python3 - "$TESTDIR" "$@" <<'PY'
+import json, re, sys
+sys.path.insert(0, sys.argv[1])
+import metrickinds
+a, b, m = (json.load(open(p))["metrics"] for p in sys.argv[2:5])
+kinds = {"count": [], "timeline": [], "samples": [], "gauge": []}
 for key, v in m.items():
-    metric = key.split(".", 1)[1]
+    kind = metrickinds.kind(key, v["unit"])
     empty = {"unit": v["unit"], "samples": []}
-    x, y = a.get(key, empty)["samples"], b.get(key, empty)["samples"]
-    gauge = metric.startswith(("watch.", "generator_")) or metric in ("loop_lag_ms", "client_attempts")
-    if v["unit"] == "requests_per_second":
-        kind, want = "timeline", [p + q for p, q in zip(x, y)]
-    elif not gauge and (v["unit"] == "count" or metric == "bytes_received"):
-        kind, want = "count", [sum(x) + sum(y)]
+    if kind == "gauge":
+        level, part, metric = re.match(r"^(c\d+)\.(?:shard|input)(\d+)\.(.+)$", key).groups()
+        want = (a, b)[int(part)][level + "." + metric]["samples"]
     else:
-        kind, want = "samples", sorted(x + y)
+        metric = metrickinds.metric(key)
+        x, y = a.get(key, empty)["samples"], b.get(key, empty)["samples"]
+        if kind == "timeline":
+            want = [p + q for p, q in zip(x, y)] + (x[len(y):] if len(x) > len(y) else y[len(x):])
+        elif kind == "count":
+            want = [sum(x) + sum(y)]
+        else:
+            want = sorted(x + y)
     got = sorted(v["samples"]) if kind == "samples" else v["samples"]
     if got != want:
         print("ASSERTION: %s (%s): merged %s, expected %s" % (key, kind, got[:5], want[:5]))
     kinds[kind].append(metric)
-missing = (set(a) | set(b)) - set(m)
+gauges = {re.sub(r"^(c\d+)\.(?:shard|input)\d+\.", r"\1.", k) for k in m}
+missing = (set(a) | set(b)) - set(m) - gauges
 if missing:
     print("ASSERTION: keys lost by the merge: %s" % sorted(missing))
 for kind in sorted(kinds):
@@ -290,17 +304,22 @@ t_merge_shards_of_httpload_types_every_metric() {
     assert_eq "$RC" 0 "merge --shards of a complete set"
     assert_empty_file "$W/err" "nothing to warn about"
     doc "$W/m.json" --invariants "levels()==[2,4]" "v('c4.connections')==4" \
-        "n('c4.latency_cold_ms')==4" "n('c2.latency_cold_ms')==2" "n('c2.generator_rss_bytes')==2"
+        "n('c4.latency_cold_ms')==4" "n('c2.latency_cold_ms')==2" \
+        "n('c2.shard0.generator_rss_bytes')==n('c2.shard1.generator_rss_bytes')==1"
     merged_by_kind "$W/s0.json" "$W/s1.json" "$W/m.json" >"$W/kinds"
     cat "$W/kinds"
     local c
     for c in attempts requests errors unfinished connections reconnects bytes_received; do
         grep -q "^count: .*\b$c\b" "$W/kinds" || fail "$c was not merged as a count"
     done
-    for c in latency_cold_ms latency_warm_ms connect_ms ttfb_ms generator_rss_bytes generator_cpu_s; do
+    for c in latency_cold_ms latency_warm_ms connect_ms ttfb_ms; do
         grep -q "^samples: .*\b$c\b" "$W/kinds" || fail "$c was not pooled as samples"
     done
-    grep -q "^timeline: requests_per_second$" "$W/kinds" || fail "requests_per_second not a timeline"
+    for c in generator_rss_bytes loop_lag_ms; do
+        grep -q "^gauge: .*\b$c\b" "$W/kinds" || fail "$c was not kept apart per shard"
+    done
+    grep -q "^timeline: generator_cpu_s requests_per_second$" "$W/kinds" ||
+        fail "requests_per_second and generator_cpu_s not added second by second"
 }
 
 t_merge_shards_of_dnsload_sums_rcodes_one_shard_lacks() {
@@ -353,7 +372,7 @@ PY
     assert_eq "$RC" 3 "--allow-partial merges and exits 3"
     assert_contains "$W/err" "shard 1 of 3 is missing"
     assert_contains "$W/err" "merging the 2 shards present anyway"
-    assert_eq "$(json_get "$W/out" metrics c64.requests samples)" "[12800]"
+    assert_eq "$(json_get "$W/out" metrics c64.attempts samples)" "[12800]"
     # duplicated index, foreign run id, other shard count, no descriptor: one line each
     run_tool "$W/out" "$W/err" "$LOADSTATS" merge --shards --allow-partial "$W/p0.json" \
         "$W/p2.json" "$W/q2.json" "$W/r1.json" "$W/n1.json" "$W/nometa.json"
@@ -372,20 +391,25 @@ PY
     assert_eq "$RC" 2 "--allow-partial without --shards"
 }
 
-t_merge_shards_warns_clock_and_start_lag() {
+t_merge_shards_warns_clock_and_refuses_a_late_start() {
     http_run raw0 -c 1 -d 1s || return
     http_run raw1 -c 1 -d 1s || return
     shardify raw0 w0 0 2 --unsynchronized
     shardify raw1 w1 1 2 --lag 0.2
+    # its seconds are not the other shard's: refused, unless accepted
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/w0.json" "$W/w1.json"
-    assert_eq "$RC" 0 "warnings only"
+    assert_eq "$RC" 1 "a shard that started 0.2 s late"
+    assert_empty_file "$W/m.json" "nothing merged"
+    assert_contains "$W/err" "w1.json (shard 1 of 2, host gen1): level c2 started 0.200 s late (start_lag_s; more than --max-start-lag 0.05 s)"
     assert_contains "$W/err" "w0.json (shard 0 of 2, host gen0): clock not synchronized (estimated error 250000 us)"
-    assert_contains "$W/err" "w1.json (shard 1 of 2, host gen1): level c2 started 0.200 s late (more than 0.05 s)"
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --accept-start-lag "$W/w0.json" "$W/w1.json"
+    assert_eq "$RC" 0 "warnings only, with --accept-start-lag"
+    assert_contains "$W/err" "w1.json (shard 1 of 2, host gen1): level c2 started 0.200 s late (more than --max-start-lag 0.05 s).* (merged anyway: --accept-start-lag)"
     assert_eq "$(wc -l <"$W/err")" 2 "two warnings"
     doc "$W/m.json" --invariants "v('c2.connections')==2"
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --max-start-lag 0.5 "$W/w0.json" "$W/w1.json"
     assert_eq "$RC" 0
-    assert_eq "$(wc -l <"$W/err")" 1 "a wider threshold leaves the clock warning"
+    assert_eq "$(wc -l <"$W/err")" 1 "a wider bound leaves the clock warning"
 }
 
 t_merge_weights_shards_cut_by_max_samples() {
@@ -435,12 +459,14 @@ PY
     assert_eq "$(json_get "$W/m.meta.json" levels 0 seen ttfb_ms)" "$seen" "the merged descriptor's true count"
     doc "$W/m.json" "v('c2.requests')==$seen"
     assert_contains "$W/err" "\"c2.ttfb_ms\": 200 of $seen samples kept"
-    # a descriptor that lists a cut metric without its true count: merged unweighted, with a warning
+    # a descriptor that lists a cut metric without its true count: refused, as
+    # pooling it unweighted would stand its samples for too few requests
     shardify raw0 u0 0 2 --no-seen
     shardify raw1 u1 1 2 --no-seen
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/u0.json" "$W/u1.json"
-    assert_eq "$RC" 0
-    assert_contains "$W/err" "u0.json: c2.latency_warm_ms was cut by --max-samples, but .*u0.meta.json has no true count"
+    assert_eq "$RC" 1
+    assert_empty_file "$W/m.json" "nothing merged"
+    assert_contains "$W/err" "u0.json: c2.latency_warm_ms was cut (its descriptor lists it in \"sampled\"), but .*u0.meta.json has no true count (\"seen\") to weigh it by; refusing"
     # an invalid descriptor beside a document stops a plain merge too
     printf '{"levels": 3}' >"$W/c1.meta.json"
     run_tool "$W/out" "$W/err" "$LOADSTATS" merge "$W/c0.json" "$W/c1.json"
@@ -486,9 +512,11 @@ t_export_openmetrics_parses_and_matches_the_samples() {
         assert_eq "$RC" 0 "export openmetrics of $f.json"
         assert_empty_file "$W/err"
         run_tool "$W/$f.sum" "$W/err" "$LOADSTATS" summary --json "$W/$f.json"
-        "$py" - "$W/$f.json" "$W/$f.om" "$W/$f.sum" <<'PY'
+        "$py" - "$W/$f.json" "$W/$f.om" "$W/$f.sum" "$TESTDIR" <<'PY'
 import json, math, re, sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
+sys.path.insert(0, sys.argv[4])
+import metrickinds
 doc = json.load(open(sys.argv[1]))["metrics"]
 text = open(sys.argv[2]).read()
 summary = json.load(open(sys.argv[3]))
@@ -516,8 +544,7 @@ for key, m in doc.items():
     fam = families[name]
     samples = {(s.name, s.labels.get("quantile")): s.value for s in fam.samples if s.labels["clients"] == clients}
     xs = sorted(m["samples"])
-    gauge = metric.startswith(("watch.", "generator_")) or metric in ("loop_lag_ms", "client_attempts")
-    if not gauge and (m["unit"] == "count" or metric == "bytes_received"):
+    if metrickinds.kind(key, m["unit"]) == "count":
         if fam.type != "counter" or samples != {(name + "_total", None): xs[0]}:
             bad("%s: counter %s %s, expected %s" % (key, fam.type, samples, xs[0]))
     else:
