@@ -153,7 +153,8 @@ static void write_extra(struct lg_jsonout *o, const struct lg_meta_section *extr
 
 int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *drv,
                   const char *started_at, const struct lg_level_result *levels, size_t n_levels,
-                  const struct lg_meta_section *extra, const struct lg_clock_ref *ref)
+                  const struct lg_meta_section *extra, const struct lg_clock_ref *ref,
+                  const struct lg_fitness *fitness)
 {
     struct lg_jsonout o;
     if (lg_jsonout_open(&o, fd, 65536) < 0) return -1;
@@ -218,7 +219,7 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     write_levels(&o, cfg, levels, n_levels);
     lg_json_lit(&o, "\n  ]");
     write_extra(&o, extra);
-    lg_preflight_write_meta(&o);
+    lg_preflight_write_meta(&o, fitness);
     lg_json_lit(&o, "\n}\n");
     return lg_jsonout_close(&o);
 }

@@ -267,7 +267,7 @@ fail:
 static int outputs_write(const struct lg_config *cfg, const struct lg_driver *drv,
                          struct outputs *o, struct lg_level_result *results, size_t done,
                          const char *started_at, const struct lg_meta_section *meta_extra,
-                         const struct lg_clock_ref *ref)
+                         const struct lg_clock_ref *ref, const struct lg_fitness *fitness)
 {
     if (cfg->max_doc_bytes) {
         struct stats_rng rng;
@@ -289,9 +289,9 @@ static int outputs_write(const struct lg_config *cfg, const struct lg_driver *dr
                 cfg->output_path ? cfg->output_path : "stdout", strerror(errno));
         return LG_EXIT_FAILED;
     }
-    if (o->meta.fd >= 0 &&
-        (lg_meta_write(o->meta.fd, cfg, drv, started_at, results, done, meta_extra, ref) < 0 ||
-         lg_outfile_commit(&o->meta) < 0))
+    if (o->meta.fd >= 0 && (lg_meta_write(o->meta.fd, cfg, drv, started_at, results, done,
+                                          meta_extra, ref, fitness) < 0 ||
+                            lg_outfile_commit(&o->meta) < 0))
         fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
     return LG_EXIT_OK;
 }
@@ -313,7 +313,7 @@ static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const str
         .run = run, .cfg = cfg, .drv = drv, .n_classes = LG_ERR__BASE_COUNT + drv->n_errors};
     struct outputs out;
     if (check_fd_limit(cfg) < 0) return LG_EXIT_USAGE;
-    if (lg_preflight_before_run(cfg, drv, tgt) < 0) return LG_EXIT_UNFIT;
+    if (lg_preflight_before_run(&lv.run->fitness, cfg, drv, tgt) < 0) return LG_EXIT_UNFIT;
     if (outputs_open(cfg, drv, &out) < 0) return LG_EXIT_USAGE;
     signal(SIGPIPE, SIG_IGN);
     if (lg_control_start(lv.run, cfg) < 0) {
@@ -370,7 +370,7 @@ static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const str
         goto out;
     }
     int written = outputs_write(cfg, drv, &out, results, done, started_at, meta_extra,
-                                cfg->clock_ref ? &ref : NULL);
+                                cfg->clock_ref ? &ref : NULL, &lv.run->fitness);
     if (written != LG_EXIT_OK) {
         status = written;
         goto out;
