@@ -262,12 +262,10 @@ fail:
     return -1;
 }
 
-/* Writes the document (cut to --max-doc-bytes first) and --meta; the exit
- * status when that fails. */
-static int outputs_write(const struct lg_config *cfg, const struct lg_driver *drv,
-                         struct outputs *o, struct lg_level_result *results, size_t done,
-                         const char *started_at, const struct lg_meta_section *meta_extra,
-                         const struct lg_clock_ref *ref, const struct lg_fitness *fitness)
+/* Writes the document (cut to --max-doc-bytes first); the exit status when
+ * that fails. */
+static int outputs_write(const struct lg_config *cfg, struct outputs *o,
+                         struct lg_level_result *results, size_t done)
 {
     if (cfg->max_doc_bytes) {
         struct stats_rng rng;
@@ -289,11 +287,21 @@ static int outputs_write(const struct lg_config *cfg, const struct lg_driver *dr
                 cfg->output_path ? cfg->output_path : "stdout", strerror(errno));
         return LG_EXIT_FAILED;
     }
+    return LG_EXIT_OK;
+}
+
+/* Writes --meta, once the run's exit status is known (it records it). */
+static void outputs_write_meta(const struct lg_config *cfg, const struct lg_driver *drv,
+                               struct outputs *o, const struct lg_level_result *results,
+                               size_t done, const char *started_at,
+                               const struct lg_meta_section *meta_extra,
+                               const struct lg_clock_ref *ref, const struct lg_fitness *fitness,
+                               int status)
+{
     if (o->meta.fd >= 0 && (lg_meta_write(o->meta.fd, cfg, drv, started_at, results, done,
-                                          meta_extra, ref, fitness) < 0 ||
+                                          meta_extra, ref, fitness, status) < 0 ||
                             lg_outfile_commit(&o->meta) < 0))
         fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
-    return LG_EXIT_OK;
 }
 
 static void outputs_close(const struct lg_config *cfg, struct outputs *o)
@@ -369,8 +377,7 @@ static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const str
         }
         goto out;
     }
-    int written = outputs_write(cfg, drv, &out, results, done, started_at, meta_extra,
-                                cfg->clock_ref ? &ref : NULL, &lv.run->fitness);
+    int written = outputs_write(cfg, &out, results, done);
     if (written != LG_EXIT_OK) {
         status = written;
         goto out;
@@ -381,6 +388,8 @@ static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const str
                 cfg->tool, lg_control_interrupted(lv.run));
         status = LG_EXIT_INTERRUPTED;
     }
+    outputs_write_meta(cfg, drv, &out, results, done, started_at, meta_extra,
+                       cfg->clock_ref ? &ref : NULL, &lv.run->fitness, status);
 out:
     lg_control_stop(lv.run);
     workers_free(lv.ws, lv.nw);

@@ -14,8 +14,10 @@ int lg_store_init(struct lg_store *s, unsigned n_classes, unsigned n_extra, size
     s->error_detail = calloc(n_classes, sizeof(*s->error_detail));
     s->extra = calloc(n_extra ? n_extra : 1, sizeof(*s->extra));
     s->timeline = calloc(timeline_len ? timeline_len : 1, sizeof(*s->timeline));
+    s->error_timeline = calloc(timeline_len ? timeline_len : 1, sizeof(*s->error_timeline));
     s->timeline_len = timeline_len;
-    if (!s->errors || !s->error_detail || !s->extra || !s->timeline) return -1;
+    if (!s->errors || !s->error_detail || !s->extra || !s->timeline || !s->error_timeline)
+        return -1;
     return 0;
 }
 
@@ -27,6 +29,18 @@ int lg_store_init_groups(struct lg_store *s, unsigned n_groups, size_t max_sampl
     s->n_groups = n_groups;
     for (size_t i = 0; i < 2 * (size_t)n_groups; i++)
         lg_series_init(&s->groups[i], max_samples);
+    return 0;
+}
+
+int lg_store_prepare(struct lg_store *s, size_t requests, size_t connections)
+{
+    static const int per_request[] = {LG_S_LATENCY_WARM, LG_S_TTFB, LG_S_SEND_LAG};
+    static const int per_connection[] = {LG_S_LATENCY_COLD, LG_S_CONNECT, LG_S_PROXY_CONNECT,
+                                         LG_S_TLS_HANDSHAKE};
+    for (size_t i = 0; i < sizeof(per_request) / sizeof(per_request[0]); i++)
+        if (lg_series_prepare(&s->series[per_request[i]], requests) < 0) return -1;
+    for (size_t i = 0; i < sizeof(per_connection) / sizeof(per_connection[0]); i++)
+        if (lg_series_prepare(&s->series[per_connection[i]], connections) < 0) return -1;
     return 0;
 }
 
@@ -44,6 +58,7 @@ void lg_store_free(struct lg_store *s, unsigned n_classes)
     free(s->errors);
     free(s->extra);
     free(s->timeline);
+    free(s->error_timeline);
     memset(s, 0, sizeof(*s));
 }
 

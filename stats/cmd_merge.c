@@ -296,9 +296,13 @@ static int add_metric(void *ctx, struct docread_metric *metric)
     return 0;
 }
 
-/* Keys some documents lack (counts add 0 there, and gauges are taken when they
- * can be: neither is news), timelines of different lengths, and the metrics
- * drawn by weight. */
+/* May a document lack this key without anything being wrong? The generators
+ * write a count with a class in its name (errors.<class>, rcode.<NAME>) only
+ * where it is not 0, and a gauge when it could be taken; a plain count
+ * (attempts, requests) and every other metric is in every document of a level,
+ * so a document without it is news, though the merge adds 0 for it. */
+/* Keys some documents lack (but not those that may be absent), timelines of
+ * different lengths, and the metrics drawn by weight. */
 static void report_merge(const struct stats_merge *merge, const struct merge_input *inputs)
 {
     for (size_t i = 0; i < merge->keys.count; i++) {
@@ -306,13 +310,17 @@ static void report_merge(const struct stats_merge *merge, const struct merge_inp
         const char *key = merge->keys.keys[i];
         struct stats_metric_info info;
         stats_metric_info(key, m->unit, &info);
-        if (m->documents < merge->documents && info.always && m->kind != STATS_KIND_COUNT &&
-            m->kind != STATS_KIND_GAUGE) {
+        /* a count with a class (errors.X, rcode.X) is written only where it
+         * is not 0: the table says SOMETIMES for those, ALWAYS for plain ones */
+        if (m->documents < merge->documents && info.always && m->kind != STATS_KIND_GAUGE) {
             fprintf(stderr, "loadstats merge: warning: \"%s\" is missing from", key);
             for (size_t d = 0; d < merge->documents; d++)
                 if (m->parts[d].n == 0) fprintf(stderr, " %s", input_name(inputs[d].path));
-            fprintf(stderr, "; merged from the %zu document%s that %s it\n", m->documents,
-                    m->documents == 1 ? "" : "s", m->documents == 1 ? "has" : "have");
+            if (m->kind == STATS_KIND_COUNT)
+                fputs("; counted as 0 there\n", stderr);
+            else
+                fprintf(stderr, "; merged from the %zu document%s that %s it\n", m->documents,
+                        m->documents == 1 ? "" : "s", m->documents == 1 ? "has" : "have");
         }
         if (m->lengths_differ)
             complain("merge",

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/cpuwork.h"
 #include "stats/metrickind.h"
 #include "stats/runset.h"
 #include "stats/stats.h"
@@ -38,7 +39,8 @@ static const struct cmd_spec summary_spec = {
         "Given several runs of one test as a comma-separated list: each statistic is the\n"
         "mean of the runs' values, with the run-to-run spread beside it (the standard\n"
         "deviation of the runs' values, +- in the table, \"spread\" in JSON); n is the total.\n",
-    .epilog = "Without --json: a table grouped by level (the c<clients>. key prefix), with units.\n"
+    .epilog = "Without --json: a table grouped by level (the c<clients>. key prefix), with units,\n"
+              "then for each --watch tree the requests per consumed CPU second of each level.\n"
               "Exit status: 0 done, 1 a document is invalid, 2 usage or I/O error.\n",
     .help_column = 13,
     .options = summary_options,
@@ -51,6 +53,7 @@ struct summary_row {
     char *key;
     enum stats_unit unit;
     struct stats_summary summary;
+    double mean;     /* unrounded (over runs: the mean of their means), for ratios of means */
     size_t position; /* in the document, to keep its order within a level */
     size_t runs;     /* runs with the metric; over several, spread is set */
     struct stats_summary spread;
@@ -77,6 +80,7 @@ static int summarize_metric(void *ctx, struct docread_metric *metric)
     row->unit = metric->unit;
     row->position = all->count;
     row->runs = 1;
+    row->mean = stats_mean(metric->samples, metric->n);
     stats_summarize(metric->samples, metric->n, &row->summary);
     all->count++;
     return 0;
@@ -267,10 +271,49 @@ static int summarize_runs(const char *list, struct summary_rows *all)
         row->unit = set.metrics[i].unit;
         row->position = i;
         over_runs(&set.metrics[i], set.n_runs, row);
+        double means = 0;
+        for (size_t k = 0; k < set.n_runs; k++)
+            if (set.metrics[i].runs[k].present) means += set.metrics[i].runs[k].mean;
+        row->mean = row->runs ? means / (double)row->runs : NAN;
         all->count++;
     }
     stats_runset_free(&set);
     return status;
+}
+
+static const struct summary_row *find_row(const struct summary_rows *all, const char *key)
+{
+    for (size_t i = 0; i < all->count; i++)
+        if (strcmp(all->rows[i].key, key) == 0) return &all->rows[i];
+    return NULL;
+}
+
+/* Under the table: for each level and --watch tree, the requests the level
+ * completed per CPU second the tree consumed. */
+static void print_requests_per_cpu(const struct summary_rows *all)
+{
+    bool first = true;
+    for (size_t i = 0; i < all->count; i++) {
+        unsigned long clients;
+        const char *metric, *tree;
+        size_t tree_len;
+        if (!stats_key_level(all->rows[i].key, &clients, &metric) ||
+            !stats_watch_tree_cpu(metric, &tree, &tree_len))
+            continue;
+        char key[64];
+        snprintf(key, sizeof key, "c%lu.requests_per_second", clients);
+        const struct summary_row *rps = find_row(all, key);
+        if (rps == NULL) continue;
+        double ratio = stats_requests_per_cpu_second(rps->mean, all->rows[i].mean);
+        if (first)
+            printf("\nrequests per consumed CPU second of each watched tree (the level's mean\n"
+                   "requests/s over the tree's mean CPU seconds per second):\n");
+        first = false;
+        if (isfinite(ratio))
+            printf("  c%lu  %.*s  %.2f\n", clients, (int)tree_len, tree, ratio);
+        else
+            printf("  c%lu  %.*s  n/a (no CPU consumed)\n", clients, (int)tree_len, tree);
+    }
 }
 
 int cmd_summary(int argc, char **argv)
@@ -292,8 +335,10 @@ int cmd_summary(int argc, char **argv)
     if (status == EXIT_FINE) {
         if (json)
             print_json(&all);
-        else
+        else {
             print_table(&all);
+            print_requests_per_cpu(&all);
+        }
         status = finish_output("summary", stdout, "standard output");
     }
     docread_result_free(&result);

@@ -14,7 +14,7 @@ mkdir -p "$W"
 
 # json_get FILE PATH...: one value out of a JSON file, e.g. json_get f.json c1.x n
 json_get() {
-    python3 - "$@" <<'PY'
+    python3 - "$@" <<'PY' || fail "json_get $*: no such value"
 import json, sys
 v = json.load(open(sys.argv[1]))
 for k in sys.argv[2:]:
@@ -138,7 +138,7 @@ t_help_documents_every_subcommand() {
     run_tool "$W/out" "$W/err" "$LOADSTATS" --help
     assert_eq "$RC" 0 "--help"
     local c
-    for c in summary check compare merge plot export; do
+    for c in summary check compare merge plot export report; do
         assert_contains "$W/out" "^  $c "
         run_tool "$W/sub" "$W/err" "$LOADSTATS" $c --help
         assert_eq "$RC" 0 "$c --help"
@@ -220,9 +220,12 @@ t_merge_reports_partial_keys_and_conflicts() {
     printf '{"metrics": {"c1.latency_warm_ms": {"unit": "milliseconds", "samples": [2]}, "c1.only_here": {"unit": "count", "samples": [4]}, "c1.only_here_ms": {"unit": "milliseconds", "samples": [4]}}}' >"$W/b.json"
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge "$W/a.json" "$W/b.json"
     assert_eq "$RC" 0 "partial keys are merged"
-    # a count another document lacks adds 0 there: no warning
+    # a plain count another document lacks adds 0 there, and is warned about
+    # (the generators write every plain count; a class like errors.timeout,
+    # which b.json lacks, only where it is not 0: no word about it)
     assert_eq "$(json_get "$W/m.json" metrics c1.only_here samples)" "[4]"
-    grep -q '"c1.only_here"' "$W/err" && fail "a count missing from a document is warned about"
+    assert_contains "$W/err" '"c1.only_here" is missing from .*a.json; counted as 0 there'
+    grep -q 'errors.timeout' "$W/err" && fail "a count with a class missing from a document is warned about"
     assert_contains "$W/err" '"c1.only_here_ms" is missing from .*a.json'
     assert_eq "$(json_get "$W/m.json" metrics c1.only_here_ms samples)" "[4]"
     assert_eq "$(json_get "$W/m.json" metrics c1.latency_cold_ms samples)" "[3, 3.5]"
@@ -261,7 +264,7 @@ shardify() {
 # gauges kept apart (c<N>.shard0.<metric> is A's, shard1 B's; input0/input1
 # without --shards). Prints the keys checked per kind.
 merged_by_kind() {
-    python3 - "$TESTDIR" "$@" <<'PY'
+    python3 - "$TESTDIR" "$@" <<'PY' || fail "merged_by_kind $*"
 import json, re, sys
 sys.path.insert(0, sys.argv[1])
 import metrickinds
@@ -347,7 +350,7 @@ t_merge_shards_of_dnsload_sums_rcodes_one_shard_lacks() {
 
 t_merge_shards_refuses_incomplete_or_foreign_sets() {
     write_run "$W/x.json" "1, 2"
-    python3 - "$W" <<'PY'
+    python3 - "$W" <<'PY' || fail "writing the shard descriptors"
 import json, sys
 w = sys.argv[1]
 def meta(name, index, count, run_id="r1"):
@@ -417,7 +420,7 @@ t_merge_weights_shards_cut_by_max_samples() {
     local s
     for s in A:1:9000:0 B:2:1000:1; do
         IFS=: read -r name value seen index <<<"$s"
-        python3 - "$W/$name" "$value" "$seen" "$index" <<'PY'
+        python3 - "$W/$name" "$value" "$seen" "$index" <<'PY' || fail "writing shard $name"
 import json, sys
 out, value, seen, index = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 json.dump({"metrics": {"c2.latency_warm_ms": {"unit": "milliseconds", "samples": [value] * 100},
@@ -429,7 +432,7 @@ PY
     done
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --meta "$W/m.meta.json" "$W/A.json" "$W/B.json"
     assert_eq "$RC" 0 "weighted merge"
-    python3 - "$W/m.json" <<'PY'
+    python3 - "$W/m.json" <<'PY' || fail "the weighted merge's checker"
 import json, sys
 s = json.load(open(sys.argv[1]))["metrics"]["c2.latency_warm_ms"]["samples"]
 if (len(s), s.count(1), s.count(2)) != (100, 90, 10):
@@ -512,7 +515,8 @@ t_export_openmetrics_parses_and_matches_the_samples() {
         assert_eq "$RC" 0 "export openmetrics of $f.json"
         assert_empty_file "$W/err"
         run_tool "$W/$f.sum" "$W/err" "$LOADSTATS" summary --json "$W/$f.json"
-        "$py" - "$W/$f.json" "$W/$f.om" "$W/$f.sum" "$TESTDIR" <<'PY'
+        assert_eq "$RC" 0 "summary --json of $f.json"
+        "$py" - "$W/$f.json" "$W/$f.om" "$W/$f.sum" "$TESTDIR" <<'PY' || fail "the OpenMetrics checker of $f.json"
 import json, math, re, sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 sys.path.insert(0, sys.argv[4])
@@ -574,7 +578,8 @@ t_export_csv_has_a_row_per_sample() {
     run_tool "$W/hs.csv" "$W/err" "$LOADSTATS" export -f csv-summary "$W/h.json"
     assert_eq "$RC" 0 "export csv-summary"
     run_tool "$W/h.sum" "$W/err" "$LOADSTATS" summary --json "$W/h.json"
-    python3 - "$W/h.json" "$W/h.csv" "$W/hs.csv" "$W/h.sum" <<'PY'
+    assert_eq "$RC" 0 "summary --json"
+    python3 - "$W/h.json" "$W/h.csv" "$W/hs.csv" "$W/h.sum" <<'PY' || fail "the CSV checker"
 import csv, json, sys
 doc = json.load(open(sys.argv[1]))["metrics"]
 raw = open(sys.argv[2], newline="").read()
@@ -622,7 +627,8 @@ t_export_hgrm_matches_hdrhistogram_layout_and_summary() {
     run_tool "$W/h.hgrm" "$W/err" "$LOADSTATS" export -f hgrm -m $k --decimals 6 "$W/h.json"
     assert_eq "$RC" 0 "export hgrm"
     run_tool "$W/h.sum" "$W/err" "$LOADSTATS" summary --json "$W/h.json"
-    python3 - "$W/h.json" "$W/h.hgrm" "$W/h.sum" "$k" <<'PY'
+    assert_eq "$RC" 0 "summary --json"
+    python3 - "$W/h.json" "$W/h.hgrm" "$W/h.sum" "$k" <<'PY' || fail "the hgrm checker"
 import json, math, sys
 xs = sorted(json.load(open(sys.argv[1]))["metrics"][sys.argv[4]]["samples"])
 lines = open(sys.argv[2]).read().split("\n")
@@ -705,7 +711,7 @@ t_export_refuses_bad_usage_and_input() {
 }
 
 t_plot_svg_parses_and_renders() {
-    python3 - "$W/p.json" <<'PY'
+    python3 - "$W/p.json" <<'PY' || fail "writing the plot's document"
 import json, random, sys
 random.seed(1)
 m = {}
@@ -730,6 +736,89 @@ PY
     run_tool "$W/out" "$W/err" "$LOADSTATS" plot "$W/none.json" -o "$W/none.svg"
     assert_eq "$RC" 1 "nothing to draw"
     assert_contains "$W/err" "nothing to draw"
+}
+
+# The report's reading of documents and descriptors, on both builds (the
+# browser checks are in t_report.sh, once): a real run with --watch and an
+# open loop, an A/B of a list, a descriptor full of odd strings, one that is
+# not JSON, and a document with odd level and error-class names; each page
+# must be well-formed XML with the untrusted text escaped.
+t_report_reads_real_runs_and_odd_descriptors() {
+    need_nginx || { fail "nginx did not start"; return 1; }
+    local r=$W/report
+    mkdir -p $r
+    # (a loaded machine may leave a request of the open loop unsent: what
+    # matters here is how the report reads the document, not its counts)
+    run_tool $r/a.json $r/a.err "$HTTPLOAD" -q --levels 1,2 -d 1s --rate 200 --max-error-rate 1 \
+        --watch "nginx=pidfile:$SRV/nginx/nginx.pid" --meta $r/a.meta.json \
+        "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    assert_eq "$RC" 0 "httpload"
+    cp $r/a.json $r/b.json
+    cp $r/a.meta.json $r/b.meta.json
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/a.html $r/a.json
+    assert_eq "$RC" 0 "report of a run"
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/ab.html --base $r/a.json,$r/b.json $r/b.json
+    assert_eq "$RC" 0 "report of an A/B"
+    python3 - $r/odd.meta.json <<'PY'
+import json, sys
+odd = "<script>alert(1)</script> & \"quotes\" 'single' \u00e9\u4e2d \x01\x1f end"
+json.dump({"tool": odd, "version": odd, "target": odd, "argv": [odd, "", "a b"],
+           "started_at": odd, "run_id": odd, "shard": {"index": 0, "count": 1},
+           "exit_status": 3, "options": {odd: odd, "n": 1e300, "list": [odd, None, True]},
+           "machine": {"memory_bytes": 123456789, odd: {"deep": [[[[[odd]]]]]}},
+           "levels": [{"clients": 1, "seconds": 1, "error_reasons": {odd: odd}},
+                      {"clients": -5}, "not an object"]},
+          open(sys.argv[1], "w"))
+PY
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/odd.html --meta $r/odd.meta.json $r/a.json
+    assert_eq "$RC" 0 "report with an odd descriptor"
+    ! grep -q '<script' $r/odd.html || fail "a descriptor's text reached the page unescaped"
+    assert_contains $r/odd.html "a level was invalid"
+    echo 'not json' >$r/b.meta.json
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/bad.html $r/b.json
+    assert_eq "$RC" 0 "report beside a broken descriptor"
+    assert_eq "$(wc -l <$r/err)" 1 "lines on stderr for a broken descriptor"
+    assert_contains $r/bad.html "not a descriptor"
+    python3 - $r/names.json <<'PY'
+import json, sys
+m = {"c18446744073709551615.requests": {"unit": "count", "samples": [1]},
+     "c7.errors.<b>&amp;": {"unit": "count", "samples": [2]},
+     "c7.watch.t.cpu_s": {"unit": "seconds", "samples": [0.5]},
+     "c7.watch..cpu_s": {"unit": "seconds", "samples": [0.5]},
+     "c7.watch.t.x.y.z.rss_bytes": {"unit": "bytes", "samples": [1, 2]},
+     "c7.latency_warm_ms": {"unit": "seconds", "samples": [0.001] * 3},
+     "c7.requests_per_second": {"unit": "requests_per_second", "samples": [5, 0, 7]}}
+json.dump({"metrics": m}, open(sys.argv[1], "w"))
+PY
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/names.html $r/names.json
+    assert_eq "$RC" 0 "report of odd metric names"
+    # the watch table's CPU is in cores, and its requests per CPU second is
+    # the one summary prints (it once read cpu_s as milliseconds: 1000x off)
+    "$LOADSTATS" summary $r/a.json >$r/summary.txt
+    python3 - $r/a.html $r/summary.txt <<'PY' || fail "the watch table disagrees with summary"
+import os, re, sys
+import xml.etree.ElementTree as ET
+X = "{http://www.w3.org/1999/xhtml}"
+page = ET.parse(sys.argv[1]).getroot()
+table = next(t for t in page.iter(X + "table") if t.get("class") == "watch")
+want = dict(re.findall(r"^  (c\d+)  nginx  ([\d.]+)$", open(sys.argv[2]).read(), re.M))
+assert len(want) == 2, want
+seen = 0
+for tr in table.iter(X + "tr"):
+    cells = ["".join(c.itertext()) for c in tr]
+    if tr.find(X + "td") is None or cells[2] != "(the whole tree)":
+        continue
+    cores = float(cells[3].replace(",", ""))
+    assert 0 <= cores <= os.cpu_count(), cells
+    got, exp = float(cells[7].replace(",", "")), float(want[cells[0]])
+    assert abs(got - exp) <= 0.005 * exp + 0.01, (cells, exp)
+    seen += 1
+assert seen == 2, seen
+PY
+    local page
+    for page in a ab odd bad names; do
+        xmllint --noout $r/$page.html || fail "$page.html is not well-formed"
+    done
 }
 
 run_tests

@@ -126,8 +126,7 @@ t_preflight_names_busy_loops_on_its_cpu() {
     local b=$!
     sleep 0.3
     run_tool $W/spin.out $W/spin.err taskset -c 0 $H --preflight -c 4 "$URL"
-    kill $a $b 2>/dev/null
-    wait $a $b 2>/dev/null
+    stop_background $a $b
     assert_eq "$(verdict $W/spin.err strays)" warn "strays"
     line_has $W/spin.err strays "this process may use (0)"
     line_has $W/spin.err strays "CPU 0 "
@@ -355,8 +354,7 @@ time.sleep(60)' "$port" &
     kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "still running 2 s after SIGINT"; }
     RC=0
     wait $pid || RC=$?
-    kill $silent 2>/dev/null
-    wait $silent 2>/dev/null || true
+    stop_background $silent
     assert_eq "$RC" 130 "exit status"
     assert_empty_file $W/int.out "stdout"
     assert_eq "$(tail -n 1 $W/int.err)" "dnsload: preflight: interrupted" "the last line"

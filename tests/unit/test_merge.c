@@ -153,6 +153,7 @@ static void test_counts_are_summed_with_zero_for_absent_keys(void **state)
     add(&m, 1, "c8.send_blocked", STATS_UNIT_COUNT, (double[]){2}, 1);
     add(&m, 0, "c8.unsent", STATS_UNIT_COUNT, (double[]){0}, 1);
     finish(&m, 0, 1);
+    finish(&m, 0, 1); /* idempotent: a second finish changes nothing */
     assert_true(only_sample(&m, "c8.attempts") == 600.0);
     assert_true(only_sample(&m, "c8.bytes_received") == 3003.0);
     assert_true(only_sample(&m, "c8.errors.timeout") == 7.0);
@@ -160,7 +161,10 @@ static void test_counts_are_summed_with_zero_for_absent_keys(void **state)
     assert_true(only_sample(&m, "c8.scheduled") == 110.0);
     assert_true(only_sample(&m, "c8.send_blocked") == 2.0);
     assert_true(only_sample(&m, "c8.unsent") == 0.0);
-    assert_int_equal(find(&m, "c8.errors.timeout")->documents, 2);
+    const struct stats_merged_metric *timeout = find(&m, "c8.errors.timeout");
+    assert_int_equal(timeout->documents, 2);
+    assert_true(timeout->parts[0].n == 0 && timeout->parts[1].n == 1 && timeout->parts[2].n == 1);
+    assert_int_equal(find(&m, "c8.attempts")->documents, 3);
     stats_merge_free(&m);
 }
 
@@ -254,7 +258,9 @@ static void test_refusals(void **state)
                                      error, sizeof error),
                      -1);
     assert_non_null(strstr(error, "unit conflict"));
-    assert_non_null(strstr(error, "milliseconds"));
+    assert_non_null(strstr(error, "\"c1.connect_ms\"")); /* which metric */
+    assert_non_null(strstr(error, "milliseconds in an earlier document"));
+    assert_non_null(strstr(error, "seconds in this one"));
     free(samples);
     samples = copy_of((double[]){1, 2, 3}, 3);
     assert_int_equal(stats_merge_add(&m, 1, "c1.ttfb_ms", STATS_UNIT_MILLISECONDS, &samples, 3, 2,
@@ -287,6 +293,9 @@ static void test_timelines_are_added_second_by_second(void **state)
     assert_int_equal(rps->n, 3);
     assert_true(rps->samples[0] == 11 && rps->samples[1] == 22 && rps->samples[2] == 33);
     assert_false(rps->lengths_differ);
+    /* the third document lacks it: two had it, and it stays out of their count */
+    assert_int_equal(rps->documents, 2);
+    assert_true(rps->parts[0].n == 3 && rps->parts[1].n == 3 && rps->parts[2].n == 0);
     const struct stats_merged_metric *r = find(&m, "r");
     assert_int_equal(r->n, 4);
     assert_true(r->samples[0] == 111 && r->samples[1] == 11 && r->samples[2] == 10 &&
