@@ -5,6 +5,7 @@
 #include "loadgen/control.h"
 #include "loadgen/schedule.h"
 #include "loadgen/selfwatch.h"
+#include "loadgen/tlsmem.h"
 
 #include <signal.h>
 #include <string.h>
@@ -196,6 +197,7 @@ void lg_worker_run_level(struct lg_worker *w)
     ev_timer_init(&w->tick_timer, on_tick_timer, 1., 0.);
     w->tick_timer.data = w;
 
+    lg_tlsmem_thread_begin();
     ev_now_update(loop);
     w->event_ns = 0;
     uint64_t now = lg_now_ns();
@@ -240,4 +242,5 @@ void lg_worker_run_level(struct lg_worker *w)
     lg_selfwatch_worker_end(w); /* before teardown closes the sockets */
     for (unsigned i = 0; i < w->n_clients; i++)
         lg_client_teardown(&w->clients[i]);
+    lg_tlsmem_thread_end();
 }
