@@ -69,6 +69,7 @@ int lg_tls_setup(struct lg_tls_config *t, const struct lg_tls_options *o, const 
     t->sni = o->sni ? o->sni : (ip ? NULL : host);
     t->verify_host = o->insecure ? NULL : (o->sni ? o->sni : host);
     t->resume = o->resume;
+    t->max_handshakes = o->max_handshakes;
     return 0;
 }
 
