@@ -214,7 +214,7 @@ grinded() {
 requests_of() {
     local out=$WORK/$2.out err=$WORK/$2.err
     case $1 in
-    httpload | dnsload) sed -n 's/^[a-z]*load: level c[0-9]*: \([0-9]*\) requests in .*/\1/p' "$err" | awk '{ s += $1 } END { if (NR) print s }' ;;
+    httpload | httpload_mh | dnsload) sed -n 's/^[a-z]*load: level c[0-9]*: \([0-9]*\) requests in .*/\1/p' "$err" | awk '{ s += $1 } END { if (NR) print s }' ;;
     floor) sed -n 's/^floor: \([0-9]*\) requests in .*/\1/p' "$err" ;;
     wrk) awk '/ requests in / { print $1 }' "$out" ;;
     h2load) awk '/^requests:/ { print $8 }' "$out" ;;
