@@ -4,7 +4,7 @@
 # bash-completion loads a completion by the name of the command.
 
 # _loadgen_metavar HELP OPTION: the value name --help shows after OPTION
-# ("FILE" for "--meta FILE", "1.1|2|auto" for "--http 1.1|2|auto", "N" for "-c"
+# ("FILE" for "--meta FILE", "1.1|2|3|auto" for "--http 1.1|2|3|auto", "N" for "-c"
 # in "-c, --clients N"), or nothing when the option takes no value.
 _loadgen_metavar()
 {

@@ -114,8 +114,7 @@ static int doh_on_ready(struct lg_client *c)
     /* POST bodies must outlive their streams: one packet buffer per slot */
     size_t sendbuf = ctx->doh_get ? 1 : (size_t)ctx->queries.max_len * lg_client_slots(c);
     if (dns_client_prepare(c, sendbuf) < 0) return -1;
-    const char *alpn = lg_client_alpn(c);
-    if (!alpn || strcmp(alpn, "h2") != 0) {
+    if (!lg_client_alpn_is(c, "h2")) {
         lg_conn_fail(c, DNS_ERR_PROTOCOL, "the server did not agree to HTTP/2 in ALPN");
         return -1;
     }

@@ -269,6 +269,39 @@ static void check_args(struct dns_ctx *ctx, struct args *a, const struct lg_tls_
 
 static const char *const transport_names[] = {"udp", "tcp", "dot", "doh"};
 
+/* What the preflight needs to know of the transport: what a client costs in
+ * memory (bench/memory measured HTTP clients only, README's performance
+ * table, 2026-12-01: each transport takes the figure of the client that
+ * holds the same connection, one socket without TLS, TLS, or HTTP/2 over
+ * TLS), the largest answer a UDP client's socket may have to hold per query
+ * (the EDNS size it advertises, else 512 bytes), and the query --preflight
+ * sends as its one probe over UDP. */
+static void client_cost(const struct dns_ctx *ctx, const struct dns_encode_opts *enc,
+                        struct lg_config *cfg)
+{
+    switch (ctx->transport) {
+    case DNS_UDP:
+    case DNS_TCP:
+        cfg->client_memory_bytes = 0.64 * 1024;
+        cfg->client_memory_source = "not measured for DNS: bench/memory's HTTP/1.1 client, one "
+                                    "socket without TLS";
+        break;
+    case DNS_DOT:
+        cfg->client_memory_bytes = 45.4 * 1024;
+        cfg->client_memory_source = "not measured for DNS: bench/memory's HTTP/1.1 over TLS";
+        break;
+    case DNS_DOH:
+        cfg->client_memory_bytes = 58.3 * 1024;
+        cfg->client_memory_source = "bench/memory: HTTP/2 over TLS";
+        break;
+    }
+    cfg->answer_bytes = enc->edns_size ? enc->edns_size : 512;
+    if (ctx->transport == DNS_UDP && ctx->queries.n) {
+        cfg->probe_datagram = dns_query_packet(&ctx->queries, 0);
+        cfg->probe_datagram_len = ctx->queries.q[0].len;
+    }
+}
+
 int main(int argc, char **argv)
 {
     lg_signals_block();
@@ -329,6 +362,7 @@ int main(int argc, char **argv)
     cfg.target_desc = desc;
     if (ctx.transport == DNS_DOH && doh_prepare(&ctx) < 0) lg_usage_error(tool, "out of memory");
 
+    client_cost(&ctx, &a.enc, &cfg);
     const struct lg_driver *drv = ctx.transport == DNS_UDP   ? &dns_udp_driver
                                   : ctx.transport == DNS_DOH ? &dns_doh_driver
                                                              : &dns_tcp_driver;

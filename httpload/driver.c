@@ -1,7 +1,10 @@
 /* The engine driver of httpload: on each new connection it picks the session
- * (HTTP/1.1 or HTTP/2, from --http and the ALPN result) and forwards the
- * engine's calls to it. */
+ * (HTTP/1.1 or HTTP/2, from --http and the ALPN result; HTTP/3 on a QUIC
+ * connection) and forwards the engine's calls to it. */
 #include "httpload/http.h"
+#ifdef HAVE_HTTP3
+#include "httpload/http3.h"
+#endif
 
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +13,7 @@ static const char *const http_error_names[] = {"protocol", "stream_reset", "stat
 /* The summary's line for a class whose errors came with no reason of their own. */
 static const char *const http_error_descriptions[] = {
     "the response broke the rules of HTTP",
-    "the server reset the request's HTTP/2 stream",
+    "the server reset the request's HTTP/2 or HTTP/3 stream",
     "a final status outside --expect-status",
 };
 
@@ -30,9 +33,9 @@ static int drv_on_ready(struct lg_client *c)
 {
     const struct http_ctx *ctx = lg_client_ctx(c);
     struct http_client *hc = lg_client_state(c);
-    const char *alpn = lg_client_alpn(c);
-    bool h2 = ctx->mode == HTTP_MODE_2 || (alpn && strcmp(alpn, "h2") == 0);
-    if (ctx->mode == HTTP_MODE_2 && ctx->tls && !(alpn && strcmp(alpn, "h2") == 0)) {
+    bool alpn_h2 = lg_client_alpn_is(c, "h2");
+    bool h2 = ctx->mode == HTTP_MODE_2 || alpn_h2;
+    if (ctx->mode == HTTP_MODE_2 && ctx->tls && !alpn_h2) {
         lg_conn_fail(c, HTTP_ERR_PROTOCOL, "the server did not agree to HTTP/2 in ALPN");
         return -1;
     }
@@ -41,6 +44,9 @@ static int drv_on_ready(struct lg_client *c)
         hc->walking = true;
     }
     hc->ops = h2 ? &http2_session_ops : &http1_session_ops;
+#ifdef HAVE_HTTP3
+    if (ctx->mode == HTTP_MODE_3) hc->ops = &http3_session_ops;
+#endif
     return hc->ops->on_ready(c, hc);
 }
 
@@ -85,6 +91,9 @@ static void drv_client_free(struct lg_client *c)
     struct http_client *hc = lg_client_state(c);
     http1_session_ops.free(c, hc);
     http2_session_ops.free(c, hc);
+#ifdef HAVE_HTTP3
+    http3_session_ops.free(c, hc);
+#endif
 }
 
 const struct lg_driver http_driver = {

@@ -1,7 +1,8 @@
 /* httpload's driver: what every connection shares (the requests, built once,
  * and the status codes that count as success) and the per-client state. A
- * connection speaks HTTP/1.1 or HTTP/2, chosen by --http and ALPN; each is a
- * session behind the same small table (h2load's split of client and session). */
+ * connection speaks HTTP/1.1 or HTTP/2, chosen by --http and ALPN, or HTTP/3
+ * over QUIC with --http 3; each is a session behind the same small table
+ * (h2load's split of client and session). */
 #ifndef HTTPLOAD_HTTP_H
 #define HTTPLOAD_HTTP_H
 
@@ -13,7 +14,7 @@
 #include "loadgen/engine.h"
 #include "loadgen/h2session.h"
 
-enum http_mode { HTTP_MODE_AUTO, HTTP_MODE_1, HTTP_MODE_2 };
+enum http_mode { HTTP_MODE_AUTO, HTTP_MODE_1, HTTP_MODE_2, HTTP_MODE_3 };
 
 /* Driver error classes, numbered after the engine's. */
 enum http_error {
@@ -37,6 +38,7 @@ struct http_request {
     uint8_t *h1_close; /* the same with Connection: close (only with --conn-requests) */
     size_t h1_close_len;
     struct lg_h2_prepared *h2; /* its HTTP/2 header list; points into those below */
+    struct http3_prepared *h3; /* its HTTP/3 header list (--http 3 only) */
     char *method, *scheme, *authority, *path;
     struct http_header *headers; /* user headers plus defaults, for HTTP/2 */
     size_t n_headers;
@@ -82,8 +84,9 @@ struct http_client {
     const struct http_request *h1_req; /* the one in flight */
     unsigned h1_slot;
     bool h1_busy;
-    /* HTTP/2: the session's own state (allocated per connection) */
+    /* HTTP/2 and HTTP/3: the session's own state */
     void *h2;
+    void *h3;
 };
 
 extern const struct http_session_ops http1_session_ops;

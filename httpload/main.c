@@ -8,6 +8,10 @@
 #include "httpload/url.h"
 #include "loadgen/options.h"
 #include "loadgen/transport.h"
+#ifdef HAVE_HTTP3
+#include "httpload/http3.h"
+#include "loadgen/quic.h"
+#endif
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -50,10 +54,11 @@ static const struct lg_option options[] = {
      "target's line in FILE"},
     {"expect-status", 0, required_argument, OPT_EXPECT_STATUS, "Request",
      "    --expect-status LIST", "status codes that succeed: 200-299,304 (default 200-299)"},
-    {"http", 0, required_argument, OPT_HTTP, "Protocol", "    --http 1.1|2|auto",
-     "HTTP version; auto: ALPN on https, 1.1 on http (default)"},
+    {"http", 0, required_argument, OPT_HTTP, "Protocol", "    --http 1.1|2|3|auto",
+     "HTTP version; auto: ALPN on https, 1.1 on http (default);\n3: HTTP/3 over QUIC (https "
+     "only; see --version)"},
     {"streams", 'm', required_argument, 'm', "Protocol", "-m, --streams N",
-     "concurrent HTTP/2 streams per client (default 1)"},
+     "concurrent HTTP/2 or HTTP/3 streams per client (default 1)"},
     {"proxy", 'x', required_argument, 'x', "Connection", "-x, --proxy URL",
      "HTTP proxy (http://HOST:PORT): CONNECT for https targets,\nabsolute-form requests for "
      "http targets"},
@@ -99,10 +104,18 @@ static void take_option(void *p, int id, const char *arg)
             a->ctx.mode = HTTP_MODE_1;
         else if (strcmp(arg, "2") == 0)
             a->ctx.mode = HTTP_MODE_2;
+        else if (strcmp(arg, "3") == 0)
+#ifdef HAVE_HTTP3
+            a->ctx.mode = HTTP_MODE_3;
+#else
+            lg_usage_error(tool,
+                           "--http 3: this httpload was built without HTTP/3 (it needs ngtcp2 "
+                           "0.12, nghttp3 0.8 and GnuTLS: configure --with-http3)");
+#endif
         else if (strcmp(arg, "auto") == 0)
             a->ctx.mode = HTTP_MODE_AUTO;
         else
-            lg_usage_error(tool, "--http: '%s' is not one of 1.1, 2, auto", arg);
+            lg_usage_error(tool, "--http: '%s' is not one of 1.1, 2, 3, auto", arg);
         break;
     case 'm': {
         unsigned long long v;
@@ -133,9 +146,24 @@ static void take_option(void *p, int id, const char *arg)
     }
 }
 
+/* "ngtcp2 0.12.1, GnuTLS 3.7.9, nghttp3 0.8.0", or why there is no HTTP/3. */
+static void http3_libraries(char *buf, size_t len)
+{
+#ifdef HAVE_HTTP3
+    lg_quic_versions(buf, len);
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, ", nghttp3 %s", http3_version());
+#else
+    snprintf(buf, len, "not built in");
+#endif
+}
+
 static void print_version(void)
 {
-    printf("%s %s (nghttp2 %s)\n", tool, PACKAGE_VERSION, nghttp2_version(0)->version_str);
+    char h3[160];
+    http3_libraries(h3, sizeof(h3));
+    printf("%s %s (nghttp2 %s; HTTP/3: %s)\n", tool, PACKAGE_VERSION,
+           nghttp2_version(0)->version_str, h3);
 }
 
 /* "K: V" with a token name and no line breaks. */
@@ -251,6 +279,9 @@ struct setup {
     const struct http_url *origin; /* the URL, or the first target's */
     struct lg_target target;       /* where the sockets go */
     struct lg_tls_config tls;
+#ifdef HAVE_HTTP3
+    struct lg_quic_config quic;
+#endif
     bool absolute_form; /* through a plain proxy: request lines carry the URL */
     char **group_names; /* --targets-per-metric: "target.LINE" per request */
     struct lg_driver driver;
@@ -274,6 +305,11 @@ static void check_args(const struct args *a, int first_arg, int argc, char **arg
         lg_usage_error(tool, "--streams: HTTP/1.1 sends one request at a time per connection");
     if (a->proxy && a->unix_path)
         lg_usage_error(tool, "--proxy and --unix-socket cannot be combined");
+    if (a->ctx.mode == HTTP_MODE_3 && a->proxy)
+        lg_usage_error(tool, "--http 3 cannot go through --proxy: an HTTP proxy's CONNECT carries "
+                             "TCP, and HTTP/3 runs over QUIC on UDP");
+    if (a->ctx.mode == HTTP_MODE_3 && a->unix_path)
+        lg_usage_error(tool, "--http 3 cannot use --unix-socket: QUIC runs over UDP");
     if (!a->proxy && a->proxy_tunnel) lg_usage_error(tool, "--proxy-tunnel needs --proxy");
 }
 
@@ -341,15 +377,40 @@ static void route_sockets(struct args *a, struct setup *s)
         }
     } else {
         lg_resolve_target(tool, a->targets_path ? "--targets" : "URL", s->origin->host,
-                          s->origin->port, false, t);
+                          s->origin->port, a->ctx.mode == HTTP_MODE_3, t);
     }
 }
 
+#ifdef HAVE_HTTP3
+/* QUIC to an https:// origin: its own TLS 1.3 (GnuTLS), ALPN h3. */
+static void setup_quic(struct setup *s, const struct lg_tls_options *tlsopt,
+                       const struct lg_config *cfg)
+{
+    if (!s->origin->https)
+        lg_usage_error(tool, "--http 3 needs an https:// URL (HTTP/3 is always encrypted)");
+    if (tlsopt->resume)
+        lg_usage_error(tool, "--tls-resume is not supported with --http 3 (every QUIC "
+                             "connection makes a full handshake)");
+    char err[256];
+    if (lg_quic_setup(&s->quic, tlsopt, s->origin->host, "h3", &http3_quic_app, cfg->timeout_ns,
+                      err, sizeof(err)) < 0)
+        lg_usage_error(tool, "%s", err);
+    s->target.quic = &s->quic;
+}
+#endif
+
 /* TLS to an https:// origin, offering the protocols --http allows. */
-static void setup_tls(struct args *a, struct setup *s, const struct lg_tls_options *tlsopt)
+static void setup_tls(struct args *a, struct setup *s, const struct lg_tls_options *tlsopt,
+                      const struct lg_config *cfg)
 {
     struct http_ctx *ctx = &a->ctx;
     ctx->tls = s->origin->https;
+#ifdef HAVE_HTTP3
+    if (ctx->mode == HTTP_MODE_3) {
+        setup_quic(s, tlsopt, cfg);
+        return;
+    }
+#endif
     if (!s->origin->https) {
         if (lg_tls_options_given(tlsopt))
             fprintf(stderr, "%s: note: TLS options are ignored for an http:// URL\n", tool);
@@ -380,6 +441,10 @@ static void prepare_requests(struct args *a, struct setup *s, struct lg_config *
         lg_usage_error(tool, "out of memory");
     ctx->walk = ctx->n_reqs > 1 || ctx->per_target;
     cfg->slots = ctx->mode == HTTP_MODE_1 ? 1 : ctx->streams;
+#ifdef HAVE_HTTP3
+    for (size_t i = 0; ctx->mode == HTTP_MODE_3 && i < ctx->n_reqs; i++)
+        if (http3_prepare(&ctx->reqs[i]) < 0) lg_usage_error(tool, "out of memory");
+#endif
     cfg->slots_option = "--streams";
     if (ctx->mode == HTTP_MODE_AUTO && ctx->streams > 1 && !s->origin->https)
         lg_usage_error(tool, "--streams needs HTTP/2: add --http 2 for h2c");
@@ -392,14 +457,48 @@ static void prepare_requests(struct args *a, struct setup *s, struct lg_config *
     s->driver.n_groups = s->group_names ? (unsigned)ctx->n_reqs : 0;
 }
 
+/* What a client costs in the generator's memory, for the preflight's
+ * memory check: bench/memory's RSS per client (README's performance table,
+ * measured 2026-12-01), by protocol; bench/h3's for HTTP/3. It has no
+ * cleartext HTTP/2 figure: that one takes HTTP/2 over TLS's, an upper bound.
+ * --http auto over TLS may end in either protocol: the larger. */
+static void client_cost(const struct http_ctx *ctx, bool https, struct lg_config *cfg)
+{
+    if (ctx->mode == HTTP_MODE_3) {
+        cfg->client_memory_bytes = 110.0 * 1024;
+        cfg->client_memory_source = "bench/h3: HTTP/3";
+    } else if (!https && ctx->mode != HTTP_MODE_2) {
+        cfg->client_memory_bytes = 0.64 * 1024;
+        cfg->client_memory_source = "bench/memory: HTTP/1.1";
+    } else if (https && ctx->mode == HTTP_MODE_1) {
+        cfg->client_memory_bytes = 45.4 * 1024;
+        cfg->client_memory_source = "bench/memory: HTTP/1.1 over TLS";
+    } else {
+        cfg->client_memory_bytes = 58.3 * 1024;
+        cfg->client_memory_source = https ? "bench/memory: HTTP/2 over TLS"
+                                          : "bench/memory has no h2c figure: HTTP/2 over TLS's, "
+                                            "an upper bound";
+    }
+}
+
 static int run(struct args *a, struct setup *s, struct lg_config *cfg)
 {
     const struct http_ctx *ctx = &a->ctx;
+    client_cost(ctx, s->origin->https, cfg);
+    char h3[160];
+    http3_libraries(h3, sizeof(h3));
     const struct lg_meta_field fields[] = {
         {"nghttp2", LG_META_STR, nghttp2_version(0)->version_str, 0, false},
+#ifdef HAVE_HTTP3
+        {"http3", LG_META_BOOL, NULL, 0, true},
+#else
+        {"http3", LG_META_BOOL, NULL, 0, false},
+#endif
+        {"http3_libraries", LG_META_STR, h3, 0, false},
         {"mode", LG_META_STR,
          ctx->mode == HTTP_MODE_1   ? "1.1"
          : ctx->mode == HTTP_MODE_2 ? "2"
+         : ctx->mode == HTTP_MODE_3 ? "3"
                                     : "auto",
          0, false},
         {"requests", LG_META_NUM, NULL, (double)ctx->n_reqs, false},
@@ -413,8 +512,14 @@ static int run(struct args *a, struct setup *s, struct lg_config *cfg)
 static void setup_free(struct args *a, struct setup *s)
 {
     struct http_ctx *ctx = &a->ctx;
-    if (s->origin && s->origin->https) lg_tls_config_free(&s->tls);
+    if (s->origin && s->origin->https && !s->target.quic) lg_tls_config_free(&s->tls);
+#ifdef HAVE_HTTP3
+    if (s->target.quic) lg_quic_config_free(&s->quic);
+#endif
     for (size_t i = 0; i < ctx->n_reqs; i++) {
+#ifdef HAVE_HTTP3
+        http3_prepared_free(&ctx->reqs[i]);
+#endif
         request_free(&ctx->reqs[i]);
         if (s->group_names) free(s->group_names[i]);
     }
@@ -444,8 +549,8 @@ int main(int argc, char **argv)
     const struct lg_cmdline cl = {
         .tool = tool,
         .synopsis = "[options] URL\n       httpload [options] --targets FILE",
-        .about = "HTTP/1.1 and HTTP/2 load over TCP, TLS, Unix sockets and proxies; one JSON "
-                 "document\nof raw samples on stdout, a summary on stderr.\n",
+        .about = "HTTP/1.1 and HTTP/2 load over TCP, TLS, Unix sockets and proxies, and HTTP/3\n"
+                 "over QUIC; one JSON document of raw samples on stdout, a summary on stderr.\n",
         .options = options,
         .n_options = sizeof(options) / sizeof(options[0]),
         .tls = true,
@@ -465,7 +570,7 @@ int main(int argc, char **argv)
     parse_status_list(&a.ctx, a.expect);
     read_body(&a);
     route_sockets(&a, &s);
-    setup_tls(&a, &s, &tlsopt);
+    setup_tls(&a, &s, &tlsopt, &cfg);
     prepare_requests(&a, &s, &cfg);
     int status = run(&a, &s, &cfg);
     setup_free(&a, &s);

@@ -14,6 +14,7 @@
 static void on_read_event(struct ev_loop *loop, ev_io *io, int revents);
 static void on_write_event(struct ev_loop *loop, ev_io *io, int revents);
 static void on_restart(struct ev_loop *loop, ev_timer *t, int revents);
+static void on_conn_timer(struct ev_loop *loop, ev_timer *t, int revents);
 static void conn_abort(struct lg_client *c);
 
 void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void *state_mem,
@@ -38,7 +39,8 @@ void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void
     ev_init(&c->rio, on_read_event);
     ev_init(&c->wio, on_write_event);
     ev_init(&c->restart, on_restart);
-    c->rio.data = c->wio.data = c->restart.data = c;
+    ev_init(&c->conn_timer, on_conn_timer);
+    c->rio.data = c->wio.data = c->restart.data = c->conn_timer.data = c;
 }
 
 /* --- watchers ------------------------------------------------------------- */
@@ -58,7 +60,7 @@ static void watch(struct lg_client *c, bool read, bool write)
 
 /* What the transport said about output: queued output waits for writability
  * (write watcher on) or for the next read (TLS); 0, or -1 if it failed. */
-static int output_state(struct lg_client *c, int rc)
+int lg_conn_output_state(struct lg_client *c, int rc)
 {
     if (rc == LG_IO_ERROR) return -1;
     c->write_waits_read = rc == LG_IO_WANT_READ;
@@ -107,6 +109,7 @@ static void conn_close(struct lg_client *c)
     opening_done(c);
     if (c->fd < 0) return;
     watch(c, false, false);
+    ev_timer_stop(w->loop, &c->conn_timer);
     c->tp->close(c);
     if (c->state == LG_CONN_READY && w->drv->on_close) w->drv->on_close(c);
     close(c->fd);
@@ -116,6 +119,8 @@ static void conn_close(struct lg_client *c)
     c->close_when_idle = false;
     c->read_waits_write = c->write_waits_read = false;
     c->alpn = NULL;
+    c->alpn_len = 0;
+    c->tls_resumed = false;
 }
 
 /* Runs the driver's submit for a started request, so that a transport
@@ -423,6 +428,20 @@ void lg_client_settle(struct lg_client *c)
     }
 }
 
+void lg_conn_timer_at(struct lg_client *c, uint64_t at_ns)
+{
+    struct ev_loop *loop = c->w->loop;
+    uint64_t now = lg_event_now(c->w); /* deciding, not sampling: the event's read will do */
+    ev_timer_stop(loop, &c->conn_timer);
+    ev_timer_set(&c->conn_timer, at_ns > now ? (double)(at_ns - now) / 1e9 : 0., 0.);
+    ev_timer_start(loop, &c->conn_timer);
+}
+
+void lg_conn_timer_stop(struct lg_client *c)
+{
+    ev_timer_stop(c->w->loop, &c->conn_timer);
+}
+
 uint64_t lg_client_stop(struct lg_client *c)
 {
     ev_timer_stop(c->w->loop, &c->restart);
@@ -465,12 +484,17 @@ void lg_client_timeout(struct lg_req *r)
     struct lg_client *c = r->client;
     struct lg_worker *w = c->w;
     int cls = LG_ERR_TIMEOUT;
-    if (c->state == LG_CONN_SETUP) cls = w->stages[c->stage]->timeout_class;
+    const char *what = "no response";
+    if (c->state == LG_CONN_SETUP) {
+        const struct lg_stage *st = w->stages[c->stage];
+        cls = st->timeout_class;
+        what = st->timeout_detail;
+        if (st->timeout_class_of) cls = st->timeout_class_of(c, &what);
+    }
     if (!w->store.error_detail[cls]) {
         /* the first of its class only: the summary shows one reason */
-        char detail[128];
-        snprintf(detail, sizeof(detail), "%s within the --timeout of %g ms",
-                 c->state == LG_CONN_SETUP ? w->stages[c->stage]->timeout_detail : "no response",
+        char detail[192];
+        snprintf(detail, sizeof(detail), "%s within the --timeout of %g ms", what,
                  (double)w->cfg->timeout_ns / 1e6);
         lg_store_error(w, cls, detail);
     }
@@ -543,7 +567,7 @@ static void read_ready(struct lg_client *c)
             conn_abort(c);
         return;
     }
-    if (c->write_waits_read && output_state(c, tp_flush(c)) < 0) conn_abort(c);
+    if (c->write_waits_read && lg_conn_output_state(c, tp_flush(c)) < 0) conn_abort(c);
 }
 
 /* Whether the client's send path left work for the loop. */
@@ -581,7 +605,7 @@ static void on_write_event(struct ev_loop *loop, ev_io *io, int revents)
             rc = tp_flush(c);
             flushed = true;
         }
-        if (output_state(c, rc) < 0) {
+        if (lg_conn_output_state(c, rc) < 0) {
             conn_abort(c);
         } else {
             if (resume_read) read_ready(c);
@@ -594,6 +618,24 @@ static void on_write_event(struct ev_loop *loop, ev_io *io, int revents)
         }
     }
     lg_client_kick(c);
+    lg_worker_maybe_finish(w);
+}
+
+/* The transport's timer came: during setup the stage goes on waiting for
+ * the socket; on a ready connection what it sent is followed by what the
+ * driver has to send. */
+static void on_conn_timer(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct lg_client *c = t->data;
+    struct lg_worker *w = c->w;
+    w->event_ns = 0;
+    if (settle_due(c)) lg_client_settle(c); /* what its send path left comes first */
+    if (c->state != LG_CONN_CLOSED) {
+        if (c->tp->on_timer(c) < 0)
+            conn_abort(c);
+        else if (c->state == LG_CONN_READY)
+            lg_client_kick(c);
+    }
     lg_worker_maybe_finish(w);
 }
 
@@ -619,14 +661,21 @@ unsigned lg_client_slots(const struct lg_client *c)
     return c->w->cfg->slots;
 }
 
-const char *lg_client_alpn(const struct lg_client *c)
+const uint8_t *lg_client_alpn(const struct lg_client *c, size_t *len)
 {
+    *len = c->alpn_len;
     return c->alpn;
+}
+
+bool lg_client_alpn_is(const struct lg_client *c, const char *proto)
+{
+    size_t n = strlen(proto);
+    return c->alpn && c->alpn_len == n && memcmp(c->alpn, proto, n) == 0;
 }
 
 int lg_conn_write(struct lg_client *c, const void *data, size_t len)
 {
-    return output_state(c, c->tp->send(c, data, len));
+    return lg_conn_output_state(c, c->tp->send(c, data, len));
 }
 
 bool lg_conn_write_blocked(const struct lg_client *c)

@@ -74,6 +74,14 @@ static const struct lg_option shared_options[] = {
      "    --clock-ref HOST[:PORT]",
      "measure this clock against an NTP server before the run;\n--start-at's moments are then "
      "the server's"},
+    {"preflight", 0, no_argument, LG_OPT_PREFLIGHT, "Machine", "    --preflight",
+     "check that this machine can drive the load the options\nask for, one line per check on "
+     "stderr, then exit\n(0 fit, 6 unfit); sends at most one probe"},
+    {"require-fit", 0, no_argument, LG_OPT_REQUIRE_FIT, "Machine", "    --require-fit",
+     "exit 6 before sending anything when a check is unfit\n(every run checks, and warns)"},
+    {"max-timer-floor", 0, required_argument, LG_OPT_MAX_TIMER_FLOOR, "Machine",
+     "    --max-timer-floor TIME",
+     "unfit when a sleeping loop wakes later than TIME at the\nmedian (default 1ms)"},
     {"help", 'h', no_argument, LG_OPT_HELP, "", "-h, --help", "this help"},
     {"version", 'V', no_argument, LG_OPT_VERSION, "", "-V, --version", "version"},
 };
@@ -97,8 +105,9 @@ enum { N_TLS = sizeof(tls_options) / sizeof(tls_options[0]) };
 static const char exit_statuses[] =
     "Exit status: 0 success; 1 errors above --max-error-rate (the document is still\n"
     "printed); 2 bad usage or input; 3 a level was invalid; 4 the run failed;\n"
-    "5 a level's common start had passed by more than --max-late; 130 interrupted\n"
-    "(the document holds what was measured).\n";
+    "5 a level's common start had passed by more than --max-late; 6 the machine is\n"
+    "unfit (--preflight, --require-fit); 130 interrupted (the document holds what\n"
+    "was measured).\n";
 
 /* The options in --help order: the tool's, TLS, then the shared ones. */
 static const struct lg_option *nth_option(const struct lg_cmdline *cl, size_t i, const char **group)
@@ -333,10 +342,34 @@ static int scale_option(struct lg_config *cfg, int opt, const char *arg)
     }
 }
 
+/* The options of the machine check (preflight.h). 1 when opt was one of
+ * them, 0 when not; exits on a bad value. */
+static int machine_option(struct lg_config *cfg, int opt, const char *arg)
+{
+    const char *tool = cfg->tool;
+    switch (opt) {
+    case LG_OPT_PREFLIGHT:
+        cfg->preflight = true;
+        return 1;
+    case LG_OPT_REQUIRE_FIT:
+        cfg->require_fit = true;
+        return 1;
+    case LG_OPT_MAX_TIMER_FLOOR:
+        if (lg_parse_duration(arg, &cfg->max_timer_floor_ns) < 0 || cfg->max_timer_floor_ns < 1000)
+            lg_usage_error(tool,
+                           "--max-timer-floor: '%s' is not a duration of at least 1us (examples: "
+                           "200us, 1ms)",
+                           arg);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static int config_option(struct lg_config *cfg, int opt, const char *arg)
 {
     return load_option(cfg, opt, arg) || output_option(cfg, opt, arg) ||
-           scale_option(cfg, opt, arg);
+           scale_option(cfg, opt, arg) || machine_option(cfg, opt, arg);
 }
 
 /* getopt's tables, made from ours. Static: a usage error exits from inside

@@ -12,6 +12,7 @@
 
 struct lg_client;
 struct lg_tls_config;
+struct lg_quic_config;
 struct lg_level_result;
 
 /* Error classes every driver shares; a driver's own classes follow these. */
@@ -85,6 +86,9 @@ struct lg_target {
     const char *tunnel_request; /* CONNECT request bytes, or NULL */
     size_t tunnel_request_len;
     struct lg_tls_config *tls; /* NULL for cleartext */
+    /* QUIC (its own TLS, a UDP socket per client, streams for the driver's
+     * application protocol), or NULL */
+    const struct lg_quic_config *quic;
 };
 
 /* --watch NAME=PID or NAME=pidfile:PATH: a process tree sampled each second. */
@@ -135,6 +139,20 @@ struct lg_config {
     /* --watch, in the order given */
     struct lg_watch_spec *watches;
     size_t n_watches;
+    /* Is the machine fit (preflight.h)? --preflight checks and exits;
+     * --require-fit refuses to run on an unfit machine; a timer floor (median
+     * wake-up lateness) above max_timer_floor_ns is unfit. */
+    bool preflight, require_fit;
+    uint64_t max_timer_floor_ns;
+    /* What the tool tells the checks about its protocol: the memory a client
+     * costs, as bench/memory measured it (and which figure that is), the
+     * largest answer a datagram driver may receive per request, and the
+     * datagram --preflight sends as its one probe (NULL: none). */
+    double client_memory_bytes;
+    const char *client_memory_source;
+    size_t answer_bytes;
+    const void *probe_datagram;
+    size_t probe_datagram_len;
 };
 
 /* Exit statuses. */
@@ -145,6 +163,7 @@ enum {
     LG_EXIT_INVALID = 3,
     LG_EXIT_FAILED = 4, /* the run could not be carried out (e.g. out of memory) */
     LG_EXIT_LATE = 5,   /* a level's common start (--start-at) passed by more than --max-late */
+    LG_EXIT_UNFIT = 6,  /* the machine is unfit for the options (--preflight, --require-fit) */
     LG_EXIT_INTERRUPTED = 130, /* SIGINT or SIGTERM */
 };
 
@@ -181,8 +200,11 @@ void *lg_client_state(struct lg_client *c);
 void *lg_client_ctx(struct lg_client *c);
 unsigned lg_client_id(const struct lg_client *c); /* 0..clients-1 within the level */
 unsigned lg_client_slots(const struct lg_client *c);
-/* ALPN protocol the TLS handshake agreed on, or NULL. */
-const char *lg_client_alpn(const struct lg_client *c);
+/* The ALPN protocol the handshake agreed on, as the bytes the server sent
+ * (len set; valid while the connection lasts), or NULL when none was. */
+const uint8_t *lg_client_alpn(const struct lg_client *c, size_t *len);
+/* Whether the agreed ALPN protocol is exactly `proto`. */
+bool lg_client_alpn_is(const struct lg_client *c, const char *proto);
 
 /* Writes to the connection: directly when the socket takes it, otherwise the
  * rest is queued and sent when writable. Returns 0, or -1 if the connection

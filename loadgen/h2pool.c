@@ -19,7 +19,7 @@ struct pool_chunk {
     struct pool_chunk *next;
 };
 
-static void *pool_malloc(size_t size, void *mem_user_data)
+void *lg_h2_pool_malloc(size_t size, void *mem_user_data)
 {
     struct lg_h2_pool *p = mem_user_data;
     size_t cls = size ? (size - 1) / POOL_GRAIN : 0;
@@ -51,7 +51,7 @@ static void *pool_malloc(size_t size, void *mem_user_data)
     return b + POOL_HDR;
 }
 
-static void pool_free(void *ptr, void *mem_user_data)
+void lg_h2_pool_free(void *ptr, void *mem_user_data)
 {
     struct lg_h2_pool *p = mem_user_data;
     if (!ptr) return;
@@ -64,17 +64,17 @@ static void pool_free(void *ptr, void *mem_user_data)
     p->free[cls] = ptr;
 }
 
-static void *pool_calloc(size_t n, size_t size, void *mem_user_data)
+void *lg_h2_pool_calloc(size_t n, size_t size, void *mem_user_data)
 {
     if (size && n > SIZE_MAX / size) return NULL;
-    void *b = pool_malloc(n * size, mem_user_data);
+    void *b = lg_h2_pool_malloc(n * size, mem_user_data);
     if (b) memset(b, 0, n * size);
     return b;
 }
 
-static void *pool_realloc(void *ptr, size_t size, void *mem_user_data)
+void *lg_h2_pool_realloc(void *ptr, size_t size, void *mem_user_data)
 {
-    if (!ptr) return pool_malloc(size, mem_user_data);
+    if (!ptr) return lg_h2_pool_malloc(size, mem_user_data);
     uint8_t *hdr = (uint8_t *)ptr - POOL_HDR;
     uint32_t cls = *(uint32_t *)hdr;
     if (cls == POOL_LARGE) {
@@ -83,10 +83,10 @@ static void *pool_realloc(void *ptr, size_t size, void *mem_user_data)
     }
     size_t cap = (cls + 1) * (size_t)POOL_GRAIN;
     if (size <= cap) return ptr;
-    void *b = pool_malloc(size, mem_user_data);
+    void *b = lg_h2_pool_malloc(size, mem_user_data);
     if (b) {
         memcpy(b, ptr, cap);
-        pool_free(ptr, mem_user_data);
+        lg_h2_pool_free(ptr, mem_user_data);
     }
     return b;
 }
@@ -102,5 +102,6 @@ void lg_h2_pool_destroy(struct lg_h2_pool *p)
 
 nghttp2_mem lg_h2_pool_mem(struct lg_h2_pool *p)
 {
-    return (nghttp2_mem){p, pool_malloc, pool_free, pool_calloc, pool_realloc};
+    return (nghttp2_mem){p, lg_h2_pool_malloc, lg_h2_pool_free, lg_h2_pool_calloc,
+                         lg_h2_pool_realloc};
 }

@@ -21,6 +21,13 @@ struct lg_h2_pool {
 
 /* nghttp2's allocator table drawing from the pool (zeroed by the caller). */
 nghttp2_mem lg_h2_pool_mem(struct lg_h2_pool *p);
+/* The same four functions (user data: the pool), for the libraries whose
+ * allocator tables have nghttp2's shape: ngtcp2's and nghttp3's (QUIC and
+ * HTTP/3 allocate per packet and per stream as nghttp2 does per frame). */
+void *lg_h2_pool_malloc(size_t size, void *pool);
+void lg_h2_pool_free(void *ptr, void *pool);
+void *lg_h2_pool_calloc(size_t n, size_t size, void *pool);
+void *lg_h2_pool_realloc(void *ptr, size_t size, void *pool);
 /* Frees every chunk: after the session that used it is gone. */
 void lg_h2_pool_destroy(struct lg_h2_pool *p);
 

@@ -1,5 +1,6 @@
 /* The engine's HTTP/2 client session (nghttp2) shared by httpload and dnsload's
- * DoH: one nghttp2 session per connection, one stream per request slot, output
+ * DoH: one nghttp2 session per connection, one stream per request slot, each
+ * request serialized whole (HEADERS, then its DATA) before the next, output
  * coalesced into few writes, request bodies written from the caller's buffer. */
 #include "loadgen/h2session.h"
 #include "loadgen/h2pool.h"
@@ -43,10 +44,19 @@ enum h2_stream_flags {
     H2_ENDED = 2,      /* the server sent END_STREAM: the response is complete */
 };
 
+/* A request's header list, ready for nghttp2_submit_request (lg_h2_prepare). */
+struct lg_h2_prepared {
+    size_t n;
+    nghttp2_nv nv[];
+};
+
 /* The stream a request slot has open, and the request body it sends. */
 struct h2_stream {
     int32_t stream_id; /* 0: none; a callback for another id is stale and ignored */
     uint8_t flags;
+    bool queued;     /* submitted, not yet handed to nghttp2 (h2_flush does) */
+    unsigned q_next; /* the next queued slot + 1, or 0 */
+    const struct lg_h2_prepared *req;
     const uint8_t *body;
     size_t body_len, body_sent;
 };
@@ -63,6 +73,8 @@ struct lg_h2 {
     bool goodbye;      /* we sent GOAWAY(NO_ERROR): the connection carried its last request */
     bool failed;       /* the connection failed inside nghttp2 (already recorded) */
     bool write_failed; /* lg_conn_write failed: nothing more can be written */
+    /* requests submitted but not yet handed to nghttp2, oldest first: slot + 1, or 0 */
+    unsigned q_first, q_last;
     struct lg_h2_pool pool;
     struct h2_stream streams[]; /* one per slot */
 };
@@ -163,10 +175,94 @@ static ssize_t body_read_cb(nghttp2_session *session, int32_t stream_id, uint8_t
     return (ssize_t)n;
 }
 
-/* One send pass: everything nghttp2 has queued, gathered and written. */
+/* --- requests in order ------------------------------------------------------ */
+
+/* In one send pass nghttp2 writes every pending HEADERS frame before any DATA
+ * frame (control frames first), so requests with bodies started in one event
+ * would all be half-sent at once: headers out, bodies after. The interleaving
+ * is legal, but a server that holds one incomplete request per connection
+ * (knot-resolver's DoH) refuses the others with REFUSED_STREAM. So submitted
+ * requests wait in a queue and are handed to nghttp2 one at a time, with a
+ * send pass into the gathering buffer after each that has a body: each
+ * request's frames lie together in the buffer, and the buffer is still
+ * written once per event. */
+
+static void queue_push(struct lg_h2 *h, unsigned slot)
+{
+    struct h2_stream *st = &h->streams[slot];
+    st->queued = true;
+    st->q_next = 0;
+    if (h->q_last)
+        h->streams[h->q_last - 1].q_next = slot + 1;
+    else
+        h->q_first = slot + 1;
+    h->q_last = slot + 1;
+}
+
+/* The oldest queued slot, taken off the queue (there must be one). */
+static unsigned queue_pop(struct lg_h2 *h)
+{
+    unsigned slot = h->q_first - 1;
+    struct h2_stream *st = &h->streams[slot];
+    h->q_first = st->q_next;
+    if (!h->q_first) h->q_last = 0;
+    st->queued = false;
+    return slot;
+}
+
+/* Takes a queued slot off the queue wherever it is (a timeout while the
+ * output waits for the socket: rare, and the queue holds at most the slots). */
+static void queue_remove(struct lg_h2 *h, unsigned slot)
+{
+    unsigned prev = 0, at = h->q_first;
+    while (at && at != slot + 1) {
+        prev = at;
+        at = h->streams[at - 1].q_next;
+    }
+    if (!at) return;
+    unsigned next = h->streams[slot].q_next;
+    if (prev)
+        h->streams[prev - 1].q_next = next;
+    else
+        h->q_first = next;
+    if (h->q_last == slot + 1) h->q_last = prev;
+    h->streams[slot].queued = false;
+}
+
+/* Opens the stream of a queued request. 0, or -1 after lg_conn_fail. */
+static int stream_start(struct lg_h2 *h, unsigned slot)
+{
+    struct h2_stream *st = &h->streams[slot];
+    nghttp2_data_provider provider = {.source.ptr = st, .read_callback = body_read_cb};
+    int32_t id =
+        nghttp2_submit_request(h->session, NULL, st->req->nv, st->req->n,
+                               st->body_len ? &provider : NULL, (void *)(uintptr_t)(slot + 1));
+    if (id < 0) {
+        lg_conn_fail(h->c, h->cb->protocol_class, nghttp2_strerror(id));
+        h->failed = true;
+        return -1;
+    }
+    st->stream_id = id;
+    if (id >= H2_LAST_STREAM_ID) lg_conn_close_when_idle(h->c);
+    return 0;
+}
+
+/* One send pass: the queued requests handed to nghttp2 in order, each with a
+ * body serialized before the next is handed over, then everything else
+ * nghttp2 has; all of it gathered and written. While earlier output waits
+ * for the socket the queue waits too: nghttp2 then holds frames of its own,
+ * and would send a new stream's HEADERS before the DATA it holds. */
 static int h2_flush(struct lg_h2 *h)
 {
-    int rv = nghttp2_session_send(h->session);
+    int rv = 0;
+    while (h->q_first && !h->failed && !lg_conn_write_blocked(h->c)) {
+        unsigned slot = queue_pop(h);
+        if (stream_start(h, slot) < 0) break;
+        /* the last request's frames go out with the pass after the loop */
+        if (h->streams[slot].body_len && h->q_first && (rv = nghttp2_session_send(h->session)) < 0)
+            break;
+    }
+    if (rv == 0 && !h->failed) rv = nghttp2_session_send(h->session);
     /* drained even after a failure: a GOAWAY nghttp2 wrote should still go out */
     if (out_drain(h) < 0 || h->failed)
         return -1; /* already recorded by lg_conn_write or lg_conn_fail */
@@ -408,11 +504,6 @@ fail:
     return NULL;
 }
 
-struct lg_h2_prepared {
-    size_t n;
-    nghttp2_nv nv[];
-};
-
 struct lg_h2_prepared *lg_h2_prepare(const struct lg_h2_request *req)
 {
     struct lg_h2_prepared *p = malloc(sizeof(*p) + (4 + req->n_headers) * sizeof(p->nv[0]));
@@ -441,27 +532,21 @@ int lg_h2_submit(struct lg_h2 *h, unsigned slot, const struct lg_h2_prepared *re
                  const uint8_t *body, size_t body_len)
 {
     struct h2_stream *st = &h->streams[slot];
-    nghttp2_data_provider provider = {.source.ptr = st, .read_callback = body_read_cb};
-    bool has_body = body && body_len > 0;
-    int32_t id = nghttp2_submit_request(h->session, NULL, req->nv, req->n,
-                                        has_body ? &provider : NULL, (void *)(uintptr_t)(slot + 1));
-    if (id < 0) {
-        lg_conn_fail(h->c, h->cb->protocol_class, nghttp2_strerror(id));
-        return -1;
-    }
-    st->stream_id = id;
+    if (st->queued) return 0; /* never queued twice (the engine never submits a busy slot) */
+    st->stream_id = 0;        /* its stream opens at the next flush (h2_flush) */
     st->flags = 0;
+    st->req = req;
     st->body = body;
-    st->body_len = has_body ? body_len : 0;
+    st->body_len = body ? body_len : 0;
     st->body_sent = 0;
+    queue_push(h, slot);
     h->n_open++;
-    if (id >= H2_LAST_STREAM_ID) lg_conn_close_when_idle(h->c);
     return 0;
 }
 
 int lg_h2_flush(struct lg_h2 *h)
 {
-    return nghttp2_session_want_write(h->session) ? h2_flush(h) : 0;
+    return h->q_first || nghttp2_session_want_write(h->session) ? h2_flush(h) : 0;
 }
 
 int lg_h2_on_read(struct lg_h2 *h, const uint8_t *d, size_t n)
@@ -496,6 +581,11 @@ int lg_h2_on_writable(struct lg_h2 *h)
 int lg_h2_cancel(struct lg_h2 *h, unsigned slot)
 {
     struct h2_stream *st = &h->streams[slot];
+    if (st->queued) { /* never handed to nghttp2: nothing to reset */
+        queue_remove(h, slot);
+        h->n_open--;
+        return 0;
+    }
     int32_t id = st->stream_id;
     if (!id) return 0;
     /* Forget the stream first so no later callback reaches the driver for a

@@ -48,13 +48,16 @@ struct lg_h2_callbacks {
  * lower (reported by the engine). NULL on failure (already recorded with
  * lg_conn_fail). */
 struct lg_h2 *lg_h2_open(struct lg_client *c, const struct lg_h2_callbacks *cb);
-/* Opens a stream for `slot` with a body (NULL: none; not copied, so it must
- * outlive the stream). Its frames go out at the next lg_h2_flush. 0, or -1
- * after lg_conn_fail. */
+/* Starts the request of `slot` with a body (NULL: none; not copied, so it
+ * must outlive the stream). Its stream opens at the next lg_h2_flush, where
+ * its HEADERS and DATA are serialized together, after those of the requests
+ * submitted before it. 0 (a failure to open the stream is the flush's), or
+ * -1 after lg_conn_fail. */
 int lg_h2_submit(struct lg_h2 *h, unsigned slot, const struct lg_h2_prepared *req,
                  const uint8_t *body, size_t body_len);
-/* Writes what the session has to send (new streams, acknowledgements), all
- * of it in as few writes as it fits: the engine's flush, once per event. */
+/* Opens the streams submitted since the last flush, in order, and writes
+ * what the session has to send (their frames, acknowledgements), all of it
+ * in as few writes as it fits: the engine's flush, once per event. */
 int lg_h2_flush(struct lg_h2 *h);
 /* Bytes from the connection (n == 0: the peer closed); what they call for
  * goes out at the next lg_h2_flush. 0, or -1 after lg_conn_fail. */

@@ -23,7 +23,8 @@ enum lg_series_id {
     LG_S_PROXY_CONNECT,
     LG_S_TLS_HANDSHAKE,
     LG_S_TTFB,
-    LG_S_SEND_LAG, /* open loop only */
+    LG_S_SEND_LAG,       /* open loop only */
+    LG_S_QUIC_HANDSHAKE, /* QUIC transports only */
     LG_S__COUNT,
 };
 
@@ -40,6 +41,7 @@ enum lg_counter_id {
     LG_C_SCHEDULED,    /* open loop only: requests the schedule made due */
     LG_C_UNSENT,       /* open loop only: due but never started */
     LG_C_SEND_BLOCKED, /* sends that waited for the socket (transports that name it) */
+    LG_C_TLS_RESUMED,  /* TLS handshakes that resumed a session (TLS targets only) */
     LG_C__COUNT,
 };
 
@@ -54,6 +56,9 @@ struct lg_store {
     size_t timeline_len;
     bool peer_limited;   /* a server allowed fewer requests at once than the slots */
     unsigned peer_limit; /* the smallest such limit */
+    /* --tls-resume: TLS handshakes of a client's later connections, and those
+     * that offered the server a session it could resume */
+    uint64_t tls_rehandshakes, tls_sessions_offered;
     /* per driver request group (lg_req_group): its cold, then its warm latency */
     struct lg_series *groups;
     unsigned n_groups;
@@ -105,9 +110,11 @@ struct lg_client {
     unsigned stage; /* the setup stage running (LG_CONN_SETUP) */
     ev_io rio, wio;
     const struct lg_transport *tp;
-    void *tls;         /* SSL * when the target is TLS */
-    void *tls_session; /* kept across reconnects with --tls-resume */
-    const char *alpn;
+    void *tls;           /* SSL * when the target is TLS */
+    void *tls_session;   /* kept across reconnects with --tls-resume */
+    bool tls_resumed;    /* the current connection's handshake resumed a session */
+    const uint8_t *alpn; /* the agreed ALPN protocol (the TLS library's bytes), or NULL */
+    size_t alpn_len;
     uint64_t conn_start_ns; /* attempt start of the current connection */
     uint64_t phase_ns;      /* start of the current setup stage */
     struct lg_tunnel_state tunnel;
@@ -124,6 +131,8 @@ struct lg_client {
     uint8_t *outq;
     size_t outq_len, outq_off, outq_cap;
     ev_timer restart;    /* the next kick, after --retry-delay or when a failure is settled */
+    ev_timer conn_timer; /* the transport's own timer (QUIC's loss and idle timers) */
+    void *quic;          /* the QUIC transport's connection, or NULL */
     bool conn_succeeded; /* a request completed on the current connection */
     /* The send path (client.c) and what it leaves for the loop: the depth of
      * send-path calls running, a connection failure found on it, requests
@@ -262,6 +271,10 @@ void lg_client_timeout(struct lg_req *r);
 /* The deadline: no more restarts; returns the client's due requests that never started. */
 uint64_t lg_client_stop(struct lg_client *c);
 void lg_client_abandon(struct lg_client *c); /* level end: in flight -> unfinished */
+
+/* What the transport said about output (an LG_IO_ code): queued output
+ * waits for writability or the next read. 0, or -1 when it failed. */
+int lg_conn_output_state(struct lg_client *c, int rc);
 
 /* worker.c */
 void lg_worker_run_level(struct lg_worker *w);

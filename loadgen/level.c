@@ -102,7 +102,7 @@ static int collect_series(struct lg_levels *lv, struct lg_level_result *res)
 {
     static const char *const series_names[LG_S__COUNT] = {
         "latency_cold_ms",  "latency_warm_ms", "connect_ms",  "proxy_connect_ms",
-        "tls_handshake_ms", "ttfb_ms",         "send_lag_ms",
+        "tls_handshake_ms", "ttfb_ms",         "send_lag_ms", "quic_handshake_ms",
     };
     struct lg_series **parts = calloc(lv->nw, sizeof(*parts));
     if (!parts) return -1;
@@ -165,7 +165,8 @@ static int collect_counters(struct lg_levels *lv, struct lg_level_result *res,
         "bytes_received",
         "scheduled",
         "unsent",
-        ws[0].tp->blocked_counter, /* NULL: the transport does not count them */
+        ws[0].tp->blocked_counter,             /* NULL: the transport does not count them */
+        ws[0].tgt->tls ? "tls_resumed" : NULL, /* TLS targets only */
     };
     for (unsigned i = 0; i < lv->nw; i++)
         for (int k = 0; k < LG_C__COUNT; k++)
@@ -225,7 +226,11 @@ static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
             res->peer_limited = true;
             res->peer_limit = st->peer_limit;
         }
+        res->tls_rehandshakes += st->tls_rehandshakes;
+        res->tls_sessions_offered += st->tls_sessions_offered;
     }
+    res->tls_resume = lv->ws[0].tgt->tls && lv->ws[0].tgt->tls->resume;
+    res->tls_resumed = totals[LG_C_TLS_RESUMED];
     res->attempts = totals[LG_C_ATTEMPTS];
     res->requests = totals[LG_C_REQUESTS];
     res->errors = totals[LG_C_ERRORS];

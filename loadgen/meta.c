@@ -3,6 +3,7 @@
 #include "loadgen/clockref.h"
 #include "loadgen/engine.h"
 #include "loadgen/jsonout.h"
+#include "loadgen/preflight.h"
 #include "loadgen/results.h"
 #include "loadgen/start.h"
 #include "loadgen/transport.h"
@@ -210,6 +211,7 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     write_levels(&o, cfg, levels, n_levels);
     lg_json_lit(&o, "\n  ]");
     write_extra(&o, extra);
+    lg_preflight_write_meta(&o);
     lg_json_lit(&o, "\n}\n");
     return lg_jsonout_close(&o);
 }

@@ -180,6 +180,7 @@ void lg_config_defaults(struct lg_config *cfg, const char *tool, uint64_t defaul
     cfg->max_samples = 1000000;
     cfg->progress = isatty(STDERR_FILENO);
     cfg->seed = 1;
+    cfg->max_timer_floor_ns = LG_NS_PER_MS;
 }
 
 void lg_config_finish(struct lg_config *cfg)

@@ -50,6 +50,9 @@ enum {
     LG_OPT_MAX_DOC_BYTES,
     LG_OPT_CLOCK_REF,
     LG_OPT_CONN_REQUESTS,
+    LG_OPT_PREFLIGHT,
+    LG_OPT_REQUIRE_FIT,
+    LG_OPT_MAX_TIMER_FLOOR,
     LG_OPT_MAX_HANDSHAKES,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };

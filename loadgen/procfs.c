@@ -113,6 +113,11 @@ int lg_procfs_parse_stat(const char *text, size_t len, struct lg_proc_stat *st)
             if (!skip_field(&p, end)) return -1;
         }
     }
+    /* the last CPU comes later; lines cut short (old kernels, fixtures) lack it */
+    st->processor = -1;
+    for (int field = 25; field < 39; field++)
+        if (!skip_field(&p, end)) return 0;
+    if (scan_u64(&p, end, &v) && v < 0x7fffffff) st->processor = (int)v;
     return 0;
 }
 

@@ -19,6 +19,7 @@ struct lg_proc_stat {
     uint64_t cutime, cstime; /* children it has waited for */
     uint64_t starttime;      /* since boot: with the pid, identifies the process */
     uint64_t rss_pages;
+    int processor; /* the CPU it last ran on (field 39); -1 when the line stops before it */
 };
 
 /* The sums of /proc/<pid>/smaps_rollup, in bytes. */

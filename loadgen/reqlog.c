@@ -163,6 +163,8 @@ void lg_reqlog_write(struct lg_reqlog *log, struct lg_client *c, const struct lg
     lg_json_lit(o, ",\"request\":");
     lg_json_u64(o, c->conn_requests);
     lg_json_lit(o, (r->flags & LG_REQ_COLD) ? ",\"cold\":true" : ",\"cold\":false");
+    if (w->tgt->tls) /* whether the request's connection resumed a TLS session */
+        lg_json_lit(o, c->tls_resumed ? ",\"tls_resumed\":true" : ",\"tls_resumed\":false");
     lg_json_lit(o, ",\"origin_ms\":");
     lg_json_double(o, ms_between(t0, r->origin_ns));
     lg_json_lit(o, ",\"sent_ms\":");

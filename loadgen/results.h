@@ -31,6 +31,10 @@ struct lg_level_result {
     bool interrupted;
     bool peer_limited;   /* a server allowed fewer requests at once than the slots */
     unsigned peer_limit; /* the smallest limit a server gave, when peer_limited */
+    /* --tls-resume was given: handshakes of clients' later connections, those
+     * that offered a resumable session, and those the server resumed */
+    bool tls_resume;
+    uint64_t tls_rehandshakes, tls_sessions_offered, tls_resumed;
     char **error_detail; /* per class, first reason seen */
 };
 

@@ -9,6 +9,8 @@
 #include "loadgen/meta.h"
 #include "loadgen/outfile.h"
 #include "loadgen/pipedoc.h"
+#include "loadgen/preflight.h"
+#include "loadgen/quic.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/results.h"
 #include "loadgen/schedule.h"
@@ -72,12 +74,19 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
         w->log = log;
         w->sched.fd = -1;
         /* the one place that asks what kind of socket the driver wants */
-        w->tp = drv->datagram ? &lg_transport_udp
-                : tgt->tls    ? &lg_transport_tls
-                              : &lg_transport_stream;
-        if (!drv->datagram) w->stages[w->n_stages++] = &lg_stage_connect;
-        if (tgt->tunnel_request) w->stages[w->n_stages++] = &lg_stage_tunnel;
-        if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
+        if (tgt->quic) {
+            /* QUIC's transport and handshake come with its configuration:
+             * a tool without HTTP/3 links none of it */
+            w->tp = tgt->quic->transport;
+            w->stages[w->n_stages++] = tgt->quic->stage;
+        } else {
+            w->tp = drv->datagram ? &lg_transport_udp
+                    : tgt->tls    ? &lg_transport_tls
+                                  : &lg_transport_stream;
+            if (!drv->datagram) w->stages[w->n_stages++] = &lg_stage_connect;
+            if (tgt->tunnel_request) w->stages[w->n_stages++] = &lg_stage_tunnel;
+            if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
+        }
         lg_rng_seed(&w->rng, cfg->seed * 7919 + i + 1);
         w->loop = ev_loop_new(EVFLAG_AUTO);
         if (!w->loop) {
@@ -103,16 +112,38 @@ static void workers_free(struct lg_worker *ws, unsigned nw)
     }
 }
 
+/* --tls-resume was given, clients reconnected, and the server resumed no
+ * session: say so, or the user takes every handshake for a resumed one. */
+static void resume_note(const struct lg_config *cfg, const struct lg_level_result *r)
+{
+    if (!r->tls_resume || r->tls_rehandshakes == 0 || r->tls_resumed > 0) return;
+    unsigned long long n = (unsigned long long)r->tls_rehandshakes;
+    if (r->tls_sessions_offered == 0)
+        fprintf(stderr,
+                "%s: level c%u: --tls-resume: the server resumed no TLS session: it gave none "
+                "to resume (no session ID or ticket), so all %llu handshake%s after a "
+                "client's first %s full\n",
+                cfg->tool, r->clients, n, n == 1 ? "" : "s", n == 1 ? "was" : "were");
+    else
+        fprintf(stderr,
+                "%s: level c%u: --tls-resume: the server resumed none of the %llu TLS "
+                "session%s offered, so all %llu handshake%s after a client's first %s full\n",
+                cfg->tool, r->clients, (unsigned long long)r->tls_sessions_offered,
+                r->tls_sessions_offered == 1 ? "" : "s", n, n == 1 ? "" : "s",
+                n == 1 ? "was" : "were");
+}
+
 /* What stderr says after a level, besides the summary. */
 static void level_notes(const struct lg_config *cfg, const struct lg_level_result *r)
 {
     if (r->peer_limited)
         fprintf(stderr,
-                "%s: level c%u: the server allows %u concurrent streams per connection: %s %u "
+                "%s: level c%u: the server allows %u concurrent stream%s per connection: %s %u "
                 "was capped to %u\n",
-                cfg->tool, r->clients, r->peer_limit,
+                cfg->tool, r->clients, r->peer_limit, r->peer_limit == 1 ? "" : "s",
                 cfg->slots_option ? cfg->slots_option : "requests in flight per client", cfg->slots,
                 r->peer_limit);
+    resume_note(cfg, r);
 }
 
 /* The exit status of levels that ran, with the reason on stderr. */
@@ -273,9 +304,12 @@ static void outputs_close(const struct lg_config *cfg, struct outputs *o)
 int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struct lg_target *tgt,
            void *driver_ctx, const struct lg_meta_section *meta_extra)
 {
+    if (cfg->preflight) return lg_preflight_main(cfg, drv, tgt);
     struct lg_levels lv = {.cfg = cfg, .drv = drv, .n_classes = LG_ERR__BASE_COUNT + drv->n_errors};
     struct outputs out;
-    if (check_fd_limit(cfg) < 0 || outputs_open(cfg, drv, &out) < 0) return LG_EXIT_USAGE;
+    if (check_fd_limit(cfg) < 0) return LG_EXIT_USAGE;
+    if (lg_preflight_before_run(cfg, drv, tgt) < 0) return LG_EXIT_UNFIT;
+    if (outputs_open(cfg, drv, &out) < 0) return LG_EXIT_USAGE;
     signal(SIGPIPE, SIG_IGN);
     if (lg_control_start(cfg) < 0) {
         fprintf(stderr, "%s: cannot start the control thread: %s\n", cfg->tool, strerror(errno));

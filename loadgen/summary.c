@@ -44,11 +44,12 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
             (unsigned long long)r->unfinished);
     if (cfg->rate > 0)
         fprintf(out, "; rate %.1f/s of %.1f/s requested", (double)r->attempts / secs, cfg->rate);
-    fprintf(out,
-            "\n  connections %.0f established of %.0f attempted, reconnects %.0f, %.0f bytes "
-            "received%s\n",
-            count_of(r, "connections"), count_of(r, "connect_attempts"), count_of(r, "reconnects"),
-            count_of(r, "bytes_received"), r->interrupted ? " (interrupted)" : "");
+    fprintf(out, "\n  connections %.0f established of %.0f attempted, reconnects %.0f, ",
+            count_of(r, "connections"), count_of(r, "connect_attempts"), count_of(r, "reconnects"));
+    if (lg_result_find(r, "tls_resumed"))
+        fprintf(out, "TLS sessions resumed %.0f, ", count_of(r, "tls_resumed"));
+    fprintf(out, "%.0f bytes received%s\n", count_of(r, "bytes_received"),
+            r->interrupted ? " (interrupted)" : "");
     if (r->unsent)
         fprintf(out,
                 "  %llu of %llu scheduled requests were never sent: the target or the "
@@ -57,8 +58,8 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
     fprintf(out, "  %-18s %9s %9s %9s %9s %9s %9s %9s\n", "ms", "n", "min", "p50", "p90", "p99",
             "p99.9", "max");
     static const char *const rows[] = {"latency_cold_ms",  "latency_warm_ms",  "connect_ms",
-                                       "proxy_connect_ms", "tls_handshake_ms", "ttfb_ms",
-                                       "send_lag_ms"};
+                                       "proxy_connect_ms", "tls_handshake_ms", "quic_handshake_ms",
+                                       "ttfb_ms",          "send_lag_ms"};
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
         latency_row(out, r, rows[i]);
     for (unsigned cls = 1; cls < n_classes; cls++) {

@@ -109,15 +109,14 @@ static enum lg_step tls_handshake_step(struct lg_client *c)
     ERR_clear_error();
     int rc = SSL_do_handshake(ssl);
     if (rc == 1) {
+        c->tls_resumed = SSL_session_reused(ssl) == 1;
+        if (c->tls_resumed) c->w->store.counters[LG_C_TLS_RESUMED]++;
+        /* passed through as bytes: the driver knows its protocols' names */
         const unsigned char *proto = NULL;
         unsigned len = 0;
         SSL_get0_alpn_selected(ssl, &proto, &len);
-        if (proto && len == 2 && memcmp(proto, "h2", 2) == 0)
-            c->alpn = "h2";
-        else if (proto && len == 8 && memcmp(proto, "http/1.1", 8) == 0)
-            c->alpn = "http/1.1";
-        else
-            c->alpn = NULL;
+        c->alpn = len ? proto : NULL;
+        c->alpn_len = len;
         return LG_STEP_DONE;
     }
     switch (SSL_get_error(ssl, rc)) {
@@ -172,7 +171,15 @@ static enum lg_step tls_handshake_start(struct lg_client *c)
             return LG_STEP_FAILED;
         }
     }
-    if (t->resume && c->tls_session) SSL_set_session(ssl, c->tls_session);
+    if (t->resume && c->established > 0) { /* a connection of this client was set up before */
+        /* counted so that a server that never resumes can be named (run.c) */
+        struct lg_store *st = &c->w->store;
+        st->tls_rehandshakes++;
+        if (c->tls_session && SSL_SESSION_is_resumable(c->tls_session)) {
+            st->tls_sessions_offered++;
+            SSL_set_session(ssl, c->tls_session);
+        }
+    }
     SSL_set_connect_state(ssl);
     c->tls = ssl;
     return tls_handshake_step(c);
@@ -279,6 +286,12 @@ static void tls_close(struct lg_client *c)
             if (c->tls_session) SSL_SESSION_free(c->tls_session);
             c->tls_session = s;
         }
+        /* SSL_free marks the session of a connection that sent no
+         * close_notify as not resumable (RFC 2246's rule against resuming
+         * a connection that may have been cut; TLS 1.1 dropped it): then no
+         * session would ever be offered. The handshake completed, so the
+         * session is good; it is kept without the write of a close_notify. */
+        SSL_set_shutdown(ssl, SSL_get_shutdown(ssl) | SSL_SENT_SHUTDOWN);
     }
     SSL_free(ssl);
     c->tls = NULL;

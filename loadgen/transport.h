@@ -48,11 +48,16 @@ struct lg_transport {
     /* The name of the count of sends that had to wait for the socket, for a
      * transport where that is the generator's own limit, or NULL. */
     const char *blocked_counter;
+    /* Optional: the time set with lg_conn_timer_at has come (during setup or
+     * after). 0, or -1 with c->fail_class set when the connection failed. */
+    int (*on_timer)(struct lg_client *c);
 };
 
 extern const struct lg_transport lg_transport_stream; /* TCP or Unix stream */
 extern const struct lg_transport lg_transport_udp;    /* connected UDP socket */
 extern const struct lg_transport lg_transport_tls;    /* TLS over a stream */
+/* Receive-queue drops of a worker's UDP sockets (a transport's dropped). */
+bool lg_udp_dropped(struct lg_worker *w, uint64_t *count);
 
 enum lg_step {
     LG_STEP_DONE,
@@ -71,11 +76,21 @@ struct lg_stage {
     enum lg_step (*start)(struct lg_client *c);
     /* Goes on after a readable or writable event. */
     enum lg_step (*step)(struct lg_client *c);
+    /* Optional: the class of a request that timed out during this stage, and
+     * what did not happen, when they depend on how far it got. */
+    int (*timeout_class_of)(const struct lg_client *c, const char **detail);
 };
 
 extern const struct lg_stage lg_stage_connect; /* TCP or Unix connect */
 extern const struct lg_stage lg_stage_tunnel;  /* CONNECT through an HTTP proxy */
 extern const struct lg_stage lg_stage_tls;     /* TLS handshake */
+
+/* The transport's own timer, one per connection (QUIC's retransmission,
+ * acknowledgement and idle timers): fires once at `at_ns` (monotonic),
+ * calling the transport's on_timer. Setting it again moves it; the engine
+ * stops it when the connection closes. */
+void lg_conn_timer_at(struct lg_client *c, uint64_t at_ns);
+void lg_conn_timer_stop(struct lg_client *c);
 
 /* The stream transport's raw socket calls, for the stages that run before
  * TLS (and for TLS itself, which reads and writes through OpenSSL). */

@@ -146,7 +146,7 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Receive-queue drops of this worker's sockets: their inodes (fstat of a
  * socket gives the inode /proc/net/udp lists) against the drops column. */
-static bool udp_dropped(struct lg_worker *w, uint64_t *count)
+bool lg_udp_dropped(struct lg_worker *w, uint64_t *count)
 {
     uint64_t *inodes = malloc((w->n_clients ? w->n_clients : 1) * sizeof(*inodes));
     if (!inodes) return false;
@@ -182,6 +182,6 @@ const struct lg_transport lg_transport_udp = {
     .send = udp_send,
     .flush = udp_flush,
     .close = udp_close,
-    .dropped = udp_dropped,
+    .dropped = lg_udp_dropped,
     .blocked_counter = "send_blocked",
 };

@@ -8,6 +8,7 @@
 #include "stats/cmd.h"
 #include "stats/compare.h"
 #include "stats/keyindex.h"
+#include "stats/machines.h"
 
 struct compare_settings {
     struct stats_thresholds thresholds;
@@ -256,6 +257,7 @@ int cmd_compare(int argc, char **argv)
     if (strcmp(base_path, "-") == 0 && strcmp(new_path, "-") == 0)
         return usage_error("compare", "standard input (-) can be only one of BASE and NEW");
 
+    stats_machines_warn(stderr, "compare", (const char *const[]){base_path, new_path}, 2);
     /* One document at a time, one metric at a time: only summaries stay. */
     struct side base = {0}, current = {0};
     struct docread_result result;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/machines.h"
 #include "stats/metrickind.h"
 #include "stats/merge.h"
 #include "stats/numfmt.h"
@@ -440,6 +441,7 @@ int cmd_merge(int argc, char **argv)
     for (size_t d = 0; d < count; d++)
         inputs[d].path = paths[d];
     status = read_descriptors(inputs, count, settings.shards);
+    stats_machines_warn(stderr, "merge", (const char *const *)paths, count);
     int completeness = EXIT_FINE;
     if (status == EXIT_FINE && settings.shards) {
         completeness = check_shards(inputs, count, &settings);

@@ -20,7 +20,11 @@ export NGINX_UNIX=$SRV/nginx.sock
 export NGHTTPD_H2C_PORT=$((LG_PORT_BASE + 90))
 export NGHTTPD_TLS_PORT=$((LG_PORT_BASE + 91))
 export NGHTTPD_LIMIT_PORT=$((LG_PORT_BASE + 92))
+export NGHTTPD_ONE_PORT=$((LG_PORT_BASE + 94))
 export UNTRUSTED_TLS_PORT=$((LG_PORT_BASE + 444))
+export RESUME_CACHE_PORT=$((LG_PORT_BASE + 445))
+export RESUME_OFF_PORT=$((LG_PORT_BASE + 446))
+export RESUME_NONE_PORT=$((LG_PORT_BASE + 447))
 export TINYPROXY_PORT=$((LG_PORT_BASE + 888))
 export MITM_PORT=$((LG_PORT_BASE + 889))
 export SQUID_PORT=$((LG_PORT_BASE + 887))
@@ -28,6 +32,10 @@ export HTTPFAULT_PORT=$((LG_PORT_BASE + 99))
 export BACKLOG_PORT=$((LG_PORT_BASE + 98))
 export HTTPFAULT_RESET_PORT=$((LG_PORT_BASE + 97))
 export HTTPFAULT_TLS_PORT=$((LG_PORT_BASE + 96))
+export CADDY_PORT=$((LG_PORT_BASE + 453))
+export CADDY_OTHERNAME_PORT=$((LG_PORT_BASE + 454))
+export NGTCP2_PORT=$((LG_PORT_BASE + 456))
+export NGTCP2_OTHERNAME_PORT=$((LG_PORT_BASE + 457))
 
 _wait_port() { # host port seconds
     local i
@@ -54,7 +62,8 @@ _port_free() {
 }
 
 # need_certs: a test CA, a server certificate for localhost/127.0.0.1/::1
-# signed by it, and a second, untrusted CA with its own server certificate.
+# signed by it, a certificate it signed for another name (other.test), and a
+# second, untrusted CA with its own server certificate.
 need_certs() {
     [ -f "$SRV/certs/server.pem" ] && return 0
     mkdir -p "$SRV/certs"
@@ -66,12 +75,13 @@ need_certs() {
                 -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null || exit 1
         done
         printf 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >ext.cnf
-        for who in server:ca untrusted:rogue; do
-            name=${who%%:*}; ca=${who##*:}
+        printf 'subjectAltName=DNS:other.test\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >other.cnf
+        for who in server:ca:ext untrusted:rogue:ext othername:ca:other; do
+            name=${who%%:*}; rest=${who#*:}; ca=${rest%%:*}; ext=${rest#*:}
             openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout $name.key \
                 -out $name.csr 2>/dev/null || exit 1
             openssl x509 -req -in $name.csr -CA $ca.pem -CAkey $ca.key -CAcreateserial \
-                -days 30 -extfile ext.cnf -out $name.pem 2>/dev/null || exit 1
+                -days 30 -extfile $ext.cnf -out $name.pem 2>/dev/null || exit 1
         done
     ) || { echo "servers.sh: making test certificates failed" >&2; return 1; }
     export CA_PEM=$SRV/certs/ca.pem
@@ -110,10 +120,18 @@ CONF
 # Two name-based virtual hosts, vhost-a.test and vhost-b.test, on the same
 # HTTP, HTTPS and h2c listeners, each logging its own requests (one line each:
 # the protocol, then the host) to $SRV/nginx/vhost-a.log and vhost-b.log.
+# TLS session resumption, HTTPS over TLS 1.2 (session IDs, not TLS 1.3's
+# tickets-only resumption), each listener logging one line per request to
+# $SRV/nginx/resume-<name>.log: "r" when the request's connection resumed a
+# session, "." when not: RESUME_CACHE_PORT resumes from a session cache with
+# tickets off; RESUME_OFF_PORT (cache off, tickets off) gives no session to
+# resume; RESUME_NONE_PORT (cache none, tickets off) gives session IDs but
+# keeps no session, so it resumes none. NGINX_HTTPS_PORT resumes from tickets.
 need_nginx() {
     [ -f "$SRV/nginx/nginx.pid" ] && kill -0 "$(cat "$SRV/nginx/nginx.pid")" 2>/dev/null && return 0
     need_certs || return 1
-    _port_free "$NGINX_HTTP_PORT" "$NGINX_HTTPS_PORT" "$NGINX_H2C_PORT" "$UNTRUSTED_TLS_PORT" || return 1
+    _port_free "$NGINX_HTTP_PORT" "$NGINX_HTTPS_PORT" "$NGINX_H2C_PORT" "$UNTRUSTED_TLS_PORT" \
+        "$RESUME_CACHE_PORT" "$RESUME_OFF_PORT" "$RESUME_NONE_PORT" || return 1
     local d=$SRV/nginx
     mkdir -p "$d/www" "$d/tmp"
     echo "hello from nginx" >"$d/www/index.html"
@@ -160,8 +178,28 @@ CONF
         ssl_certificate_key $SRV/certs/untrusted.key;
         location / { return 200 "untrusted\n"; }
     }
-}
+    log_format resumed '\$ssl_session_reused';
 CONF
+        local name port cache
+        while read -r name port cache; do
+            cat <<CONF
+    server {
+        listen 127.0.0.1:$port ssl;
+        ssl_certificate $SRV/certs/server.pem;
+        ssl_certificate_key $SRV/certs/server.key;
+        ssl_protocols TLSv1.2;
+        ssl_session_cache $cache;
+        ssl_session_tickets off;
+        access_log $d/resume-$name.log resumed;
+        location / { return 200 "resume $name\n"; }
+    }
+CONF
+        done <<LIST
+cache $RESUME_CACHE_PORT shared:resume:1m
+off $RESUME_OFF_PORT off
+none $RESUME_NONE_PORT none
+LIST
+        echo "}"
     } >"$d/nginx.conf"
     # nginx has no echo module in Debian's light build: /echo answers the POST with a static page
     sed -i 's/echo_read_request_body_off_placeholder off;/return 200 "posted\\n";/' "$d/nginx.conf"
@@ -171,11 +209,13 @@ CONF
 
 # need_nghttpd: h2c (prior knowledge) on NGHTTPD_H2C_PORT and h2 over TLS on
 # NGHTTPD_TLS_PORT, serving $SRV/nghttpd/www; and h2c on NGHTTPD_LIMIT_PORT
-# allowing only 2 concurrent streams per connection (SETTINGS).
+# allowing only 2 concurrent streams per connection (SETTINGS), and on
+# NGHTTPD_ONE_PORT only 1.
 need_nghttpd() {
     [ -f "$SRV/nghttpd/h2c.pid" ] && kill -0 "$(cat "$SRV/nghttpd/h2c.pid")" 2>/dev/null && return 0
     need_certs || return 1
-    _port_free "$NGHTTPD_H2C_PORT" "$NGHTTPD_TLS_PORT" "$NGHTTPD_LIMIT_PORT" || return 1
+    _port_free "$NGHTTPD_H2C_PORT" "$NGHTTPD_TLS_PORT" "$NGHTTPD_LIMIT_PORT" "$NGHTTPD_ONE_PORT" ||
+        return 1
     local d=$SRV/nghttpd
     mkdir -p "$d/www"
     echo "hello from nghttpd" >"$d/www/index.html"
@@ -187,8 +227,11 @@ need_nghttpd() {
     nghttpd --no-tls --max-concurrent-streams=2 -d "$d/www" --address=127.0.0.1 \
         "$NGHTTPD_LIMIT_PORT" >"$d/limit.log" 2>&1 &
     echo $! >"$d/limit.pid"
+    nghttpd --no-tls --max-concurrent-streams=1 -d "$d/www" --address=127.0.0.1 \
+        "$NGHTTPD_ONE_PORT" >"$d/one.log" 2>&1 &
+    echo $! >"$d/one.pid"
     _wait_port 127.0.0.1 "$NGHTTPD_H2C_PORT" && _wait_port 127.0.0.1 "$NGHTTPD_TLS_PORT" &&
-        _wait_port 127.0.0.1 "$NGHTTPD_LIMIT_PORT"
+        _wait_port 127.0.0.1 "$NGHTTPD_LIMIT_PORT" && _wait_port 127.0.0.1 "$NGHTTPD_ONE_PORT"
 }
 
 # need_tinyproxy: a forward proxy doing CONNECT and absolute-form requests.
@@ -269,6 +312,101 @@ need_mitmproxy() {
     export MITM_CA=$d/mitmproxy-ca-cert.pem
 }
 export MITM_CA=$SRV/mitmproxy/mitmproxy-ca-cert.pem
+
+# need_caddy: caddy serving HTTP/1.1, HTTP/2 and HTTP/3 (QUIC on the same
+# port, UDP) with the test certificate on CADDY_PORT, from $SRV/caddy/www:
+# /index.html (small), /big.bin (1 MiB), /missing (404), /echo (200 to any
+# method), /fault/PATH (PATH of the HTTP fault fixture, proxied: start it
+# with need_httpfault); every request is a line of JSON in $SRV/caddy/access.log
+# ("proto":"HTTP/3.0" for HTTP/3). CADDY_OTHERNAME_PORT serves the same with
+# a certificate for other.test (trusted CA, another name).
+need_caddy() {
+    [ -f "$SRV/caddy/caddy.pid" ] && kill -0 "$(cat "$SRV/caddy/caddy.pid")" 2>/dev/null && return 0
+    command -v caddy >/dev/null || { echo "servers.sh: caddy is not installed" >&2; return 1; }
+    need_certs || return 1
+    _port_free "$CADDY_PORT" "$CADDY_OTHERNAME_PORT" || return 1
+    local d=$SRV/caddy
+    mkdir -p "$d/www" "$d/home"
+    echo "hello from caddy" >"$d/www/index.html"
+    head -c 1048576 /dev/zero | tr '\0' 'x' >"$d/www/big.bin"
+    : >"$d/access.log"
+    cat >"$d/Caddyfile" <<CONF
+{
+	admin off
+	auto_https off
+	servers {
+		protocols h1 h2 h3
+	}
+	log {
+		output file $d/caddy.log
+	}
+	storage file_system $d/home/data
+}
+(site) {
+	root * $d/www
+	handle_path /fault/* {
+		reverse_proxy 127.0.0.1:$HTTPFAULT_PORT
+	}
+	respond /missing 404
+	respond /echo "posted" 200
+	file_server
+	log {
+		output file $d/access.log
+		format json
+	}
+}
+https://127.0.0.1:$CADDY_PORT {
+	bind 127.0.0.1
+	tls $SRV/certs/server.pem $SRV/certs/server.key
+	import site
+}
+https://127.0.0.1:$CADDY_OTHERNAME_PORT {
+	bind 127.0.0.1
+	tls $SRV/certs/othername.pem $SRV/certs/othername.key
+	import site
+}
+CONF
+    HOME=$d/home XDG_DATA_HOME=$d/home/data XDG_CONFIG_HOME=$d/home/config \
+        caddy run --config "$d/Caddyfile" --adapter caddyfile >"$d/stdout.log" 2>&1 &
+    echo $! >"$d/caddy.pid"
+    _wait_port 127.0.0.1 "$CADDY_PORT" 20 && _wait_port 127.0.0.1 "$CADDY_OTHERNAME_PORT" 20 &&
+        _wait_udp 127.0.0.1 "$CADDY_PORT" 20
+}
+
+# need_ngtcp2_server: ngtcp2's example HTTP/3 server (Debian's ngtcp2-server,
+# GnuTLS flavour) serving $SRV/ngtcp2/www (/index.html, /big.bin of 1 MiB)
+# with the test certificate on NGTCP2_PORT, and with the certificate for
+# other.test (and nothing else) on NGTCP2_OTHERNAME_PORT.
+need_ngtcp2_server() {
+    [ -f "$SRV/ngtcp2/server.pid" ] && kill -0 "$(cat "$SRV/ngtcp2/server.pid")" 2>/dev/null && return 0
+    local bin
+    bin=$(command -v gtlsserver || echo /usr/sbin/gtlsserver)
+    [ -x "$bin" ] || { echo "servers.sh: gtlsserver (ngtcp2-server) is not installed" >&2; return 1; }
+    need_certs || return 1
+    _port_free "$NGTCP2_PORT" "$NGTCP2_OTHERNAME_PORT" || return 1
+    local d=$SRV/ngtcp2
+    mkdir -p "$d/www"
+    echo "hello from ngtcp2" >"$d/www/index.html"
+    head -c 1048576 /dev/zero | tr '\0' 'x' >"$d/www/big.bin"
+    "$bin" -q -d "$d/www" 127.0.0.1 "$NGTCP2_PORT" "$SRV/certs/server.key" \
+        "$SRV/certs/server.pem" >"$d/server.log" 2>&1 &
+    echo $! >"$d/server.pid"
+    "$bin" -q -d "$d/www" 127.0.0.1 "$NGTCP2_OTHERNAME_PORT" "$SRV/certs/othername.key" \
+        "$SRV/certs/othername.pem" >"$d/othername.log" 2>&1 &
+    echo $! >"$d/othername.pid"
+    _wait_udp 127.0.0.1 "$NGTCP2_PORT" && _wait_udp 127.0.0.1 "$NGTCP2_OTHERNAME_PORT"
+}
+
+# _wait_udp HOST PORT SECONDS: something has bound the UDP port.
+_wait_udp() {
+    local i
+    for ((i = 0; i < ${3:-10} * 10; i++)); do
+        [ -n "$(ss -Hlnu "src $1:$2" 2>/dev/null)" ] && return 0
+        sleep 0.1
+    done
+    echo "servers.sh: nothing bound UDP $1:$2 after ${3:-10}s" >&2
+    return 1
+}
 
 stop_servers() {
     local f pids=()

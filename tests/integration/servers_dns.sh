@@ -14,6 +14,11 @@
 #                 $BIND_DOH_PORT, and its statistics channel (JSON at
 #                 /json/v1/server) on $BIND_STATS_PORT; bind_requests prints how
 #                 many queries it has received
+#   need_kresd    knot-resolver (kresd) with a DoH listener (HTTP/2 over TLS,
+#                 /dns-query) on $KRESD_DOH_PORT with the test certificate,
+#                 forwarding to need_knot's server; kresd_requests prints how
+#                 many DoH requests it has received (its stats module, read
+#                 through its control socket)
 # Records (all three servers): www.example.test A 192.0.2.1 and AAAA 2001:db8::1,
 # example.test MX 10 mail.example.test, mail.example.test A 192.0.2.25,
 # txt.example.test TXT; any other name under example.test is NXDOMAIN.
@@ -25,6 +30,7 @@ export UNBOUND_DOH_PORT=$((LG_PORT_BASE + 854))
 export BIND_PORT=$((LG_PORT_BASE + 57))
 export BIND_DOH_PORT=$((LG_PORT_BASE + 857))
 export BIND_STATS_PORT=$((LG_PORT_BASE + 858))
+export KRESD_DOH_PORT=$((LG_PORT_BASE + 859))
 
 _wait_udp_dns() { # port seconds: until the server answers a query over UDP
     local i
@@ -132,6 +138,59 @@ bind_requests() {
     python3 -c 'import json, sys, urllib.request
 d = json.load(urllib.request.urlopen("http://127.0.0.1:%s/json/v1/server" % sys.argv[1], timeout=5))
 print(d.get("nsstats", {}).get("Requestv4", 0))' "$BIND_STATS_PORT"
+}
+
+need_kresd() {
+    [ -f "$SRV/kresd/kresd.pid" ] && kill -0 "$(cat "$SRV/kresd/kresd.pid")" 2>/dev/null && return 0
+    command -v kresd >/dev/null || { echo "servers_dns.sh: kresd missing (apt-get install knot-resolver)" >&2; return 1; }
+    need_certs && need_knot || return 1
+    _port_free "$KRESD_DOH_PORT" || return 1
+    local d=$SRV/kresd
+    mkdir -p "$d"
+    rm -rf "$d/control"
+    # every query goes to knot (example.test) and no trust anchor is set: no
+    # root, no network, nothing to validate
+    cat >"$d/config" <<CONF
+net.listen('127.0.0.1', $KRESD_DOH_PORT, { kind = 'doh2' })
+net.tls('$SRV/certs/server.pem', '$SRV/certs/server.key')
+cache.size = 10 * MB
+trust_anchors.remove('.')
+modules.load('stats')
+policy.add(policy.all(policy.STUB('127.0.0.1@$KNOT_PORT')))
+CONF
+    # -n: no interactive console on stdin; the control socket is
+    # $d/control/<pid>; the working directory holds the cache
+    kresd -n -c "$d/config" "$d" >"$d/kresd.log" 2>&1 &
+    echo $! >"$d/kresd.pid"
+    _wait_port 127.0.0.1 "$KRESD_DOH_PORT" || { cat "$d/kresd.log" >&2; return 1; }
+    local i
+    for ((i = 0; i < 100; i++)); do
+        [ -S "$d/control/$(cat "$d/kresd.pid")" ] && return 0
+        sleep 0.1
+    done
+    echo "servers_dns.sh: kresd made no control socket in $d/control" >&2
+    return 1
+}
+
+# kresd_requests: DoH requests kresd has received so far (its stats module's
+# request.doh: one per DNS message over DoH, answered or not).
+kresd_requests() {
+    python3 -c 'import re, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+s.sendall(b"stats.get(\"request.doh\")\n")
+s.shutdown(socket.SHUT_WR)  # kresd answers, then closes the connection
+out = b""
+while True:
+    d = s.recv(4096)
+    if not d:
+        break
+    out += d
+m = re.search(rb"(\d+)", out)
+if not m:
+    sys.exit("kresd control socket: no number in %r" % out)
+print(int(m.group(1)))' "$SRV/kresd/control/$(cat "$SRV/kresd/kresd.pid")"
 }
 
 need_unbound() {

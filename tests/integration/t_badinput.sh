@@ -25,6 +25,9 @@ option --quiet takes no value|httpload --quiet=yes URL
 --start-at: '2026-12-01T10:00:00'|httpload --start-at 2026-12-01T10:00:00 URL
 --start-at: '@x'|httpload --start-at @x URL
 --max-late: 'never'|httpload --max-late never URL
+--max-timer-floor: 'soon'|httpload --max-timer-floor soon URL
+--max-timer-floor: '500ns'|httpload --max-timer-floor 500ns URL
+option --preflight takes no value|httpload --preflight=yes URL
 --max-doc-bytes: '100'|httpload --max-doc-bytes 100 URL
 --max-doc-bytes: '12Q'|httpload --max-doc-bytes 12Q URL
 --clock-ref: '[::1'|httpload --clock-ref [::1 URL
@@ -50,7 +53,8 @@ option --quiet takes no value|httpload --quiet=yes URL
 --max-error-rate: '-0.1'|httpload --max-error-rate -0.1 URL
 --seed: 'x'|httpload --seed x URL
 --streams: '0'|httpload -m 0 URL
---http: '3'|httpload --http 3 URL
+--http: '4'|httpload --http 4 URL
+--http 3 needs an https:// URL|httpload --http 3 URL
 --header: 'NoColon'|httpload -H NoColon URL
 --header: ': empty'|httpload -H ': empty' URL
 --proxy-header: 'bad'|httpload --proxy-header bad -x http://127.0.0.1:9 URL

@@ -109,10 +109,79 @@ t_tls_insecure_skips_verification() {
     assert_eq "$RC" 0 "exit status"
 }
 
+# resume_log NAME: "REQUESTS RESUMED" so far on nginx's resume-NAME listener
+# (its access log has one line per request: "r" on a resumed session).
+resume_log() {
+    local f=$SRV/nginx/resume-$1.log
+    if [ -f "$f" ]; then echo "$(wc -l <"$f") $(grep -c '^r$' "$f")"; else echo "0 0"; fi
+}
+
+# --tls-resume resumes a client's session on each reconnect, whether the
+# server closed the connection (/close, session tickets) or the client did
+# (--conn-requests 1, nginx's session cache with tickets off), and
+# tls_resumed counts the resumed handshakes: as many as nginx itself saw
+# ($ssl_session_reused), one per reconnect. The summary says how many, and
+# each --log record whether its connection resumed. (Before tls_resumed
+# existed this test only checked that the run had no error: OpenSSL made
+# every session unresumable as its connection was freed, and none was
+# ever offered.)
 t_tls_resume_reuses_sessions_on_reconnect() {
     run_tool $O $E $H -c 1 -d 500ms --http 1.1 --tls-resume --cacert "$CA_PEM" "https://127.0.0.1:$NGINX_HTTPS_PORT/close"
     assert_eq "$RC" 0 "exit status"
-    doc $O --invariants "v('c1.reconnects')>5" "v('c1.errors')==0"
+    doc $O --invariants "v('c1.reconnects')>5" "v('c1.errors')==0" \
+        "v('c1.tls_resumed')==v('c1.reconnects')"
+    local n0 r0 n1 r1 log=$TMPROOT/resume.ndjson
+    read -r n0 r0 < <(resume_log cache)
+    run_tool $O $E $H -c 2 -d 500ms --http 1.1 --conn-requests 1 --tls-resume --log "$log" \
+        --cacert "$CA_PEM" "https://127.0.0.1:$RESUME_CACHE_PORT/"
+    read -r n1 r1 < <(resume_log cache)
+    assert_eq "$RC" 0 "exit status, session cache"
+    echo "nginx: $((n1 - n0)) requests, $((r1 - r0)) on resumed sessions"
+    doc $O --invariants "v('c2.reconnects')>5" "v('c2.errors')==0" \
+        "v('c2.tls_resumed')==v('c2.reconnects')" "v('c2.tls_resumed')==$((r1 - r0))" \
+        "v('c2.connections')==$((n1 - n0))"
+    assert_contains $E "TLS sessions resumed $((r1 - r0)),"
+    assert_eq "$(grep -c '"tls_resumed":true' "$log")" "$((r1 - r0))" "--log records on resumed connections"
+    assert_eq "$(grep -c '"tls_resumed":false' "$log")" 2 "--log records on each client's first connection"
+    if grep -q -- '--tls-resume:' $E; then fail "a note that resumption failed, though it worked"; fi
+}
+
+# A server that never resumes: tls_resumed stays 0 and stderr says that
+# --tls-resume got nothing (every handshake a full one) and why: a server that
+# gives no session to resume (session cache off, tickets off), or one that
+# refuses each one offered (cache "none": session IDs it never keeps). Not an
+# error: exit status 0. Without
+# --tls-resume, or without reconnects, nothing is said; over cleartext there
+# is no tls_resumed.
+t_tls_resume_never_resumed_is_said_on_stderr() {
+    local n0 r0 n1 r1
+    read -r n0 r0 < <(resume_log off)
+    run_tool $O $E $H -c 2 -d 300ms --http 1.1 --conn-requests 1 --tls-resume --cacert "$CA_PEM" \
+        "https://127.0.0.1:$RESUME_OFF_PORT/"
+    read -r n1 r1 < <(resume_log off)
+    assert_eq "$RC" 0 "exit status, session cache off"
+    doc $O --invariants "v('c2.reconnects')>2" "v('c2.tls_resumed')==0" "v('c2.errors')==0"
+    assert_eq "$((r1 - r0))" 0 "sessions nginx resumed with its cache off"
+    assert_contains $E "httpload: level c2: --tls-resume: the server resumed no TLS session: it gave none to resume (no session ID or ticket), so all [0-9]* handshakes after a client's first were full"
+    read -r n0 r0 < <(resume_log none)
+    run_tool $O $E $H -c 2 -d 300ms --http 1.1 --conn-requests 1 --tls-resume --cacert "$CA_PEM" \
+        "https://127.0.0.1:$RESUME_NONE_PORT/"
+    read -r n1 r1 < <(resume_log none)
+    assert_eq "$RC" 0 "exit status, session cache none"
+    doc $O --invariants "v('c2.reconnects')>2" "v('c2.tls_resumed')==0"
+    assert_eq "$((r1 - r0))" 0 "sessions nginx resumed with its cache none"
+    assert_contains $E "httpload: level c2: --tls-resume: the server resumed none of the [0-9]* TLS sessions offered, so all [0-9]* handshakes after a client's first were full"
+    run_tool $O $E $H -c 2 -d 300ms --http 1.1 --conn-requests 1 --cacert "$CA_PEM" \
+        "https://127.0.0.1:$RESUME_CACHE_PORT/"
+    assert_eq "$RC" 0 "exit status without --tls-resume"
+    doc $O "v('c2.reconnects')>2" "v('c2.tls_resumed')==0"
+    if grep -q -- '--tls-resume' $E; then fail "a note about --tls-resume without the option"; fi
+    run_tool $O $E $H -c 2 -d 300ms --tls-resume --cacert "$CA_PEM" "https://127.0.0.1:$RESUME_OFF_PORT/"
+    assert_eq "$RC" 0 "exit status without reconnects"
+    doc $O "v('c2.reconnects')==0" "v('c2.tls_resumed')==0"
+    if grep -q -- '--tls-resume:' $E; then fail "a note about resumption with nothing to resume"; fi
+    run_tool $O $E $H -c 2 -d 300ms "$BASE/"
+    doc $O "not has('c2.tls_resumed')"
 }
 
 # --max-handshakes N: at most N connections of the loop being set up at

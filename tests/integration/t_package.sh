@@ -109,6 +109,7 @@ t_debian_package_builds_installs_and_purges() {
     run_tool "$W/out" "$W/err" /usr/bin/httpload --version
     assert_eq "$RC" 0 "/usr/bin/httpload --version"
     assert_contains "$W/out" "$version"
+    assert_contains "$W/out" "HTTP/3: ngtcp2 0.12" "the package's httpload speaks HTTP/3"
     run_tool "$W/out" "$W/err" /usr/bin/dnsload --version
     assert_eq "$RC" 0 "/usr/bin/dnsload --version"
     assert_contains "$W/out" "$version"
@@ -122,7 +123,7 @@ t_debian_package_builds_installs_and_purges() {
     completions httpload --cli >"$W/c" 2>&1
     assert_eq "$(cat "$W/c")" --clients "httpload --cli<TAB>"
     completions httpload --http "" >"$W/c" 2>&1
-    assert_eq "$(tr '\n' ' ' <"$W/c")" "1.1 2 auto " "httpload --http <TAB>"
+    assert_eq "$(tr '\n' ' ' <"$W/c")" "1.1 2 3 auto " "httpload --http <TAB>"
     completions dnsload --que >"$W/c" 2>&1
     assert_eq "$(tr '\n' ' ' <"$W/c")" "--queries --query " "dnsload --que<TAB>"
     completions loadstats "" >"$W/c" 2>&1

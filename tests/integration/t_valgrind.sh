@@ -54,6 +54,26 @@ t_httpload_targets_and_churn_under_valgrind() {
     assert_eq "$rc" 2 "a refused --targets file"
 }
 
+# HTTP/3: clean runs (streams, --conn-requests so connections close and
+# open), a certificate refused and a closed UDP port. Runs of a few seconds:
+# under valgrind on a loaded machine a QUIC connection's first flight took
+# over a second, and a client that has not begun by the deadline makes the
+# level invalid; a request under valgrind there took over 5 s (--timeout
+# 30s: this test is about leaks, not time).
+t_httpload_http3_under_valgrind() {
+    "$HTTPLOAD" --version | grep -q 'HTTP/3: ngtcp2' || skip "this httpload has no HTTP/3"
+    need_caddy || { fail "caddy did not start"; return; }
+    local rc
+    rc=$(vg_run h3 "$HTTPLOAD" --http 3 -c 3 -m 4 -d 5s --conn-requests 5 --timeout 30s \
+        --cacert "$CA_PEM" "https://127.0.0.1:$CADDY_PORT/index.html")
+    assert_eq "$rc" 0 "h3 exit status"
+    rc=$(vg_run h3-verify "$HTTPLOAD" --http 3 -c 1 -d 3s "https://127.0.0.1:$CADDY_PORT/")
+    assert_eq "$rc" 1 "h3 certificate refused: exit status"
+    rc=$(vg_run h3-refused "$HTTPLOAD" --http 3 -c 2 -d 3s --cacert "$CA_PEM" \
+        "https://127.0.0.1:$((LG_PORT_BASE + 460))/")
+    assert_eq "$rc" 1 "h3 refused exit status"
+}
+
 t_dnsload_under_valgrind() {
     [ -x "$DNSLOAD" ] || { fail "dnsload not built"; return; }
     declare -F need_knot >/dev/null || { fail "servers_dns.sh has no need_knot"; return; }

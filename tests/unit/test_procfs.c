@@ -32,6 +32,7 @@ static void stat_line_of_a_plain_process(void **state)
     assert_int_equal(st.cstime, 3);
     assert_int_equal(st.starttime, 151274);
     assert_int_equal(st.rss_pages, 3100);
+    assert_int_equal(st.processor, 1); /* field 39: the CPU it last ran on */
 }
 
 static void stat_comm_with_spaces_and_parentheses(void **state)
@@ -48,6 +49,7 @@ static void stat_comm_with_spaces_and_parentheses(void **state)
     assert_int_equal(st.stime, 8);
     assert_int_equal(st.starttime, 999);
     assert_int_equal(st.rss_pages, 12);
+    assert_int_equal(st.processor, -1); /* the line stops before field 39 */
 
     const char *spaces = "77 (Web Content) S 10 77 77 0 -1 0 0 0 0 0 100 50 0 0 20 0 30 0 "
                          "5000 0 20000 0\n";
