@@ -313,11 +313,11 @@ run_rounds() {
         [ -n "${QUICK:-}" ] && continue
         for ((i = 0; i < ntools; i++)); do
             k=$(((i + r - 1) % ntools))
-            deep "${tools[k]}" && measure_syscalls "${tools[k]}" "$r"
+            if deep "${tools[k]}"; then measure_syscalls "${tools[k]}" "$r"; fi
         done
         for ((i = 0; i < ntools; i++)); do
             k=$(((i + r - 1) % ntools))
-            deep "${tools[k]}" && measure_instructions "${tools[k]}" "$r"
+            if deep "${tools[k]}"; then measure_instructions "${tools[k]}" "$r"; fi
         done
     done
 }
