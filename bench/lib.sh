@@ -277,18 +277,18 @@ measure_syscalls() {
 # ${CG_LONG:-3} seconds: row instr = (Ir_long - Ir_short) / (req_long - req_short),
 # so start-up and exit cancel out.
 measure_instructions() {
-    local tool=$1 r=$2 short=${CG_SHORT:-1} long=${CG_LONG:-3} ir_s ir_l req_s req_l
+    local tool=$1 r=$2 short=${CG_SHORT:-1} long=${CG_LONG:-3} ir_s ir_l req_s req_l rc_s=0 rc_l=0
     cmd_for "$tool" "$short"
-    LIMIT=$((short + 300)) grinded "$tool.cg-short.$r" "${CMD[@]}" || true
+    LIMIT=$((short + 300)) grinded "$tool.cg-short.$r" "${CMD[@]}" || rc_s=$?
     cmd_for "$tool" "$long"
-    LIMIT=$((long + 300)) grinded "$tool.cg-long.$r" "${CMD[@]}" || true
+    LIMIT=$((long + 300)) grinded "$tool.cg-long.$r" "${CMD[@]}" || rc_l=$?
     ir_s=$(cat "$WORK/$tool.cg-short.$r.ir"); ir_l=$(cat "$WORK/$tool.cg-long.$r.ir")
     req_s=$(requests_of "$tool" "$tool.cg-short.$r"); req_l=$(requests_of "$tool" "$tool.cg-long.$r")
     if [ -z "$ir_s" ] || [ -z "$ir_l" ] || [ -z "$req_s" ] || [ -z "$req_l" ] || [ "$req_l" -le "$req_s" ]; then
-        note "round $r: $tool under callgrind: no usable pair (Ir $ir_s/$ir_l, requests $req_s/$req_l)"; return 0
+        note "round $r: $tool under callgrind: no usable pair (Ir $ir_s/$ir_l, requests $req_s/$req_l, exit $rc_s/$rc_l)"; return 0
     fi
     row "$tool" instr "$r" "$(awk -v a="$ir_s" -v b="$ir_l" -v x="$req_s" -v y="$req_l" 'BEGIN { printf "%.6g", (b - a) / (y - x) }')"
-    note "round $r: $tool under callgrind: $req_s and $req_l requests, $ir_s and $ir_l instructions"
+    note "round $r: $tool under callgrind: $req_s and $req_l requests, $ir_s and $ir_l instructions, exit $rc_s and $rc_l"
 }
 
 # run_rounds TOOL...: $ROUNDS rounds; in each, every tool's timed run (the

@@ -4,7 +4,7 @@
 #include "loadgen/docfit.h"
 #include "loadgen/jsonout.h"
 #include "loadgen/results.h"
-#include "loadgen/rng.h"
+#include "stats/sampling.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,19 +19,8 @@ static size_t samples_bytes(const uint64_t *ns, size_t n)
     return bytes;
 }
 
-/* Moves k samples chosen uniformly from the n of ns to its front. */
-static void keep_random(uint64_t *ns, size_t n, size_t k, struct lg_rng *rng)
-{
-    for (size_t i = 0; i < k; i++) {
-        size_t j = i + (size_t)lg_rng_below(rng, n - i);
-        uint64_t t = ns[i];
-        ns[i] = ns[j];
-        ns[j] = t;
-    }
-}
-
 int lg_results_fit(struct lg_level_result *levels, size_t n_levels, size_t max_bytes,
-                   struct lg_rng *rng, FILE *report, const char *tool, size_t *need)
+                   struct stats_rng *rng, FILE *report, const char *tool, size_t *need)
 {
     size_t total = lg_results_size(levels, n_levels);
     if (total <= max_bytes) return 0;
@@ -63,7 +52,7 @@ int lg_results_fit(struct lg_level_result *levels, size_t n_levels, size_t max_b
                 size_t k = (size_t)(share * (double)m->n);
                 if (k < 1) k = 1;
                 if (k < m->n) {
-                    keep_random(m->ns, m->n, k, rng);
+                    stats_draw_front(m->ns, m->n, k, rng);
                     m->n = k;
                 }
                 bytes += samples_bytes(m->ns, m->n) - samples_bytes(m->ns, 1);

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 struct lg_level_result;
-struct lg_rng;
+struct stats_rng;
 
 /* Cuts the per-request series of the levels to uniform random subsets, each
  * in proportion to its size, until the document is at most max_bytes long;
@@ -16,6 +16,6 @@ struct lg_rng;
  * each cut metric kept. 0, or -1 when even the smallest document (one sample
  * of each per-request series) is larger: *need is then its size. */
 int lg_results_fit(struct lg_level_result *levels, size_t n_levels, size_t max_bytes,
-                   struct lg_rng *rng, FILE *report, const char *tool, size_t *need);
+                   struct stats_rng *rng, FILE *report, const char *tool, size_t *need);
 
 #endif

@@ -10,7 +10,7 @@
 
 #include "loadgen/clock.h"
 #include "loadgen/engine.h"
-#include "loadgen/rng.h"
+#include "stats/rng.h"
 #include "loadgen/series.h"
 #include "loadgen/transport.h"
 #include "loadgen/tunnel.h"
@@ -49,10 +49,11 @@ enum lg_counter_id {
 struct lg_store {
     struct lg_series series[LG_S__COUNT];
     uint64_t counters[LG_C__COUNT];
-    uint64_t *errors;    /* per class, n_classes */
-    uint64_t *extra;     /* driver counters */
-    char **error_detail; /* first reason seen per class, or NULL */
-    uint64_t *timeline;  /* completed responses per whole second */
+    uint64_t *errors;         /* per class, n_classes */
+    uint64_t *extra;          /* driver counters */
+    char **error_detail;      /* first reason seen per class, or NULL */
+    uint64_t *timeline;       /* completed responses per whole second */
+    uint64_t *error_timeline; /* failed requests per whole second */
     size_t timeline_len;
     bool peer_limited;   /* a server allowed fewer requests at once than the slots */
     unsigned peer_limit; /* the smallest such limit */
@@ -174,7 +175,7 @@ struct lg_worker {
     unsigned n_clients;
     unsigned level_clients; /* clients in the whole level */
     struct lg_store store;
-    struct lg_rng rng;
+    struct stats_rng rng;
     uint8_t *rbuf; /* one read buffer per thread, shared by its clients */
     size_t rbuf_len;
     /* timing */

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "loadgen/rng.h"
+#include "stats/rng.h"
 
 struct lg_config;
 struct lg_driver;
@@ -20,8 +20,8 @@ struct lg_levels {
     struct lg_worker *ws;
     unsigned nw;
     unsigned n_classes;
-    struct lg_rng rng; /* merging the threads' reservoirs */
-    bool sampled;      /* some metric of some level kept a subset */
+    struct stats_rng rng; /* merging the threads' reservoirs */
+    bool sampled;         /* some metric of some level kept a subset */
 };
 
 enum lg_level_outcome {

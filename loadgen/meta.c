@@ -2,6 +2,7 @@
 #include "loadgen/meta.h"
 #include "loadgen/clockref.h"
 #include "loadgen/engine.h"
+#include "loadgen/internal.h"
 #include "loadgen/jsonout.h"
 #include "loadgen/preflight.h"
 #include "loadgen/results.h"
@@ -61,9 +62,29 @@ static void write_clock(struct lg_jsonout *o, const struct lg_config *cfg,
     lg_json_lit(o, "}");
 }
 
+/* Each error class that occurred: the first reason recorded for it, or what
+ * the class means (the summary's line), so a report can say what happened. */
+static void write_error_reasons(struct lg_jsonout *o, const struct lg_driver *drv,
+                                const struct lg_level_result *r)
+{
+    lg_json_lit(o, ", \"error_reasons\": {");
+    bool first = true;
+    unsigned n_classes = LG_ERR__BASE_COUNT + drv->n_errors;
+    for (unsigned cls = 1; r->error_detail && cls < n_classes; cls++) {
+        if (!r->error_detail[cls]) continue;
+        lg_json_lit(o, first ? "" : ", ");
+        lg_json_str(o, lg_error_name(drv, cls));
+        lg_json_lit(o, ": ");
+        lg_json_str(o, r->error_detail[cls]);
+        first = false;
+    }
+    lg_json_lit(o, "}");
+}
+
 /* Per level: its clients and share, when it started, its rate, what was cut. */
 static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
-                         const struct lg_level_result *levels, size_t n_levels)
+                         const struct lg_driver *drv, const struct lg_level_result *levels,
+                         size_t n_levels)
 {
     for (size_t l = 0; l < n_levels; l++) {
         const struct lg_level_result *r = &levels[l];
@@ -84,8 +105,15 @@ static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
         lg_json_lit(o, ", \"seconds\": ");
         lg_json_double(o, r->seconds);
         if (cfg->rate > 0) {
+            /* this process's part of the schedule, so that achieved_rate (its
+             * attempts per second) reads against what it was asked for; a
+             * shard also states the whole run's rate */
             lg_json_lit(o, ", \"requested_rate\": ");
-            lg_json_double(o, cfg->rate);
+            lg_json_double(o, lg_shard_rate(cfg->rate, r->clients, r->shard_clients));
+            if (cfg->shard_count > 1) {
+                lg_json_lit(o, ", \"run_requested_rate\": ");
+                lg_json_double(o, cfg->rate);
+            }
             lg_json_lit(o, ", \"achieved_rate\": ");
             lg_json_double(o, r->seconds > 0 ? (double)r->attempts / r->seconds : 0);
         }
@@ -96,6 +124,7 @@ static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
             lg_json_lit(o, ", \"server_max_streams\": ");
             lg_json_u64(o, r->peer_limit);
         }
+        write_error_reasons(o, drv, r);
         lg_json_lit(o, ", \"sampled\": [");
         bool first = true;
         for (size_t i = 0; i < r->n; i++) {
@@ -146,7 +175,8 @@ static void write_extra(struct lg_jsonout *o, const struct lg_meta_section *extr
 
 int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *drv,
                   const char *started_at, const struct lg_level_result *levels, size_t n_levels,
-                  const struct lg_meta_section *extra, const struct lg_clock_ref *ref)
+                  const struct lg_meta_section *extra, const struct lg_clock_ref *ref,
+                  int exit_status)
 {
     struct lg_jsonout o;
     if (lg_jsonout_open(&o, fd, 65536) < 0) return -1;
@@ -170,7 +200,9 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
         if (i) lg_json_lit(&o, ", ");
         lg_json_str(&o, cfg->argv[i]);
     }
-    lg_json_lit(&o, "],\n  \"target\": ");
+    lg_json_lit(&o, "],\n  \"exit_status\": ");
+    lg_json_i64(&o, exit_status);
+    lg_json_lit(&o, ",\n  \"target\": ");
     lg_json_str(&o, cfg->target_desc ? cfg->target_desc : "");
     lg_json_lit(&o, ",\n  \"started_at\": ");
     lg_json_str(&o, started_at);
@@ -208,7 +240,7 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     lg_json_lit(&o, ", \"conn_requests\": ");
     lg_json_u64(&o, cfg->conn_requests);
     lg_json_lit(&o, "},\n  \"levels\": [");
-    write_levels(&o, cfg, levels, n_levels);
+    write_levels(&o, cfg, drv, levels, n_levels);
     lg_json_lit(&o, "\n  ]");
     write_extra(&o, extra);
     lg_preflight_write_meta(&o);

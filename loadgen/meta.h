@@ -14,9 +14,11 @@ struct lg_clock_ref;
 
 void lg_meta_wallclock(char *buf, size_t len);
 /* Writes the descriptor to fd (opened by the caller before the run, so an
- * unwritable path is a usage error, not a lost result). */
+ * unwritable path is a usage error, not a lost result), with the run's exit
+ * status. */
 int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *drv,
                   const char *started_at, const struct lg_level_result *levels, size_t n_levels,
-                  const struct lg_meta_section *extra, const struct lg_clock_ref *ref);
+                  const struct lg_meta_section *extra, const struct lg_clock_ref *ref,
+                  int exit_status);
 
 #endif

@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 /* The strays' window: long enough for /proc/stat's 10 ms ticks to say
  * something, short enough to wait for. */
@@ -168,32 +170,47 @@ static void check_machine(const struct lg_config *cfg, const struct lg_driver *d
     have_result = true;
 }
 
+static int interrupted(const struct lg_config *cfg, int stop_fd)
+{
+    if (stop_fd >= 0) close(stop_fd);
+    fprintf(stderr, "%s: preflight: interrupted\n", cfg->tool);
+    return LG_EXIT_INTERRUPTED;
+}
+
 int lg_preflight_main(const struct lg_config *cfg, const struct lg_driver *drv,
                       const struct lg_target *tgt)
 {
+    /* main() blocked SIGINT and SIGTERM, and no control thread takes them
+     * here: the probe's and the strays' waits also wait on this descriptor,
+     * so that a signal ends the preflight at once, as interrupted (-1 if it
+     * cannot be made: the pending signal is still seen after the checks) */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    int stop_fd = signalfd(-1, &stop, SFD_CLOEXEC);
     struct lg_probe probe;
     uint64_t probe_timeout = cfg->timeout_ns < 2 * LG_NS_PER_S ? cfg->timeout_ns : 2 * LG_NS_PER_S;
     lg_probe_target(tgt, drv->datagram, cfg->probe_datagram, cfg->probe_datagram_len, probe_timeout,
-                    &probe);
+                    stop_fd, &probe);
+    if (probe.stopped) return interrupted(cfg, stop_fd);
     struct lg_needs n;
     check_machine(cfg, drv, tgt, &probe, &n);
     result.full = true;
     struct lg_strays strays;
-    if (lg_strays_measure(&result.machine.allowed, STRAYS_WINDOW_NS, &strays) < 0)
-        strays.busiest_cpu = -1;
+    int measured = lg_strays_measure(&result.machine.allowed, STRAYS_WINDOW_NS, stop_fd, &strays);
+    if (measured == 1) return interrupted(cfg, stop_fd);
+    if (measured < 0) strays.busiest_cpu = -1;
     lg_fit_strays(&n, &result.machine, &strays, next_check(&result));
     probe_check(&probe, next_check(&result));
     tally(&result);
     for (size_t i = 0; i < result.n_checks; i++)
         print_check(cfg->tool, &result.checks[i]);
-    /* main() blocked SIGINT and SIGTERM, and no control thread takes them
-     * here: one that came during the checks ends it now, as interrupted */
     sigset_t pending;
     if (sigpending(&pending) == 0 &&
-        (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1)) {
-        fprintf(stderr, "%s: preflight: interrupted\n", cfg->tool);
-        return LG_EXIT_INTERRUPTED;
-    }
+        (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1))
+        return interrupted(cfg, stop_fd);
+    if (stop_fd >= 0) close(stop_fd);
     fprintf(stderr,
             "%s: preflight: %s (%u unfit, %u warn); the checks every run makes took %.1f ms\n",
             cfg->tool, result.n_unfit ? "unfit" : "fit", result.n_unfit, result.n_warn,

@@ -33,21 +33,26 @@ void lg_probe_format_addr(const struct lg_target *tgt, char *buf, size_t len)
     }
 }
 
-/* Waits for `events` on fd until `deadline`; the poll's revents, 0 on timeout. */
-static int wait_for(int fd, short events, uint64_t deadline)
+/* Waits for `events` on fd until `deadline`; the poll's revents, 0 on timeout,
+ * and -1 (with *stopped set) when stop_fd became readable first. */
+static int wait_for(int fd, short events, uint64_t deadline, int stop_fd, bool *stopped)
 {
     for (;;) {
         uint64_t now = lg_now_ns();
         if (now >= deadline) return 0;
-        struct pollfd p = {.fd = fd, .events = events};
-        int rc = poll(&p, 1, (int)((deadline - now) / LG_NS_PER_MS) + 1);
-        if (rc > 0) return p.revents;
+        struct pollfd p[2] = {{.fd = fd, .events = events}, {.fd = stop_fd, .events = POLLIN}};
+        int rc = poll(p, stop_fd >= 0 ? 2 : 1, (int)((deadline - now) / LG_NS_PER_MS) + 1);
+        if (rc > 0 && p[1].revents) {
+            *stopped = true;
+            return -1;
+        }
+        if (rc > 0) return p[0].revents;
         if (rc < 0 && errno != EINTR) return POLLERR;
     }
 }
 
 static void probe_stream(int fd, const struct lg_target *tgt, const char *addr, uint64_t timeout_ns,
-                         struct lg_probe *out)
+                         int stop_fd, struct lg_probe *out)
 {
     uint64_t start = lg_now_ns();
     int err = 0;
@@ -55,7 +60,9 @@ static void probe_stream(int fd, const struct lg_target *tgt, const char *addr, 
         err = errno;
         if (err == EINPROGRESS) {
             err = ETIMEDOUT;
-            if (wait_for(fd, POLLOUT, start + timeout_ns)) {
+            int ev = wait_for(fd, POLLOUT, start + timeout_ns, stop_fd, &out->stopped);
+            if (ev < 0) return;
+            if (ev) {
                 socklen_t l = sizeof(err);
                 if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0) err = errno;
             }
@@ -72,16 +79,19 @@ static void probe_stream(int fd, const struct lg_target *tgt, const char *addr, 
 }
 
 static void probe_datagram(int fd, const struct lg_target *tgt, const char *addr, const void *msg,
-                           size_t len, uint64_t timeout_ns, struct lg_probe *out)
+                           size_t len, uint64_t timeout_ns, int stop_fd, struct lg_probe *out)
 {
     uint64_t start = lg_now_ns();
     int err = 0;
     uint8_t answer[65536];
     ssize_t got = -1;
+    int ev;
     if (connect(fd, (const struct sockaddr *)&tgt->addr, tgt->addrlen) < 0 ||
         send(fd, msg, len, 0) != (ssize_t)len) {
         err = errno;
-    } else if (!(wait_for(fd, POLLIN, start + timeout_ns) & (POLLIN | POLLERR))) {
+    } else if ((ev = wait_for(fd, POLLIN, start + timeout_ns, stop_fd, &out->stopped)) < 0) {
+        return;
+    } else if (!(ev & (POLLIN | POLLERR))) {
         err = ETIMEDOUT;
     } else if ((got = recv(fd, answer, sizeof(answer), 0)) < 0) {
         err = errno; /* an ICMP error: refused, unreachable */
@@ -100,7 +110,7 @@ static void probe_datagram(int fd, const struct lg_target *tgt, const char *addr
 }
 
 void lg_probe_target(const struct lg_target *tgt, bool datagram, const void *msg, size_t len,
-                     uint64_t timeout_ns, struct lg_probe *out)
+                     uint64_t timeout_ns, int stop_fd, struct lg_probe *out)
 {
     memset(out, 0, sizeof(*out));
     char addr[160];
@@ -119,8 +129,8 @@ void lg_probe_target(const struct lg_target *tgt, bool datagram, const void *msg
         return;
     }
     if (datagram)
-        probe_datagram(fd, tgt, addr, msg, len, timeout_ns, out);
+        probe_datagram(fd, tgt, addr, msg, len, timeout_ns, stop_fd, out);
     else
-        probe_stream(fd, tgt, addr, timeout_ns, out);
+        probe_stream(fd, tgt, addr, timeout_ns, stop_fd, out);
     close(fd);
 }

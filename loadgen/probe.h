@@ -13,15 +13,17 @@ struct lg_target;
 struct lg_probe {
     bool ran;            /* false: nothing was sent (a datagram driver gave no datagram) */
     bool ok;             /* connected, or answered */
+    bool stopped;        /* stop_fd became readable first: nothing to report */
     double seconds;      /* the connect, or the datagram's round trip */
     size_t answer_bytes; /* datagram: the answer's size */
     char what[320];      /* what happened, for the report */
 };
 
 /* Connects to (or sends `msg` to, when datagram) tgt's address, waiting up
- * to timeout_ns; fills out in every case. */
+ * to timeout_ns, or until stop_fd (-1: none) is readable; fills out in every
+ * case. */
 void lg_probe_target(const struct lg_target *tgt, bool datagram, const void *msg, size_t len,
-                     uint64_t timeout_ns, struct lg_probe *out);
+                     uint64_t timeout_ns, int stop_fd, struct lg_probe *out);
 
 /* The address as "127.0.0.1:8080", "[::1]:53" or a Unix socket's path. */
 void lg_probe_format_addr(const struct lg_target *tgt, char *buf, size_t len);

@@ -41,6 +41,18 @@ int lg_checked_class(const struct lg_worker *w, int cls)
     return cls > 0 && (unsigned)cls < w->n_classes ? cls : LG_ERR_RESET;
 }
 
+/* The whole second of the level that `now` falls in, as a bin of `timeline`
+ * (requests or errors per second); NULL after the deadline. */
+static uint64_t *timeline_bin(struct lg_worker *w, uint64_t now, uint64_t *timeline)
+{
+    if (now >= w->deadline_ns) return NULL;
+    while (now >= w->sec_end_ns) {
+        w->sec_index++;
+        w->sec_end_ns += LG_NS_PER_S;
+    }
+    return w->sec_index < w->store.timeline_len ? &timeline[w->sec_index] : NULL;
+}
+
 /* Samples and counts a request that ended at `now`, and frees its slot. */
 static void req_record(struct lg_client *c, struct lg_req *r, int cls, bool unfinished,
                        uint64_t now)
@@ -59,17 +71,14 @@ static void req_record(struct lg_client *c, struct lg_req *r, int cls, bool unfi
             lg_series_add(&st->series[LG_S_TTFB], r->first_byte_ns - r->sent_ns, &w->rng);
         st->counters[LG_C_REQUESTS]++;
         c->conn_succeeded = true;
-        if (now >= w->sec_end_ns && now < w->deadline_ns) {
-            while (now >= w->sec_end_ns) {
-                w->sec_index++;
-                w->sec_end_ns += LG_NS_PER_S;
-            }
-        }
-        if (now < w->deadline_ns && w->sec_index < st->timeline_len) st->timeline[w->sec_index]++;
+        uint64_t *bin = timeline_bin(w, now, st->timeline);
+        if (bin) ++*bin;
     } else {
         cls = lg_checked_class(w, cls);
         st->counters[LG_C_ERRORS]++;
         st->errors[cls]++;
+        uint64_t *bin = timeline_bin(w, now, st->error_timeline);
+        if (bin) ++*bin;
     }
     if (w->log) lg_reqlog_write(w->log, c, r, now, unfinished ? -1 : cls);
     r->flags = 0;

@@ -87,7 +87,7 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
             if (tgt->tunnel_request) w->stages[w->n_stages++] = &lg_stage_tunnel;
             if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
         }
-        lg_rng_seed(&w->rng, cfg->seed * 7919 + i + 1);
+        stats_rng_seed(&w->rng, cfg->seed * 7919 + i + 1);
         w->loop = ev_loop_new(EVFLAG_AUTO);
         if (!w->loop) {
             fprintf(stderr, "%s: cannot create an event loop\n", cfg->tool);
@@ -259,16 +259,14 @@ fail:
     return -1;
 }
 
-/* Writes the document (cut to --max-doc-bytes first) and --meta; the exit
- * status when that fails. */
-static int outputs_write(const struct lg_config *cfg, const struct lg_driver *drv,
-                         struct outputs *o, struct lg_level_result *results, size_t done,
-                         const char *started_at, const struct lg_meta_section *meta_extra,
-                         const struct lg_clock_ref *ref)
+/* Writes the document (cut to --max-doc-bytes first); the exit status when
+ * that fails. */
+static int outputs_write(const struct lg_config *cfg, struct outputs *o,
+                         struct lg_level_result *results, size_t done)
 {
     if (cfg->max_doc_bytes) {
-        struct lg_rng rng;
-        lg_rng_seed(&rng, cfg->seed + 31);
+        struct stats_rng rng;
+        stats_rng_seed(&rng, cfg->seed + 31);
         size_t need;
         if (lg_results_fit(results, done, cfg->max_doc_bytes, &rng, stderr, cfg->tool, &need) < 0) {
             fprintf(stderr,
@@ -286,11 +284,20 @@ static int outputs_write(const struct lg_config *cfg, const struct lg_driver *dr
                 cfg->output_path ? cfg->output_path : "stdout", strerror(errno));
         return LG_EXIT_FAILED;
     }
-    if (o->meta.fd >= 0 &&
-        (lg_meta_write(o->meta.fd, cfg, drv, started_at, results, done, meta_extra, ref) < 0 ||
-         lg_outfile_commit(&o->meta) < 0))
-        fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
     return LG_EXIT_OK;
+}
+
+/* Writes --meta, once the run's exit status is known (it records it). */
+static void outputs_write_meta(const struct lg_config *cfg, const struct lg_driver *drv,
+                               struct outputs *o, const struct lg_level_result *results,
+                               size_t done, const char *started_at,
+                               const struct lg_meta_section *meta_extra,
+                               const struct lg_clock_ref *ref, int status)
+{
+    if (o->meta.fd >= 0 && (lg_meta_write(o->meta.fd, cfg, drv, started_at, results, done,
+                                          meta_extra, ref, status) < 0 ||
+                            lg_outfile_commit(&o->meta) < 0))
+        fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
 }
 
 static void outputs_close(const struct lg_config *cfg, struct outputs *o)
@@ -333,7 +340,7 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
 
     lv.nw = cfg->threads ? cfg->threads : 1;
     lv.ws = calloc(lv.nw, sizeof(*lv.ws));
-    lg_rng_seed(&lv.rng, cfg->seed + 17);
+    stats_rng_seed(&lv.rng, cfg->seed + 17);
     struct lg_level_result *results = calloc(cfg->n_levels, sizeof(*results));
     uint8_t *rbufs = malloc((size_t)lv.nw * 65536);
     int status = LG_EXIT_FAILED;
@@ -364,8 +371,7 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         }
         goto out;
     }
-    int written = outputs_write(cfg, drv, &out, results, done, started_at, meta_extra,
-                                cfg->clock_ref ? &ref : NULL);
+    int written = outputs_write(cfg, &out, results, done);
     if (written != LG_EXIT_OK) {
         status = written;
         goto out;
@@ -376,6 +382,8 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
                 cfg->tool, lg_control_interrupted());
         status = LG_EXIT_INTERRUPTED;
     }
+    outputs_write_meta(cfg, drv, &out, results, done, started_at, meta_extra,
+                       cfg->clock_ref ? &ref : NULL, status);
 out:
     lg_control_stop();
     workers_free(lv.ws, lv.nw);

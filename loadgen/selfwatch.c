@@ -5,6 +5,7 @@
 #include "loadgen/internal.h"
 #include "loadgen/procfs.h"
 #include "loadgen/results.h"
+#include "stats/stats.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -84,12 +85,6 @@ void lg_selfwatch_worker_end(struct lg_worker *w)
     if (w->tp->dropped) w->have_rx_dropped = w->tp->dropped(w, &w->rx_dropped);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int lg_selfwatch_collect(struct lg_level_result *res, struct lg_worker *ws, unsigned nw,
                          const struct lg_config *cfg, const struct lg_driver *drv)
 {
@@ -104,14 +99,17 @@ int lg_selfwatch_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
             lag[k++] = ws[i].lag_ms[j];
     double lag_p99 = 0, lag_max = 0;
     if (n_lag) {
-        double *sorted = malloc(n_lag * sizeof(*sorted));
-        if (sorted) {
-            memcpy(sorted, lag, n_lag * sizeof(*sorted));
-            qsort(sorted, n_lag, sizeof(*sorted), cmp_double);
-            size_t rank = (size_t)((double)n_lag * 0.99 + 0.999999); /* nearest rank */
-            lag_p99 = sorted[(rank ? rank : 1) - 1];
-            lag_max = sorted[n_lag - 1];
-            free(sorted);
+        /* loadstats' percentile (interpolated), so the warning and a summary
+         * of the document's loop_lag_ms agree */
+        double *scratch = malloc(n_lag * sizeof(*scratch));
+        if (scratch) {
+            memcpy(scratch, lag, n_lag * sizeof(*scratch));
+            static const double qs[2] = {0.99, 1.0};
+            double at[2];
+            stats_percentiles(scratch, n_lag, qs, 2, at);
+            lag_p99 = at[0];
+            lag_max = at[1];
+            free(scratch);
         }
     }
     if (lg_result_add(res, "loop_lag_ms", "milliseconds", lag, n_lag, n_lag) < 0) return -1;

@@ -40,20 +40,8 @@ static int reserve(struct lg_series *s, size_t n)
     return 0;
 }
 
-/* Moves k samples chosen uniformly from src (partial Fisher-Yates) to dst. */
-static void take_random(uint64_t *dst, uint64_t *src, size_t n, size_t k, struct lg_rng *rng)
-{
-    for (size_t i = 0; i < k; i++) {
-        size_t j = i + (size_t)lg_rng_below(rng, n - i);
-        uint64_t t = src[i];
-        src[i] = src[j];
-        src[j] = t;
-        dst[i] = src[i];
-    }
-}
-
 int lg_series_merge(struct lg_series *out, struct lg_series *const *parts, size_t n,
-                    struct lg_rng *rng)
+                    struct stats_rng *rng)
 {
     uint64_t seen = 0, held = 0;
     for (size_t i = 0; i < n; i++) {
@@ -70,39 +58,22 @@ int lg_series_merge(struct lg_series *out, struct lg_series *const *parts, size_
         return 0;
     }
     /* Each part holds a uniform subset of what it saw; drawing from each in
-     * proportion to `seen` keeps the union uniform. Largest remainders decide
-     * the samples that rounding leaves over. */
+     * proportion to `seen` keeps the union uniform (stats/sampling.h, the
+     * same draw loadstats merge makes of documents). */
     size_t want = out->limit < held ? out->limit : (size_t)held;
-    if (reserve(out, want) < 0) return -1;
+    struct stats_draw_input *inputs = calloc(n ? n : 1, sizeof(*inputs));
     size_t *take = calloc(n ? n : 1, sizeof(*take));
-    double *rem = calloc(n ? n : 1, sizeof(*rem));
-    if (!take || !rem) {
+    if (!inputs || !take || reserve(out, want) < 0) {
+        free(inputs);
         free(take);
-        free(rem);
         return -1;
     }
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        double exact = (double)want * (double)parts[i]->seen / (double)seen;
-        take[i] = (size_t)exact;
-        if (take[i] > parts[i]->n) take[i] = parts[i]->n;
-        rem[i] = exact - (double)take[i];
-        total += take[i];
-    }
-    while (total < want) {
-        size_t best = n;
-        for (size_t i = 0; i < n; i++)
-            if (take[i] < parts[i]->n && (best == n || rem[i] > rem[best])) best = i;
-        if (best == n) break;
-        take[best]++;
-        rem[best] = -1;
-        total++;
-    }
-    for (size_t i = 0; i < n; i++) {
-        take_random(out->v + out->n, parts[i]->v, parts[i]->n, take[i], rng);
-        out->n += take[i];
-    }
+    for (size_t i = 0; i < n; i++)
+        inputs[i] = (struct stats_draw_input){parts[i]->v, parts[i]->n, parts[i]->seen};
+    size_t total = stats_draw_plan(inputs, n, want, take);
+    stats_draw(out->v + out->n, inputs, n, take, rng);
+    out->n += total;
+    free(inputs);
     free(take);
-    free(rem);
     return 0;
 }

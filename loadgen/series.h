@@ -1,7 +1,7 @@
 /* A series of raw samples for one metric of one level on one thread: one
  * per request, durations in nanoseconds (8 bytes each; written out in ms). Beyond `limit` samples
- * it keeps a uniform random subset (Algorithm R) while `seen` stays exact; series from several
- * threads merge into one uniform subset of their union. */
+ * it keeps a uniform random subset (stats/sampling.h's Algorithm R) while `seen` stays exact;
+ * series from several threads merge into one uniform subset of their union. */
 #ifndef LOADGEN_SERIES_H
 #define LOADGEN_SERIES_H
 
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "loadgen/rng.h"
+#include "stats/sampling.h"
 
 struct lg_series {
     uint64_t *v;
@@ -26,7 +26,7 @@ void lg_series_free(struct lg_series *s);
 int lg_series_grow(struct lg_series *s);
 
 /* Offers one sample. Amortised O(1); allocates only when the array doubles. */
-static inline void lg_series_add(struct lg_series *s, uint64_t x, struct lg_rng *rng)
+static inline void lg_series_add(struct lg_series *s, uint64_t x, struct stats_rng *rng)
 {
     s->seen++;
     if (s->n < s->limit) {
@@ -37,15 +37,15 @@ static inline void lg_series_add(struct lg_series *s, uint64_t x, struct lg_rng 
         s->v[s->n++] = x;
         return;
     }
-    uint64_t j = lg_rng_below(rng, s->seen);
-    if (j < s->limit) s->v[j] = x;
+    size_t slot = stats_reservoir_slot(rng, s->seen, s->limit);
+    if (slot < s->limit) s->v[slot] = x;
 }
 
 /* Merges `n` series into `out` (initialised by the caller with the same limit):
  * concatenated when everything fits, else a uniform subset of `limit` samples
  * drawn from each series in proportion to what it saw. */
 int lg_series_merge(struct lg_series *out, struct lg_series *const *parts, size_t n,
-                    struct lg_rng *rng);
+                    struct stats_rng *rng);
 
 /* True when the series dropped samples to stay within its limit. */
 static inline int lg_series_sampled(const struct lg_series *s)

@@ -17,6 +17,11 @@ unsigned lg_shard_clients(unsigned clients, unsigned index, unsigned count)
     return clients > index ? (clients - index + count - 1) / count : 0;
 }
 
+double lg_shard_rate(double rate, unsigned clients, unsigned shard_clients)
+{
+    return clients ? rate * (double)shard_clients / (double)clients : rate;
+}
+
 uint64_t lg_wall_ns(void)
 {
     struct timespec ts;

@@ -18,6 +18,10 @@ struct lg_config;
 /* The number of clients of a level of `clients` that shard `index` of
  * `count` runs: those with a global id below `clients`. */
 unsigned lg_shard_clients(unsigned clients, unsigned index, unsigned count);
+/* The part of an open loop's rate `rate` (requests per second in total) that
+ * a shard running `shard_clients` of a level's `clients` is asked for:
+ * request n goes to client n mod clients, so a shard gets its clients' share. */
+double lg_shard_rate(double rate, unsigned clients, unsigned shard_clients);
 /* The global id of the shard's j-th client. */
 static inline unsigned lg_shard_client_id(unsigned j, unsigned index, unsigned count)
 {

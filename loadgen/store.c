@@ -14,8 +14,10 @@ int lg_store_init(struct lg_store *s, unsigned n_classes, unsigned n_extra, size
     s->error_detail = calloc(n_classes, sizeof(*s->error_detail));
     s->extra = calloc(n_extra ? n_extra : 1, sizeof(*s->extra));
     s->timeline = calloc(timeline_len ? timeline_len : 1, sizeof(*s->timeline));
+    s->error_timeline = calloc(timeline_len ? timeline_len : 1, sizeof(*s->error_timeline));
     s->timeline_len = timeline_len;
-    if (!s->errors || !s->error_detail || !s->extra || !s->timeline) return -1;
+    if (!s->errors || !s->error_detail || !s->extra || !s->timeline || !s->error_timeline)
+        return -1;
     return 0;
 }
 
@@ -44,6 +46,7 @@ void lg_store_free(struct lg_store *s, unsigned n_classes)
     free(s->errors);
     free(s->extra);
     free(s->timeline);
+    free(s->error_timeline);
     memset(s, 0, sizeof(*s));
 }
 

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,7 +197,7 @@ static int by_pid_then_tid(const void *x, const void *y)
     return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
-int lg_strays_measure(const cpu_set_t *cpus, uint64_t window_ns, struct lg_strays *out)
+int lg_strays_measure(const cpu_set_t *cpus, uint64_t window_ns, int stop_fd, struct lg_strays *out)
 {
     memset(out, 0, sizeof(*out));
     out->busiest_cpu = -1;
@@ -205,10 +206,16 @@ int lg_strays_measure(const cpu_set_t *cpus, uint64_t window_ns, struct lg_stray
     size_t cap = 0;
     int rc = -1;
     if (!a || !b || take(a, &buf, &cap) < 0) goto out;
-    struct timespec ts = {.tv_sec = (time_t)(window_ns / LG_NS_PER_S),
-                          .tv_nsec = (long)(window_ns % LG_NS_PER_S)};
-    while (nanosleep(&ts, &ts) != 0)
-        ; /* EINTR: sleep the rest */
+    /* the window is a wait on stop_fd (poll ignores a negative one) */
+    uint64_t deadline = lg_now_ns() + window_ns;
+    for (uint64_t now; (now = lg_now_ns()) < deadline;) {
+        struct pollfd p = {.fd = stop_fd, .events = POLLIN};
+        int ms = (int)((deadline - now + LG_NS_PER_MS - 1) / LG_NS_PER_MS);
+        if (poll(&p, 1, ms) > 0 && p.revents) {
+            rc = 1;
+            goto out;
+        }
+    }
     if (take(b, &buf, &cap) < 0) goto out;
     out->window_s = (double)(b->wall_ns - a->wall_ns) / 1e9;
     out->tasks = (unsigned)b->n;

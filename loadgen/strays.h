@@ -30,8 +30,10 @@ struct lg_strays {
     unsigned tasks; /* threads read */
 };
 
-/* Sleeps window_ns between two readings; 0, or -1 when /proc/stat cannot be read. */
-int lg_strays_measure(const cpu_set_t *cpus, uint64_t window_ns, struct lg_strays *out);
+/* Waits window_ns between two readings; 0, -1 when /proc/stat cannot be
+ * read, 1 when stop_fd (-1: none) became readable first (out holds nothing). */
+int lg_strays_measure(const cpu_set_t *cpus, uint64_t window_ns, int stop_fd,
+                      struct lg_strays *out);
 
 /* One "cpuN ..." line of /proc/stat: the CPU's number, and its busy and
  * total ticks (busy: all but idle and iowait; steal counts as busy, the

@@ -2,6 +2,7 @@
 #include "loadgen/summary.h"
 #include "loadgen/engine.h"
 #include "loadgen/results.h"
+#include "loadgen/start.h"
 #include "stats/stats.h"
 
 #include <stdlib.h>
@@ -42,8 +43,9 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
             cfg->tool, r->clients, shard, (unsigned long long)r->requests, r->seconds,
             (double)r->requests / secs, (unsigned long long)r->errors,
             (unsigned long long)r->unfinished);
-    if (cfg->rate > 0)
-        fprintf(out, "; rate %.1f/s of %.1f/s requested", (double)r->attempts / secs, cfg->rate);
+    if (cfg->rate > 0) /* a shard is asked for its clients' share of the rate */
+        fprintf(out, "; rate %.1f/s of %.1f/s requested", (double)r->attempts / secs,
+                lg_shard_rate(cfg->rate, r->clients, r->shard_clients));
     fprintf(out, "\n  connections %.0f established of %.0f attempted, reconnects %.0f, ",
             count_of(r, "connections"), count_of(r, "connect_attempts"), count_of(r, "reconnects"));
     if (lg_result_find(r, "tls_resumed"))

@@ -1,66 +1,131 @@
-/* cmd_compare.c — `loadstats compare BASE NEW`: the median of every metric in
- * both documents, how it moved, and whether the move is real; exits 1 when one
- * regressed significantly, so it can gate CI. */
+/* cmd_compare.c — `loadstats compare BASE NEW`, each side one document or a
+ * comma-separated list of runs of one test: a statistic of every metric on
+ * both sides, how it moved, an interval for the move, and the verdict (the
+ * numbers come from comparison.c); exits 1 when one regressed, so it can gate
+ * CI. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/cmd.h"
-#include "stats/compare.h"
-#include "stats/keyindex.h"
+#include "stats/comparison.h"
 #include "stats/machines.h"
+#include "stats/runmeta.h"
+#include "stats/sametest.h"
 
 struct compare_settings {
-    struct stats_thresholds thresholds;
+    struct stats_compare_settings compare;
     bool json;
 };
 
-enum { OPT_JSON = CMD_LONG_ONLY, OPT_FACTOR, OPT_RESOLUTION, OPT_NOISE };
+enum {
+    OPT_JSON = CMD_LONG_ONLY,
+    OPT_FACTOR,
+    OPT_RESOLUTION,
+    OPT_NOISE,
+    OPT_STAT,
+    OPT_CONFIDENCE,
+    OPT_RESAMPLES,
+    OPT_SEED
+};
 
 static const struct cmd_option compare_options[] = {
+    {"stat", OPT_STAT, true, "--stat S",
+     "the statistic compared: median (default), p90, p99\n"
+     "or mean"},
     {"maximum-factor", OPT_FACTOR, true, "--maximum-factor X", "allowed ratio (default 1.1)"},
     {"minimum-time-resolution-ms", OPT_RESOLUTION, true, "--minimum-time-resolution-ms X",
      "smallest material change of a time metric (default 1)"},
     {"noise-factor", OPT_NOISE, true, "--noise-factor X",
-     "multiplies the baseline's cv (default 1)"},
-    {"json", OPT_JSON, false, "--json", "print {\"comparisons\": {\"<metric>\": {...}}}"},
+     "one run a side: multiplies the baseline's cv (default 1)"},
+    {"confidence", OPT_CONFIDENCE, true, "--confidence C",
+     "of the ratio's interval, above 0 and below 1\n"
+     "(default 0.99)"},
+    {"resamples", OPT_RESAMPLES, true, "--resamples N", "bootstrap resamples (default 2000)"},
+    {"seed", OPT_SEED, true, "--seed N",
+     "seed of the resampling (default 1: the same inputs\n"
+     "give the same output)"},
+    {"json", OPT_JSON, false, "--json", "print {\"comparisons\": {\"<metric>\": {...}}, ...}"},
 };
+
+/* --resamples and --seed: whole numbers, the first from 100 to 1,000,000. */
+static int take_whole_number(struct compare_settings *s, int id, const char *value)
+{
+    const char *name = id == OPT_RESAMPLES ? "--resamples" : "--seed";
+    double number;
+    if (parse_number_option("compare", name, value, &number) != EXIT_FINE) return EXIT_USAGE;
+    if (number >= 18446744073709551616.0 || number != floor(number))
+        return usage_error("compare", "%s needs a whole number, not '%s'", name, value);
+    if (id == OPT_SEED) {
+        s->compare.bootstrap.seed = (uint64_t)number;
+        return EXIT_FINE;
+    }
+    if (number < 100 || number > 1000000)
+        return usage_error("compare", "--resamples must be from 100 to 1000000, not %s", value);
+    s->compare.bootstrap.resamples = (unsigned)number;
+    return EXIT_FINE;
+}
 
 static int take_option(void *settings, int id, const char *value)
 {
     struct compare_settings *s = settings;
+    struct stats_thresholds *t = &s->compare.thresholds;
     switch (id) {
     case OPT_JSON:
         s->json = true;
         return EXIT_FINE;
-    case OPT_FACTOR:
-        if (parse_number_option("compare", "--maximum-factor", value,
-                                &s->thresholds.maximum_factor) != EXIT_FINE)
+    case OPT_STAT:
+        if (stats_statistic_parse(value, &s->compare.bootstrap.statistic) != 0)
+            return usage_error("compare", "--stat takes median, p90, p99 or mean, not '%s'", value);
+        return EXIT_FINE;
+    case OPT_CONFIDENCE:
+        if (parse_number_option("compare", "--confidence", value,
+                                &s->compare.bootstrap.confidence) != EXIT_FINE)
             return EXIT_USAGE;
-        if (s->thresholds.maximum_factor < 1.0)
+        if (!(s->compare.bootstrap.confidence > 0 && s->compare.bootstrap.confidence < 1))
+            return usage_error("compare", "--confidence must be above 0 and below 1, not %s",
+                               value);
+        return EXIT_FINE;
+    case OPT_RESAMPLES:
+    case OPT_SEED:
+        return take_whole_number(s, id, value);
+    case OPT_FACTOR:
+        if (parse_number_option("compare", "--maximum-factor", value, &t->maximum_factor) !=
+            EXIT_FINE)
+            return EXIT_USAGE;
+        if (t->maximum_factor < 1.0)
             return usage_error("compare", "--maximum-factor must be at least 1, not %s", value);
         return EXIT_FINE;
     case OPT_RESOLUTION:
         return parse_number_option("compare", "--minimum-time-resolution-ms", value,
-                                   &s->thresholds.minimum_time_resolution_ms);
+                                   &t->minimum_time_resolution_ms);
     default: /* OPT_NOISE */
-        return parse_number_option("compare", "--noise-factor", value, &s->thresholds.noise_factor);
+        return parse_number_option("compare", "--noise-factor", value, &t->noise_factor);
     }
 }
 
 static const struct cmd_spec compare_spec = {
     .name = "compare",
     .synopsis = "[options] BASE NEW",
-    .about = "Compares the median of every metric present in both collector documents (either\n"
-             "may be - for stdin): base and new median, delta_abs, delta_pct, ratio (new/base)\n"
-             "and whether the change is significant. It is significant when all hold:\n"
-             "  - it is in the worse direction beyond the maximum factor (requests_per_second and\n"
-             "    megabits_per_second: lower is worse; every other unit: higher is worse);\n"
+    .about = "Compares a statistic (the median unless --stat) of every metric present on both\n"
+             "sides. BASE and NEW are each a collector document or a comma-separated list of\n"
+             "documents of repeated runs of one test (one may be - for stdin). Per metric: the\n"
+             "statistic of each side (the mean over its runs of each run's), delta_abs,\n"
+             "delta_pct, the ratio new/base, and an interval for the ratio at the --confidence:\n"
+             "a hierarchical bootstrap (runs resampled within each side, then samples within\n"
+             "each run; fixed seed) measures its spread, and Student's t for the runs a side\n"
+             "widens it where runs are few. It is a regression when all hold:\n"
+             "  - the interval lies entirely beyond the maximum factor in the worse direction\n"
+             "    (requests_per_second, megabits_per_second and counts of work done such as\n"
+             "    requests: lower is worse; every other metric: higher is worse);\n"
              "  - it is material: for time units |delta_abs| >= the minimum time resolution;\n"
-             "  - it clears the noise: |ratio - 1| > the baseline's cv x the noise factor.\n"
+             "  - with one run on a side (run-to-run noise unknown; the interval is then\n"
+             "    within-run only): |ratio - 1| > the baseline's cv x the noise factor.\n"
              "Verdicts: regressed (significant), improved (the same tests, better direction),\n"
-             "noisy (beyond the factor but within the noise), tiny (beyond the factor but below\n"
-             "the time resolution), ok (within the factor).\n",
+             "noisy (beyond the factor, but the interval straddles it, or one run a side and\n"
+             "within the baseline's noise), tiny (beyond the factor but below the time\n"
+             "resolution), ok (within the factor).\n",
     .epilog =
         "Exit status: 0 nothing regressed, 1 a metric regressed significantly (or a document\n"
         "is invalid, or a unit differs between them), 2 usage or I/O error.\n",
@@ -69,52 +134,6 @@ static const struct cmd_spec compare_spec = {
     .n_options = sizeof compare_options / sizeof *compare_options,
     .operands = CMD_BASE_AND_NEW,
     .take = take_option,
-};
-
-struct summarized {
-    enum stats_unit unit;
-    struct stats_summary summary;
-};
-
-struct side {
-    struct keyindex keys;
-    struct summarized *metrics; /* parallel to keys.keys */
-    size_t cap;
-};
-
-static int summarize_into_side(void *ctx, struct docread_metric *metric)
-{
-    struct side *side = ctx;
-    long at = keyindex_intern(&side->keys, metric->key, strlen(metric->key), NULL);
-    if (at >= 0 && (size_t)at >= side->cap) {
-        size_t cap = side->cap ? side->cap * 2 : 64;
-        struct summarized *grown = realloc(side->metrics, cap * sizeof *grown);
-        if (grown == NULL)
-            at = -1;
-        else {
-            side->metrics = grown;
-            side->cap = cap;
-        }
-    }
-    if (at < 0) {
-        complain("compare", "out of memory at metric \"%s\"", metric->key);
-        return 1;
-    }
-    side->metrics[at].unit = metric->unit;
-    stats_summarize(metric->samples, metric->n, &side->metrics[at].summary);
-    return 0;
-}
-
-static void side_free(struct side *side)
-{
-    keyindex_free(&side->keys);
-    free(side->metrics);
-}
-
-struct compared_row {
-    const char *key;
-    enum stats_unit unit;
-    struct stats_comparison result;
 };
 
 /* JSON has no infinity or NaN: a ratio or percentage without a value is null. */
@@ -126,153 +145,332 @@ static void write_optional(double x, int decimals)
         fputs("null", stdout);
 }
 
-static void print_json(const struct compared_row *rows, size_t count)
+static void write_paths(const struct stats_runset *set)
 {
-    printf("{\"comparisons\": {");
-    for (size_t i = 0; i < count; i++) {
-        const struct stats_comparison *c = &rows[i].result;
+    putchar('[');
+    for (size_t k = 0; k < set->n_runs; k++) {
+        if (k) fputs(", ", stdout);
+        json_write_string(stdout, input_name(set->paths[k]));
+    }
+    putchar(']');
+}
+
+static const char *noise_name(const struct stats_comparison *c)
+{
+    return c->noise == STATS_NOISE_INTERVAL   ? "interval"
+           : c->noise == STATS_NOISE_BASELINE ? "baseline"
+           : c->noise == STATS_NOISE_RUNS     ? "runs"
+                                              : NULL;
+}
+
+static void print_json(const struct stats_compare_report *report, const struct stats_runset *base,
+                       const struct stats_runset *current, const struct stats_compare_settings *s)
+{
+    const struct stats_bootstrap *b = &s->bootstrap;
+    printf("{\"statistic\": \"%s\", \"confidence\": ", stats_statistic_name(b->statistic));
+    json_write_number(stdout, b->confidence);
+    printf(", \"resamples\": %u, \"seed\": %llu,\n \"base_runs\": ", b->resamples,
+           (unsigned long long)b->seed);
+    write_paths(base);
+    printf(", \"new_runs\": ");
+    write_paths(current);
+    printf(",\n \"comparisons\": {");
+    for (size_t i = 0; i < report->n_rows; i++) {
+        const struct stats_compare_row *row = &report->rows[i];
+        const struct stats_comparison *c = &row->result;
         printf(i ? ",\n  " : "\n  ");
-        json_write_string(stdout, rows[i].key);
-        printf(": {\"base_median\": ");
-        json_write_number(stdout, c->base_median);
-        printf(", \"new_median\": ");
-        json_write_number(stdout, c->new_median);
+        json_write_string(stdout, row->key);
+        printf(": {\"base\": ");
+        json_write_number(stdout, c->base);
+        printf(", \"new\": ");
+        json_write_number(stdout, c->current);
+        if (b->statistic == STATS_STAT_MEDIAN) { /* the names of one-run compare */
+            printf(", \"base_median\": ");
+            json_write_number(stdout, c->base);
+            printf(", \"new_median\": ");
+            json_write_number(stdout, c->current);
+        }
+        if (row->has_p99) {
+            printf(", \"base_p99\": ");
+            json_write_number(stdout, row->base_p99);
+            printf(", \"new_p99\": ");
+            json_write_number(stdout, row->new_p99);
+        }
         printf(", \"delta_abs\": ");
         json_write_number(stdout, c->delta_abs);
         printf(", \"delta_pct\": ");
         write_optional(c->delta_pct, 2);
         printf(", \"ratio\": ");
         write_optional(c->ratio, 4);
-        printf(", \"significant\": %s, \"verdict\": \"%s\"}", c->significant ? "true" : "false",
+        printf(", \"interval\": [");
+        write_optional(c->ratio_low, 4);
+        printf(", ");
+        write_optional(c->ratio_high, 4);
+        printf("], \"base_runs\": %zu, \"new_runs\": %zu, \"base_samples\": %llu, "
+               "\"new_samples\": %llu, \"run_noise\": \"%s\"",
+               c->base_runs, c->new_runs, (unsigned long long)c->base_samples,
+               (unsigned long long)c->new_samples,
+               stats_comparison_single_run(c) ? "unknown" : "resampled");
+        printf(", \"significant\": %s, \"verdict\": \"%s\"", c->significant ? "true" : "false",
                stats_verdict_name(c->verdict));
+        if (noise_name(c)) printf(", \"noisy_because\": \"%s\"", noise_name(c));
+        printf("}");
     }
-    printf(count ? "\n}}\n" : "}}\n");
+    printf(report->n_rows ? "\n}}\n" : "}}\n");
 }
 
-#define COMPARE_COLUMNS 8
+enum {
+    COL_VERDICT,
+    COL_METRIC,
+    COL_UNIT,
+    COL_BASE,
+    COL_NEW,
+    COL_DELTA,
+    COL_PCT,
+    COL_RATIO,
+    COL_INTERVAL,
+    COL_RUNS,
+    COL_BASE_P99,
+    COL_NEW_P99,
+    COL_NOTE,
+    COLUMNS
+};
 
-static void row_cells(const struct compared_row *row, char cells[COMPARE_COLUMNS][64])
+static void ratio_cell(char *cell, double x)
+{
+    if (isfinite(x))
+        snprintf(cell, 64, "%.4f", x);
+    else
+        snprintf(cell, 64, "inf");
+}
+
+static void row_cells(const struct stats_compare_row *row, const struct stats_thresholds *t,
+                      char cells[COLUMNS][64])
 {
     const struct stats_comparison *c = &row->result;
-    snprintf(cells[0], 64, "%s", stats_verdict_name(c->verdict));
-    snprintf(cells[1], 64, "%.63s", row->key);
-    snprintf(cells[2], 64, "%s", stats_unit_symbol(row->unit));
-    snprintf(cells[3], 64, "%.2f", c->base_median);
-    snprintf(cells[4], 64, "%.2f", c->new_median);
-    snprintf(cells[5], 64, "%+.2f", c->delta_abs);
+    snprintf(cells[COL_VERDICT], 64, "%s", stats_verdict_name(c->verdict));
+    snprintf(cells[COL_METRIC], 64, "%.63s", row->key);
+    snprintf(cells[COL_UNIT], 64, "%s", stats_unit_symbol(row->unit));
+    snprintf(cells[COL_BASE], 64, "%.2f", c->base);
+    snprintf(cells[COL_NEW], 64, "%.2f", c->current);
+    snprintf(cells[COL_DELTA], 64, "%+.2f", c->delta_abs);
     if (isfinite(c->delta_pct))
-        snprintf(cells[6], 64, "%+.2f%%", c->delta_pct);
+        snprintf(cells[COL_PCT], 64, "%+.2f%%", c->delta_pct);
     else
-        snprintf(cells[6], 64, "n/a");
-    if (isfinite(c->ratio))
-        snprintf(cells[7], 64, "%.4f", c->ratio);
-    else
-        snprintf(cells[7], 64, "inf");
+        snprintf(cells[COL_PCT], 64, "n/a");
+    ratio_cell(cells[COL_RATIO], c->ratio);
+    char low[64], high[64];
+    ratio_cell(low, c->ratio_low);
+    ratio_cell(high, c->ratio_high);
+    snprintf(cells[COL_INTERVAL], 64, "%.30s-%.30s", low, high);
+    snprintf(cells[COL_RUNS], 64, "%zu/%zu", c->base_runs, c->new_runs);
+    cells[COL_BASE_P99][0] = cells[COL_NEW_P99][0] = '\0';
+    if (row->has_p99) {
+        snprintf(cells[COL_BASE_P99], 64, "%.2f", row->base_p99);
+        snprintf(cells[COL_NEW_P99], 64, "%.2f", row->new_p99);
+    }
+    cells[COL_NOTE][0] = '\0';
+    if (c->noise == STATS_NOISE_INTERVAL)
+        snprintf(cells[COL_NOTE], 64, "the interval straddles x%g", t->maximum_factor);
+    else if (c->noise == STATS_NOISE_BASELINE)
+        snprintf(cells[COL_NOTE], 64, "within the baseline's cv %.2f", c->base_cv);
+    else if (c->noise == STATS_NOISE_RUNS)
+        snprintf(cells[COL_NOTE], 64, "in one run of a side of several");
+    else if (c->verdict == STATS_VERDICT_TINY)
+        snprintf(cells[COL_NOTE], 64, "below %g ms", t->minimum_time_resolution_ms);
 }
 
-static void print_table(const struct compared_row *rows, size_t count)
+static void print_cells(const int width[COLUMNS], char cells[COLUMNS][64])
 {
-    static const char *const headers[COMPARE_COLUMNS] = {"verdict", "metric", "unit",   "base",
-                                                         "new",     "delta",  "delta%", "ratio"};
-    int width[COMPARE_COLUMNS];
-    char cells[COMPARE_COLUMNS][64];
-    for (int c = 0; c < COMPARE_COLUMNS; c++)
+    /* text columns to the left, numbers to the right; no trailing blanks */
+    int last = COLUMNS - 1;
+    while (last > 0 && cells[last][0] == '\0')
+        last--;
+    for (int c = 0; c <= last; c++) {
+        bool text = c <= COL_UNIT || c == COL_NOTE;
+        if (c > 0) fputs("  ", stdout);
+        if (c == last && text)
+            fputs(cells[c], stdout);
+        else if (text)
+            printf("%-*s", width[c], cells[c]);
+        else
+            printf("%*s", width[c], cells[c]);
+    }
+    putchar('\n');
+}
+
+static void print_side(const char *name, const struct stats_runset *set)
+{
+    printf("%s: %zu run%s (", name, set->n_runs, set->n_runs == 1 ? "" : "s");
+    for (size_t k = 0; k < set->n_runs; k++)
+        printf("%s%s", k ? ", " : "", input_name(set->paths[k]));
+    printf(")\n");
+}
+
+static void print_table(const struct stats_compare_report *report, const struct stats_runset *base,
+                        const struct stats_runset *current, const struct stats_compare_settings *s)
+{
+    static const char *const headers[COLUMNS] = {"verdict",  "metric",  "unit",  "base",     "new",
+                                                 "delta",    "delta%",  "ratio", "interval", "runs",
+                                                 "base p99", "new p99", "note"};
+    const struct stats_bootstrap *b = &s->bootstrap;
+    print_side("base", base);
+    print_side("new", current);
+    printf("statistic: %s; interval: %g%%, from %u hierarchical bootstrap resamples (runs, then "
+           "samples; seed %llu) and Student's t for the runs\n",
+           stats_statistic_name(b->statistic), b->confidence * 100, b->resamples,
+           (unsigned long long)b->seed);
+    int width[COLUMNS];
+    char cells[COLUMNS][64];
+    for (int c = 0; c < COLUMNS; c++)
         width[c] = (int)strlen(headers[c]);
-    for (size_t i = 0; i < count; i++) {
-        row_cells(&rows[i], cells);
-        for (int c = 0; c < COMPARE_COLUMNS; c++)
+    for (size_t i = 0; i < report->n_rows; i++) {
+        row_cells(&report->rows[i], &s->thresholds, cells);
+        for (int c = 0; c < COLUMNS; c++)
             if ((int)strlen(cells[c]) > width[c]) width[c] = (int)strlen(cells[c]);
     }
-    for (int c = 0; c < COMPARE_COLUMNS; c++)
-        printf(c == 0 ? "%-*s" : c < 3 ? "  %-*s" : "  %*s", width[c], headers[c]);
-    putchar('\n');
+    char head[COLUMNS][64];
+    for (int c = 0; c < COLUMNS; c++)
+        snprintf(head[c], 64, "%s", headers[c]);
+    print_cells(width, head);
     size_t tally[STATS_VERDICT_REGRESSED + 1] = {0};
-    for (size_t i = 0; i < count; i++) {
-        row_cells(&rows[i], cells);
-        for (int c = 0; c < COMPARE_COLUMNS; c++)
-            printf(c == 0 ? "%-*s" : c < 3 ? "  %-*s" : "  %*s", width[c], cells[c]);
-        putchar('\n');
-        tally[rows[i].result.verdict]++;
+    bool single = false;
+    for (size_t i = 0; i < report->n_rows; i++) {
+        row_cells(&report->rows[i], &s->thresholds, cells);
+        print_cells(width, cells);
+        tally[report->rows[i].result.verdict]++;
+        single |= stats_comparison_single_run(&report->rows[i].result);
     }
-    printf("%zu compared: %zu regressed, %zu improved, %zu noisy, %zu tiny, %zu ok\n", count,
-           tally[STATS_VERDICT_REGRESSED], tally[STATS_VERDICT_IMPROVED],
+    printf("%zu compared: %zu regressed, %zu improved, %zu noisy, %zu tiny, %zu ok\n",
+           report->n_rows, tally[STATS_VERDICT_REGRESSED], tally[STATS_VERDICT_IMPROVED],
            tally[STATS_VERDICT_NOISY], tally[STATS_VERDICT_TINY], tally[STATS_VERDICT_OK]);
+    if (single)
+        printf("one run on a side: the intervals hold the noise within runs only; run-to-run "
+               "noise is unknown (compare several runs a side: BASE=a.json,b.json)\n");
 }
 
-/* Joins the two sides in the base document's order; returns the exit status. */
-static int judge(const struct side *base, const struct side *current, const char *base_name,
-                 const char *new_name, const struct stats_thresholds *thresholds, bool json)
+/* Runs of one side should be runs of one test: where their descriptors sit
+ * beside them, a field that decides the numbers and differs is warned about. */
+struct side_warning {
+    const char *side, *run, *first;
+};
+
+static int warn_difference(void *ctx, enum stats_difference kind, const char *phrase)
 {
-    struct compared_row *rows = calloc(base->keys.count + 1, sizeof *rows);
-    if (rows == NULL) return usage_error("compare", "out of memory");
-    size_t count = 0;
-    int status = EXIT_FINE;
-    for (size_t i = 0; i < base->keys.count; i++) {
-        const char *key = base->keys.keys[i];
-        long at = keyindex_find(&current->keys, key, strlen(key));
-        if (at < 0) {
-            complain("compare", "note: \"%s\" is only in %s; not compared", key, base_name);
+    (void)kind;
+    const struct side_warning *w = ctx;
+    complain("compare", "warning: %s run %s: %s in %s; are they runs of the same test?", w->side,
+             w->run, phrase, w->first);
+    return 0;
+}
+
+static void check_side(const char *side, const struct stats_runset *set)
+{
+    struct stats_runmeta first;
+    char *first_path = NULL;
+    char error[256];
+    for (size_t k = 0; k < set->n_runs; k++) {
+        if (strcmp(set->paths[k], "-") == 0) continue;
+        char *path = stats_runmeta_path_for(set->paths[k]);
+        struct stats_runmeta meta;
+        if (path == NULL || stats_runmeta_read(path, &meta, error, sizeof error) != 0) {
+            free(path);
+            continue; /* no descriptor (or an unreadable one): nothing to check */
+        }
+        if (first_path == NULL) {
+            first = meta;
+            first_path = path;
             continue;
         }
-        const struct summarized *before = &base->metrics[i], *after = &current->metrics[at];
-        if (before->unit != after->unit) {
-            complain("compare", "\"%s\" is in %s in %s but in %s in %s; cannot compare", key,
-                     stats_unit_name(before->unit), base_name, stats_unit_name(after->unit),
-                     new_name);
-            status = EXIT_FAILS;
-            continue;
-        }
-        rows[count].key = key;
-        rows[count].unit = before->unit;
-        stats_compare(&before->summary, &after->summary, before->unit, thresholds,
-                      &rows[count].result);
-        count++;
+        struct side_warning w = {side, set->paths[k], first_path};
+        stats_same_test(&meta, &first, false, warn_difference, &w);
+        stats_runmeta_free(&meta);
+        free(path);
     }
-    for (size_t i = 0; i < current->keys.count; i++) {
-        const char *key = current->keys.keys[i];
-        if (keyindex_find(&base->keys, key, strlen(key)) < 0)
-            complain("compare", "note: \"%s\" is only in %s; not compared", key, new_name);
+    if (first_path != NULL) stats_runmeta_free(&first);
+    free(first_path);
+}
+
+/* Runs measured on another machine than the first base run's (their
+ * descriptors' "machine"), on either side: one warning each (machines.h). */
+static void warn_machines(const struct stats_runset *base, const struct stats_runset *current)
+{
+    size_t n = base->n_runs + current->n_runs;
+    const char **paths = calloc(n, sizeof *paths);
+    if (paths == NULL) return; /* a warning that cannot be given is no failure */
+    for (size_t k = 0; k < base->n_runs; k++)
+        paths[k] = base->paths[k];
+    for (size_t k = 0; k < current->n_runs; k++)
+        paths[base->n_runs + k] = current->paths[k];
+    stats_machines_warn(stderr, "compare", paths, n);
+    free(paths);
+}
+
+static int read_side(const char *list, const struct compare_settings *s, struct stats_runset *set)
+{
+    char error[512];
+    int rc =
+        stats_runset_read(set, list, s->compare.bootstrap.statistic, true, error, sizeof error);
+    if (rc == 0) return EXIT_FINE;
+    complain("compare", "%s", error);
+    return rc == 1 ? EXIT_FAILS : EXIT_USAGE;
+}
+
+static size_t stdin_uses(const char *list)
+{
+    size_t uses = 0;
+    char **paths;
+    long n = stats_runset_split(list, &paths);
+    for (long k = 0; k < n; k++) {
+        uses += strcmp(paths[k], "-") == 0;
+        free(paths[k]);
     }
-    if (status == EXIT_FINE) {
-        if (json)
-            print_json(rows, count);
-        else
-            print_table(rows, count);
-        status = finish_output("compare", stdout, "standard output");
-        for (size_t i = 0; i < count && status == EXIT_FINE; i++)
-            if (rows[i].result.significant) status = EXIT_FAILS;
-    }
-    free(rows);
-    return status;
+    if (n > 0) free(paths);
+    return uses;
 }
 
 int cmd_compare(int argc, char **argv)
 {
-    struct compare_settings settings = {.thresholds = STATS_THRESHOLDS_DEFAULT};
+    struct compare_settings settings = {.compare = STATS_COMPARE_SETTINGS_DEFAULT};
     char **files;
     int n_files;
     int status = cmd_parse(&compare_spec, argc, argv, &settings, &files, &n_files);
     if (status != CMD_PROCEED) return status;
-    const char *base_path = files[0], *new_path = files[1];
-    if (strcmp(base_path, "-") == 0 && strcmp(new_path, "-") == 0)
-        return usage_error("compare", "standard input (-) can be only one of BASE and NEW");
+    if (stdin_uses(files[0]) + stdin_uses(files[1]) > 1)
+        return usage_error("compare", "standard input (-) can be only one of the runs");
 
-    stats_machines_warn(stderr, "compare", (const char *const[]){base_path, new_path}, 2);
-    /* One document at a time, one metric at a time: only summaries stay. */
-    struct side base = {0}, current = {0};
-    struct docread_result result;
-    struct docread_options read_options = {.on_metric = summarize_into_side, .ctx = &base};
-    status = read_document("compare", base_path, &read_options, &result);
-    docread_result_free(&result);
+    struct stats_runset base = {0}, current = {0};
+    status = read_side(files[0], &settings, &base);
+    if (status == EXIT_FINE) status = read_side(files[1], &settings, &current);
+    if (status == EXIT_FINE) warn_machines(&base, &current);
+    struct stats_compare_report report = {0};
+    if (status == EXIT_FINE &&
+        stats_compare_runsets(&base, &current, &settings.compare, &report) != 0)
+        status = usage_error("compare", "out of memory");
     if (status == EXIT_FINE) {
-        read_options.ctx = &current;
-        status = read_document("compare", new_path, &read_options, &result);
-        docread_result_free(&result);
+        check_side("base", &base);
+        check_side("new", &current);
+        for (size_t i = 0; i < report.n_only_base; i++)
+            complain("compare", "note: \"%s\" is only in BASE (%s); not compared",
+                     report.only_base[i], files[0]);
+        for (size_t i = 0; i < report.n_only_new; i++)
+            complain("compare", "note: \"%s\" is only in NEW (%s); not compared",
+                     report.only_new[i], files[1]);
+        for (size_t i = 0; i < report.n_conflicts; i++)
+            complain("compare", "%s", report.conflicts[i]);
+        if (report.n_conflicts) status = EXIT_FAILS;
     }
-    if (status == EXIT_FINE)
-        status = judge(&base, &current, input_name(base_path), input_name(new_path),
-                       &settings.thresholds, settings.json);
-    side_free(&base);
-    side_free(&current);
+    if (status == EXIT_FINE) {
+        if (settings.json)
+            print_json(&report, &base, &current, &settings.compare);
+        else
+            print_table(&report, &base, &current, &settings.compare);
+        status = finish_output("compare", stdout, "standard output");
+        for (size_t i = 0; i < report.n_rows && status == EXIT_FINE; i++)
+            if (report.rows[i].result.significant) status = EXIT_FAILS;
+    }
+    stats_compare_report_free(&report);
+    stats_runset_free(&base);
+    stats_runset_free(&current);
     return status;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/doccut.h"
 #include "stats/machines.h"
 #include "stats/metrickind.h"
 #include "stats/merge.h"
@@ -24,23 +25,36 @@
 struct merge_settings {
     const char *output, *meta_output;
     bool shards, allow_partial;
-    double max_start_lag_s;
+    struct stats_shard_rules rules;
     struct stats_merge_options merge;
 };
 
-enum { OPT_SHARDS = CMD_LONG_ONLY, OPT_PARTIAL, OPT_LAG, OPT_MAX, OPT_SEED, OPT_META };
+enum {
+    OPT_SHARDS = CMD_LONG_ONLY,
+    OPT_PARTIAL,
+    OPT_LAG,
+    OPT_ACCEPT_LAG,
+    OPT_MAX,
+    OPT_SEED,
+    OPT_META
+};
 
 static const struct cmd_option merge_options[] = {
     {"shards", OPT_SHARDS, false, "--shards",
      "the inputs are the shards of one run: refuse the set when a\n"
-     "descriptor is missing, a shard index is missing or twice, or\n"
-     "shard counts, run ids or levels differ (one line each)"},
+     "descriptor is missing, a shard index is missing or twice,\n"
+     "shard counts or run ids differ, the shards ran different tests\n"
+     "(tool, target, options, levels and their order and requested\n"
+     "starts), a shard was interrupted, or a level started late\n"
+     "(one line each)"},
     {"allow-partial", OPT_PARTIAL, false, "--allow-partial",
-     "with --shards: merge a set with missing shards anyway, name\n"
-     "them on stderr, and exit 3"},
+     "with --shards: merge a set with missing or interrupted shards\n"
+     "anyway, name them on stderr, and exit 3"},
     {"max-start-lag", OPT_LAG, true, "--max-start-lag S",
-     "with --shards: warn when a level started more than S seconds\n"
-     "from its requested start (default 0.05)"},
+     "with --shards: refuse a shard whose level started more than S\n"
+     "seconds from its requested start (default 0.05)"},
+    {"accept-start-lag", OPT_ACCEPT_LAG, false, "--accept-start-lag",
+     "with --shards: merge such a shard anyway, with a warning"},
     {"max-samples", OPT_MAX, true, "--max-samples N",
      "at most N samples per metric per level (default: no cap, or\n"
      "the largest input's count when an input was cut)"},
@@ -84,7 +98,10 @@ static int take_option(void *settings, int id, const char *value)
         s->allow_partial = true;
         return EXIT_FINE;
     case OPT_LAG:
-        return parse_number_option("merge", "--max-start-lag", value, &s->max_start_lag_s);
+        return parse_number_option("merge", "--max-start-lag", value, &s->rules.max_start_lag_s);
+    case OPT_ACCEPT_LAG:
+        s->rules.accept_start_lag = true;
+        return EXIT_FINE;
     case OPT_META:
         s->meta_output = value;
         return EXIT_FINE;
@@ -98,6 +115,8 @@ static int check_options(void *settings)
     const struct merge_settings *s = settings;
     if (s->allow_partial && !s->shards)
         return usage_error("merge", "--allow-partial needs --shards");
+    if (s->rules.accept_start_lag && !s->shards)
+        return usage_error("merge", "--accept-start-lag needs --shards");
     return EXIT_FINE;
 }
 
@@ -107,19 +126,24 @@ static const struct cmd_spec merge_spec = {
     .about =
         "Writes one collector document made from the documents of several generators that\n"
         "ran the same levels at the same time (shards of one run); one input may be - (stdin).\n"
-        "Each metric is merged by what it is:\n"
+        "Each metric is merged by its kind (the table in loadstats(1)):\n"
         "  - exact counts (attempts, requests, errors, errors.<class>, rcode.<NAME>, unfinished,\n"
         "    connections, bytes_received, scheduled, unsent, ...) are summed; a document\n"
         "    without the key adds 0;\n"
-        "  - requests_per_second timelines are added second by second;\n"
-        "  - samples (latencies, phases, per-second gauges) are pooled, never averaged. Where\n"
-        "    --max-samples cut an input (its descriptor's \"seen\" says how many it saw), each\n"
-        "    input gives samples in proportion to its true count, so the pool stays a uniform\n"
-        "    sample of all requests;\n"
+        "  - per-second timelines (requests_per_second, generator_cpu_s, watch.<NAME>.cpu_s)\n"
+        "    are added second by second;\n"
+        "  - samples (latencies, phases) are pooled, never averaged. Where --max-samples or\n"
+        "    --max-doc-bytes cut an input (its descriptor's \"seen\" says how many it saw),\n"
+        "    each input gives samples in proportion to its true count, so the pool stays a\n"
+        "    uniform sample of all requests; an input that shows a cut (requests above its\n"
+        "    latency samples) without true counts is refused;\n"
+        "  - gauges (generator_rss_bytes, loop_lag_ms, watch.<NAME>.*_bytes and .fds) are\n"
+        "    kept apart per input, as c<N>.shard<K>.<metric> (input<K> without --shards);\n"
         "  - a key whose unit differs between documents is an error.\n"
         "The descriptor of A.json is A.meta.json (the generators' --meta): used when present.\n",
-    .epilog = "Exit status: 0 merged, 1 an input is invalid, units conflict or the shard set is\n"
-              "refused, 2 usage or I/O error, 3 merged an incomplete set (--allow-partial).\n",
+    .epilog = "Exit status: 0 merged, 1 an input is invalid or cut without true counts, units\n"
+              "conflict or the shard set is refused, 2 usage or I/O error, 3 merged an\n"
+              "incomplete or interrupted set (--allow-partial).\n",
     .help_column = 26,
     .options = merge_options,
     .n_options = sizeof merge_options / sizeof *merge_options,
@@ -143,6 +167,7 @@ struct merge_reading {
     size_t document;
     bool shards;
     unsigned long warned_level; /* the last level warned about, to warn once */
+    struct stats_doccut cut;    /* the document's own evidence of a cut */
 };
 
 /* Reads each input's descriptor. Without --shards a missing one is fine, an
@@ -188,24 +213,31 @@ static int check_shards(struct merge_input *inputs, size_t count, const struct m
                                             inputs[d].has_meta ? &inputs[d].meta : NULL,
                                             inputs[d].meta_error};
     struct stats_shard_findings findings;
-    int rc = stats_shardset_check(set, count, s->max_start_lag_s, &findings);
+    int rc = stats_shardset_check(set, count, &s->rules, &findings);
     free(set);
     if (rc != 0) return usage_error("merge", "out of memory");
     print_lines(&findings.refusals);
     print_lines(&findings.missing);
+    print_lines(&findings.partial);
     print_lines(&findings.warnings);
     int status = EXIT_FINE;
+    bool partial = findings.missing.count > 0 || findings.partial.count > 0;
     if (findings.refusals.count > 0) {
-        complain("merge", "refusing the set: its documents are not the shards of one run");
+        complain("merge", "refusing the set: its documents are not the shards of one run that "
+                          "ran together");
         status = EXIT_FAILS;
-    } else if (findings.missing.count > 0 && !s->allow_partial) {
+    } else if (partial && !s->allow_partial) {
         complain("merge", "refusing an incomplete set (--allow-partial merges it anyway)");
         status = EXIT_FAILS;
-    } else if (findings.missing.count > 0) {
+    } else if (partial) {
         complain("merge",
                  "merging the %zu shards present anyway (--allow-partial): the totals "
-                 "lack the missing shards; exit status 3",
-                 count);
+                 "lack %s; exit status 3",
+                 count,
+                 findings.missing.count && findings.partial.count
+                     ? "the missing shards and what the interrupted ones did not measure"
+                 : findings.missing.count ? "the missing shards"
+                                          : "what the interrupted shards did not measure");
         status = EXIT_PARTIAL;
     }
     stats_shard_findings_free(&findings);
@@ -235,11 +267,12 @@ static int true_count(struct merge_reading *r, const char *key, size_t n, uint64
         return 0;
     }
     if (stats_runmeta_seen(level, metric, seen) == STATS_SEEN_UNKNOWN) {
-        *seen = n;
+        /* pooled as if whole, its few samples would stand for too few requests */
         complain("merge",
-                 "warning: %s: %s was cut by --max-samples, but %s has no true count "
-                 "(\"seen\"); merged as if whole",
+                 "%s: %s was cut (its descriptor lists it in \"sampled\"), but %s has no true "
+                 "count (\"seen\") to weigh it by; refusing to pool it as if whole",
                  r->input->path, key, r->input->descriptor);
+        return -1;
     }
     return 0;
 }
@@ -250,6 +283,11 @@ static int add_metric(void *ctx, struct docread_metric *metric)
     char error[256];
     uint64_t seen;
     if (true_count(r, metric->key, metric->n, &seen) != 0) return 1;
+    if (stats_doccut_note(&r->cut, metric->key, metric->n == 1 ? metric->samples[0] : -1.0,
+                          metric->n, seen) != 0) {
+        complain("merge", "out of memory at metric \"%s\"", metric->key);
+        return 1;
+    }
     if (stats_merge_add(r->merge, r->document, metric->key, metric->unit, &metric->samples,
                         metric->n, seen, error, sizeof error) != 0) {
         complain("merge", "%s: %s", input_name(r->input->path), error);
@@ -258,21 +296,31 @@ static int add_metric(void *ctx, struct docread_metric *metric)
     return 0;
 }
 
-/* Keys some documents lack (counts add 0 there, and gauges are taken when they
- * can be: neither is news), timelines of different lengths, and the metrics
- * drawn by weight. */
+/* May a document lack this key without anything being wrong? The generators
+ * write a count with a class in its name (errors.<class>, rcode.<NAME>) only
+ * where it is not 0, and a gauge when it could be taken; a plain count
+ * (attempts, requests) and every other metric is in every document of a level,
+ * so a document without it is news, though the merge adds 0 for it. */
+/* Keys some documents lack (but not those that may be absent), timelines of
+ * different lengths, and the metrics drawn by weight. */
 static void report_merge(const struct stats_merge *merge, const struct merge_input *inputs)
 {
     for (size_t i = 0; i < merge->keys.count; i++) {
         const struct stats_merged_metric *m = &merge->metrics[i];
         const char *key = merge->keys.keys[i];
-        if (m->documents < merge->documents && m->kind != STATS_KIND_COUNT &&
-            !stats_metric_is_gauge(key)) {
+        struct stats_metric_info info;
+        stats_metric_info(key, m->unit, &info);
+        /* a count with a class (errors.X, rcode.X) is written only where it
+         * is not 0: the table says SOMETIMES for those, ALWAYS for plain ones */
+        if (m->documents < merge->documents && info.always && m->kind != STATS_KIND_GAUGE) {
             fprintf(stderr, "loadstats merge: warning: \"%s\" is missing from", key);
             for (size_t d = 0; d < merge->documents; d++)
                 if (m->parts[d].n == 0) fprintf(stderr, " %s", input_name(inputs[d].path));
-            fprintf(stderr, "; merged from the %zu document%s that %s it\n", m->documents,
-                    m->documents == 1 ? "" : "s", m->documents == 1 ? "has" : "have");
+            if (m->kind == STATS_KIND_COUNT)
+                fputs("; counted as 0 there\n", stderr);
+            else
+                fprintf(stderr, "; merged from the %zu document%s that %s it\n", m->documents,
+                        m->documents == 1 ? "" : "s", m->documents == 1 ? "has" : "have");
         }
         if (m->lengths_differ)
             complain("merge",
@@ -395,17 +443,56 @@ static int write_file(const char *path, const char *what, const struct stats_mer
     return finish_output("merge", out, path ? path : what);
 }
 
+/* A document whose requests exceed what its latency samples stand for had
+ * them cut; without true counts to weigh them by, it is refused. */
+static int refuse_cut(const struct merge_reading *r)
+{
+    const struct stats_doccut_level *level = stats_doccut_find(&r->cut);
+    if (level == NULL) return EXIT_FINE;
+    const struct merge_input *in = r->input;
+    complain("merge",
+             "%s: level c%lu counts %llu requests but its latency samples (latency_cold_ms and "
+             "latency_warm_ms) stand for %llu: they were cut (--max-samples, --max-doc-bytes), "
+             "and %s%s%s gives no true count to weigh them by; refusing to pool them as if whole",
+             input_name(in->path), level->clients, (unsigned long long)level->requests,
+             (unsigned long long)level->latency, in->has_meta ? "its descriptor " : "",
+             in->has_meta ? in->descriptor : "no descriptor",
+             in->has_meta ? "" : " (A.meta.json beside A.json, from --meta)");
+    return EXIT_FAILS;
+}
+
+/* How a gauge kept apart names its document: the shard, or the input's place. */
+static int name_parts(struct stats_merge *merge, const struct merge_input *inputs, size_t count,
+                      bool shards)
+{
+    for (size_t d = 0; d < count; d++) {
+        char name[40];
+        if (shards)
+            snprintf(name, sizeof name, "shard%lu", inputs[d].meta.shard_index);
+        else
+            snprintf(name, sizeof name, "input%zu", d);
+        if (stats_merge_name_part(merge, d, name) != 0) return -1;
+    }
+    return 0;
+}
+
 static int merge_inputs(struct merge_input *inputs, size_t count, const struct merge_settings *s)
 {
     struct stats_merge merge;
-    stats_merge_init(&merge, count);
+    if (stats_merge_init(&merge, count) != 0 || name_parts(&merge, inputs, count, s->shards) != 0) {
+        stats_merge_free(&merge);
+        return usage_error("merge", "out of memory");
+    }
     int status = EXIT_FINE;
     for (size_t d = 0; d < count && status == EXIT_FINE; d++) {
-        struct merge_reading reading = {&merge, &inputs[d], d, s->shards, 0};
+        struct merge_reading reading = {
+            .merge = &merge, .input = &inputs[d], .document = d, .shards = s->shards};
         struct docread_options read_options = {.on_metric = add_metric, .ctx = &reading};
         struct docread_result result;
         status = read_document("merge", inputs[d].path, &read_options, &result);
         inputs[d].sidecar = result.sidecar; /* now ours to free */
+        if (status == EXIT_FINE) status = refuse_cut(&reading);
+        stats_doccut_free(&reading.cut);
     }
     char error[256];
     if (status == EXIT_FINE && stats_merge_finish(&merge, &s->merge, error, sizeof error) != 0)
@@ -422,7 +509,7 @@ static int merge_inputs(struct merge_input *inputs, size_t count, const struct m
 
 int cmd_merge(int argc, char **argv)
 {
-    struct merge_settings settings = {.max_start_lag_s = 0.05, .merge = {.seed = 1}};
+    struct merge_settings settings = {.rules = {.max_start_lag_s = 0.05}, .merge = {.seed = 1}};
     char **paths;
     int n_paths;
     int status = cmd_parse(&merge_spec, argc, argv, &settings, &paths, &n_paths);

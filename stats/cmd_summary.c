@@ -1,11 +1,16 @@
 /* cmd_summary.c — `loadstats summary`: the harness's statistics of every metric,
  * as an aligned table grouped by level, or as JSON. Each metric is summarized as
- * soon as the reader finishes it, and its samples freed. */
+ * soon as the reader finishes it, and its samples freed. Over several runs of
+ * one test (a comma-separated list), each statistic is the mean of the runs'
+ * with the run-to-run spread beside it. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/cpuwork.h"
 #include "stats/metrickind.h"
+#include "stats/runset.h"
 #include "stats/stats.h"
 
 enum { OPT_JSON = CMD_LONG_ONLY };
@@ -25,13 +30,18 @@ static int take_option(void *settings, int id, const char *value)
 
 static const struct cmd_spec summary_spec = {
     .name = "summary",
-    .synopsis = "[--json] FILE",
-    .about = "Per metric of a collector document (FILE, or - for stdin): n, min, max, mean,\n"
-             "median, p90, p95, p99, p999, stddev (population), cv (stddev/mean) and mad\n"
-             "(median absolute deviation), computed over every sample and rounded to two\n"
-             "decimals exactly as the benchmark harness rounds them.\n",
-    .epilog = "Without --json: a table grouped by level (the c<clients>. key prefix), with units.\n"
-              "Exit status: 0 done, 1 the document is invalid, 2 usage or I/O error.\n",
+    .synopsis = "[--json] FILE[,FILE...]",
+    .about =
+        "Per metric of a collector document (FILE, or - for stdin): n, min, max, mean,\n"
+        "median, p90, p95, p99, p999, stddev (population), cv (stddev/mean) and mad\n"
+        "(median absolute deviation), computed over every sample and rounded to two\n"
+        "decimals exactly as the benchmark harness rounds them.\n"
+        "Given several runs of one test as a comma-separated list: each statistic is the\n"
+        "mean of the runs' values, with the run-to-run spread beside it (the standard\n"
+        "deviation of the runs' values, +- in the table, \"spread\" in JSON); n is the total.\n",
+    .epilog = "Without --json: a table grouped by level (the c<clients>. key prefix), with units,\n"
+              "then for each --watch tree the requests per consumed CPU second of each level.\n"
+              "Exit status: 0 done, 1 a document is invalid, 2 usage or I/O error.\n",
     .help_column = 13,
     .options = summary_options,
     .n_options = sizeof summary_options / sizeof *summary_options,
@@ -43,7 +53,10 @@ struct summary_row {
     char *key;
     enum stats_unit unit;
     struct stats_summary summary;
+    double mean;     /* unrounded (over runs: the mean of their means), for ratios of means */
     size_t position; /* in the document, to keep its order within a level */
+    size_t runs;     /* runs with the metric; over several, spread is set */
+    struct stats_summary spread;
 };
 
 struct summary_rows {
@@ -66,6 +79,8 @@ static int summarize_metric(void *ctx, struct docread_metric *metric)
     if (row->key == NULL) goto out_of_memory;
     row->unit = metric->unit;
     row->position = all->count;
+    row->runs = 1;
+    row->mean = stats_mean(metric->samples, metric->n);
     stats_summarize(metric->samples, metric->n, &row->summary);
     all->count++;
     return 0;
@@ -86,25 +101,41 @@ static int by_level(const void *a, const void *b)
     return (x->position > y->position) - (x->position < y->position);
 }
 
+/* The statistics of a summary, in their order in JSON. */
+#define SUMMARY_FIELDS 11
+static void summary_fields(const struct stats_summary *s, double out[SUMMARY_FIELDS])
+{
+    const double values[SUMMARY_FIELDS] = {s->min, s->max,  s->mean,   s->median, s->p90, s->p95,
+                                           s->p99, s->p999, s->stddev, s->cv,     s->mad};
+    memcpy(out, values, sizeof values);
+}
+static const char *const field_names[SUMMARY_FIELDS] = {
+    "min", "max", "mean", "median", "p90", "p95", "p99", "p999", "stddev", "cv", "mad"};
+
+static void print_fields(const struct stats_summary *s)
+{
+    double values[SUMMARY_FIELDS];
+    summary_fields(s, values);
+    for (size_t f = 0; f < SUMMARY_FIELDS; f++) {
+        printf("%s\"%s\": ", f ? ", " : "", field_names[f]);
+        json_write_number(stdout, values[f]);
+    }
+}
+
 static void print_json(const struct summary_rows *all)
 {
     printf("{");
     for (size_t i = 0; i < all->count; i++) {
         const struct summary_row *row = &all->rows[i];
-        const struct stats_summary *s = &row->summary;
         printf(i ? ",\n  " : "\n  ");
         json_write_string(stdout, row->key);
-        printf(": {\"n\": %zu", s->n);
-        const struct {
-            const char *name;
-            double value;
-        } fields[] = {{"min", s->min},       {"max", s->max},   {"mean", s->mean},
-                      {"median", s->median}, {"p90", s->p90},   {"p95", s->p95},
-                      {"p99", s->p99},       {"p999", s->p999}, {"stddev", s->stddev},
-                      {"cv", s->cv},         {"mad", s->mad}};
-        for (size_t f = 0; f < sizeof fields / sizeof *fields; f++) {
-            printf(", \"%s\": ", fields[f].name);
-            json_write_number(stdout, fields[f].value);
+        printf(": {\"n\": %zu, ", row->summary.n);
+        if (row->runs > 1) printf("\"runs\": %zu, ", row->runs);
+        print_fields(&row->summary);
+        if (row->runs > 1) {
+            printf(", \"spread\": {");
+            print_fields(&row->spread);
+            printf("}");
         }
         printf("}");
     }
@@ -122,10 +153,16 @@ static void row_cells(const struct summary_row *row, char cells[TABLE_COLUMNS][4
     snprintf(cells[0], 48, "%.47s", metric);
     snprintf(cells[1], 48, "%s", stats_unit_symbol(row->unit));
     snprintf(cells[2], 48, "%zu", s->n);
+    const struct stats_summary *d = &row->spread;
     const double values[] = {s->min, s->median, s->p90,    s->p95, s->p99, s->p999,
                              s->max, s->mean,   s->stddev, s->cv,  s->mad};
+    const double spreads[] = {d->min, d->median, d->p90,    d->p95, d->p99, d->p999,
+                              d->max, d->mean,   d->stddev, d->cv,  d->mad};
     for (size_t i = 0; i < sizeof values / sizeof *values; i++)
-        snprintf(cells[3 + i], 48, "%.2f", values[i]);
+        if (row->runs > 1)
+            snprintf(cells[3 + i], 48, "%.2f+-%.2f", values[i], spreads[i]);
+        else
+            snprintf(cells[3 + i], 48, "%.2f", values[i]);
 }
 
 static void print_table(struct summary_rows *all)
@@ -173,6 +210,112 @@ static void print_table(struct summary_rows *all)
     }
 }
 
+/* Each statistic of a metric over the runs that have it: the mean of the
+ * runs' values, and their standard deviation (n − 1) as the spread. */
+static void over_runs(const struct stats_runset_metric *m, size_t n_runs, struct summary_row *row)
+{
+    double sum[SUMMARY_FIELDS] = {0}, squares[SUMMARY_FIELDS] = {0}, v[SUMMARY_FIELDS];
+    size_t runs = 0, n = 0;
+    for (size_t k = 0; k < n_runs; k++) {
+        if (!m->runs[k].present) continue;
+        runs++;
+        n += m->runs[k].n;
+        summary_fields(&m->runs[k].summary, v);
+        for (size_t f = 0; f < SUMMARY_FIELDS; f++)
+            sum[f] += v[f];
+    }
+    double mean[SUMMARY_FIELDS], spread[SUMMARY_FIELDS];
+    for (size_t f = 0; f < SUMMARY_FIELDS; f++)
+        mean[f] = sum[f] / (double)runs;
+    for (size_t k = 0; k < n_runs; k++) {
+        if (!m->runs[k].present) continue;
+        summary_fields(&m->runs[k].summary, v);
+        for (size_t f = 0; f < SUMMARY_FIELDS; f++)
+            squares[f] += (v[f] - mean[f]) * (v[f] - mean[f]);
+    }
+    for (size_t f = 0; f < SUMMARY_FIELDS; f++) {
+        spread[f] = runs > 1 ? stats_round2(sqrt(squares[f] / (double)(runs - 1))) : 0.0;
+        mean[f] = stats_round2(mean[f]);
+    }
+    struct stats_summary *s = &row->summary, *d = &row->spread;
+    double *const fields[SUMMARY_FIELDS] = {&s->min,    &s->max, &s->mean, &s->median,
+                                            &s->p90,    &s->p95, &s->p99,  &s->p999,
+                                            &s->stddev, &s->cv,  &s->mad};
+    double *const spreads[SUMMARY_FIELDS] = {&d->min,    &d->max, &d->mean, &d->median,
+                                             &d->p90,    &d->p95, &d->p99,  &d->p999,
+                                             &d->stddev, &d->cv,  &d->mad};
+    for (size_t f = 0; f < SUMMARY_FIELDS; f++) {
+        *fields[f] = mean[f];
+        *spreads[f] = spread[f];
+    }
+    s->n = n;
+    row->runs = runs;
+}
+
+static int summarize_runs(const char *list, struct summary_rows *all)
+{
+    struct stats_runset set;
+    char error[512];
+    int rc = stats_runset_read(&set, list, STATS_STAT_MEDIAN, false, error, sizeof error);
+    if (rc != 0) {
+        complain("summary", "%s", error);
+        stats_runset_free(&set);
+        return rc == 1 ? EXIT_FAILS : EXIT_USAGE;
+    }
+    all->rows = calloc(set.keys.count ? set.keys.count : 1, sizeof *all->rows);
+    int status = all->rows ? EXIT_FINE : usage_error("summary", "out of memory");
+    for (size_t i = 0; i < set.keys.count && status == EXIT_FINE; i++) {
+        struct summary_row *row = &all->rows[i];
+        row->key = strdup(set.keys.keys[i]);
+        if (row->key == NULL) status = usage_error("summary", "out of memory");
+        row->unit = set.metrics[i].unit;
+        row->position = i;
+        over_runs(&set.metrics[i], set.n_runs, row);
+        double means = 0;
+        for (size_t k = 0; k < set.n_runs; k++)
+            if (set.metrics[i].runs[k].present) means += set.metrics[i].runs[k].mean;
+        row->mean = row->runs ? means / (double)row->runs : NAN;
+        all->count++;
+    }
+    stats_runset_free(&set);
+    return status;
+}
+
+static const struct summary_row *find_row(const struct summary_rows *all, const char *key)
+{
+    for (size_t i = 0; i < all->count; i++)
+        if (strcmp(all->rows[i].key, key) == 0) return &all->rows[i];
+    return NULL;
+}
+
+/* Under the table: for each level and --watch tree, the requests the level
+ * completed per CPU second the tree consumed. */
+static void print_requests_per_cpu(const struct summary_rows *all)
+{
+    bool first = true;
+    for (size_t i = 0; i < all->count; i++) {
+        unsigned long clients;
+        const char *metric, *tree;
+        size_t tree_len;
+        if (!stats_key_level(all->rows[i].key, &clients, &metric) ||
+            !stats_watch_tree_cpu(metric, &tree, &tree_len))
+            continue;
+        char key[64];
+        snprintf(key, sizeof key, "c%lu.requests_per_second", clients);
+        const struct summary_row *rps = find_row(all, key);
+        if (rps == NULL) continue;
+        double ratio = stats_requests_per_cpu_second(rps->mean, all->rows[i].mean);
+        if (first)
+            printf("\nrequests per consumed CPU second of each watched tree (the level's mean\n"
+                   "requests/s over the tree's mean CPU seconds per second):\n");
+        first = false;
+        if (isfinite(ratio))
+            printf("  c%lu  %.*s  %.2f\n", clients, (int)tree_len, tree, ratio);
+        else
+            printf("  c%lu  %.*s  n/a (no CPU consumed)\n", clients, (int)tree_len, tree);
+    }
+}
+
 int cmd_summary(int argc, char **argv)
 {
     bool json = false;
@@ -182,14 +325,20 @@ int cmd_summary(int argc, char **argv)
     if (status != CMD_PROCEED) return status;
 
     struct summary_rows all = {0};
-    struct docread_options read_options = {.on_metric = summarize_metric, .ctx = &all};
-    struct docread_result result;
-    status = read_document("summary", files[0], &read_options, &result);
+    struct docread_result result = {0};
+    if (strchr(files[0], ',') != NULL) {
+        status = summarize_runs(files[0], &all);
+    } else {
+        struct docread_options read_options = {.on_metric = summarize_metric, .ctx = &all};
+        status = read_document("summary", files[0], &read_options, &result);
+    }
     if (status == EXIT_FINE) {
         if (json)
             print_json(&all);
-        else
+        else {
             print_table(&all);
+            print_requests_per_cpu(&all);
+        }
         status = finish_output("summary", stdout, "standard output");
     }
     docread_result_free(&result);

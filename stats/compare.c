@@ -1,6 +1,6 @@
-/* compare.c — the verdict on one metric between two runs (see compare.h).
- * Follows the harness's comparison, with the direction made explicit: for rates
- * lower is worse, for everything else higher is worse. */
+/* compare.c — the verdict on one metric between two sets of runs (see
+ * compare.h). The direction comes from the table of metric kinds: rates and
+ * counts of work done are worse lower, everything else worse higher. */
 #include "stats/compare.h"
 
 #include <math.h>
@@ -21,43 +21,60 @@ const char *stats_verdict_name(enum stats_verdict verdict)
     }
 }
 
-void stats_compare(const struct stats_summary *base, const struct stats_summary *current,
-                   enum stats_unit unit, const struct stats_thresholds *thresholds,
-                   struct stats_comparison *out)
+void stats_comparison_move(struct stats_comparison *c, double base, double current)
 {
-    double before = base->median, after = current->median;
-    out->base_median = before;
-    out->new_median = after;
-    /* Both medians have two decimals; rounding the difference removes the
-     * binary residue (1.41 − 0.41 = 0.9999999999999999) before it meets a floor. */
-    out->delta_abs = stats_round2(after - before);
-    if (before == 0.0) {
-        /* A zero baseline has no ratio: growth from it is a change this scale
-         * cannot quantify, so it is infinite rather than silently 1. */
-        out->ratio = after == 0.0 ? 1.0 : INFINITY;
-        out->delta_pct = after == 0.0 ? 0.0 : NAN;
+    c->base = stats_round2(base);
+    c->current = stats_round2(current);
+    /* rounding the difference removes the binary residue
+     * (1.41 − 0.41 = 0.9999999999999999) before it meets a floor */
+    c->delta_abs = stats_round2(current - base);
+    if (base == 0.0) {
+        /* a zero baseline has no ratio: growth from it is a change this scale
+         * cannot quantify, so it is infinite rather than silently 1 */
+        c->ratio = current == 0.0 ? 1.0 : INFINITY;
+        c->delta_pct = current == 0.0 ? 0.0 : NAN;
     } else {
-        out->ratio = after / before;
-        out->delta_pct = out->delta_abs / before * 100.0;
+        c->ratio = current / base;
+        c->delta_pct = c->delta_abs / base * 100.0;
     }
+}
 
+bool stats_comparison_single_run(const struct stats_comparison *c)
+{
+    return c->base_runs < 2 && c->new_runs < 2;
+}
+
+void stats_judge(struct stats_comparison *c, enum stats_unit unit,
+                 const struct stats_thresholds *thresholds)
+{
     double factor = thresholds->maximum_factor;
-    bool higher = out->ratio > factor, lower = out->ratio < 1.0 / factor;
-    bool lower_is_worse = stats_unit_is_rate(unit);
-    bool worse = lower_is_worse ? lower : higher;
-    bool better = lower_is_worse ? higher : lower;
+    /* a move is beyond the factor by its ratio, or by its whole interval */
+    bool up = c->ratio > factor || c->ratio_low > factor;
+    bool down = !up && (c->ratio < 1.0 / factor || c->ratio_high < 1.0 / factor);
+    bool worse = c->lower_is_worse ? down : up;
+    bool clears_interval = up ? c->ratio_low > factor : c->ratio_high < 1.0 / factor;
 
     double floor_in_unit = stats_unit_from_ms(unit, thresholds->minimum_time_resolution_ms);
-    bool material = !stats_unit_is_time(unit) || fabs(out->delta_abs) >= floor_in_unit;
-    bool clears_noise = fabs(out->ratio - 1.0) > base->cv * thresholds->noise_factor;
+    bool material = !stats_unit_is_time(unit) || fabs(c->delta_abs) >= floor_in_unit;
+    /* one run a side: the baseline's own spread stands in for the runs' */
+    bool single = stats_comparison_single_run(c);
+    bool clears_noise = !single || fabs(c->ratio - 1.0) > c->base_cv * thresholds->noise_factor;
+    /* several runs asked for on a side, but the metric in one of them: that
+     * side's run-to-run noise is unknown (a gauge a short run did not take) */
+    bool runs_missing =
+        (c->base_given > 1 && c->base_runs < 2) || (c->new_given > 1 && c->new_runs < 2);
 
-    out->significant = worse && material && clears_noise;
-    if (!worse && !better)
-        out->verdict = STATS_VERDICT_OK;
+    c->noise = STATS_NOISE_NONE;
+    if (!up && !down)
+        c->verdict = STATS_VERDICT_OK;
     else if (!material)
-        out->verdict = STATS_VERDICT_TINY;
-    else if (!clears_noise)
-        out->verdict = STATS_VERDICT_NOISY;
-    else
-        out->verdict = worse ? STATS_VERDICT_REGRESSED : STATS_VERDICT_IMPROVED;
+        c->verdict = STATS_VERDICT_TINY;
+    else if (!clears_interval || !clears_noise || runs_missing) {
+        c->verdict = STATS_VERDICT_NOISY;
+        c->noise = !clears_interval ? STATS_NOISE_INTERVAL
+                   : runs_missing   ? STATS_NOISE_RUNS
+                                    : STATS_NOISE_BASELINE;
+    } else
+        c->verdict = worse ? STATS_VERDICT_REGRESSED : STATS_VERDICT_IMPROVED;
+    c->significant = c->verdict == STATS_VERDICT_REGRESSED;
 }

@@ -1,5 +1,5 @@
 /* loadstats.c — the loadstats command: statistics, protocol check, A/B
- * comparison, merge, plots and export over collector documents. This file only
+ * comparison, merge, plots, export and the HTML report over collector documents. This file only
  * dispatches; each command lives in its own cmd_*.c. */
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +28,9 @@ static const struct {
      "latency percentile curves and rps timeline as SVG"},
     {"export", cmd_export, "export --format F FILE",
      "hgrm (HdrHistogram), csv, csv-summary or openmetrics"},
+    {"report", cmd_report, "report [-o OUT.html] RUN",
+     "one self-contained HTML page of a run, or with\n"
+     "--base BASE of base against new (A/B)"},
 };
 enum { N_COMMANDS = sizeof commands / sizeof *commands, ABOUT_COLUMN = 30 };
 

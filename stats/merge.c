@@ -7,13 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/sampledraw.h"
+#include "stats/sampling.h"
 
-void stats_merge_init(struct stats_merge *merge, size_t documents)
+int stats_merge_init(struct stats_merge *merge, size_t documents)
 {
     memset(merge, 0, sizeof *merge);
     merge->documents = documents;
     keyindex_init(&merge->keys);
+    merge->part_names = calloc(documents ? documents : 1, sizeof *merge->part_names);
+    if (merge->part_names == NULL) return -1;
+    for (size_t d = 0; d < documents; d++)
+        snprintf(merge->part_names[d], sizeof merge->part_names[d], "input%zu", d);
+    return 0;
+}
+
+int stats_merge_name_part(struct stats_merge *merge, size_t document, const char *name)
+{
+    if (document >= merge->documents || strlen(name) >= sizeof merge->part_names[0]) return -1;
+    strcpy(merge->part_names[document], name);
+    return 0;
 }
 
 void stats_merge_free(struct stats_merge *merge)
@@ -26,6 +38,7 @@ void stats_merge_free(struct stats_merge *merge)
         free(m->samples);
     }
     free(merge->metrics);
+    free(merge->part_names);
     keyindex_free(&merge->keys);
     memset(merge, 0, sizeof *merge);
 }
@@ -65,6 +78,15 @@ int stats_merge_add(struct stats_merge *merge, size_t document, const char *key,
     if (document >= merge->documents) {
         snprintf(error, error_size, "document %zu of only %zu", document + 1, merge->documents);
         return -1;
+    }
+    /* a gauge of one host is no sample of another's: each document keeps its own */
+    char own_key[512];
+    if (stats_metric_kind(key, unit) == STATS_KIND_GAUGE) {
+        if (stats_gauge_key(key, merge->part_names[document], own_key, sizeof own_key) < 0) {
+            snprintf(error, error_size, "the gauge \"%.100s\" has too long a name", key);
+            return -1;
+        }
+        key = own_key;
     }
     long found = keyindex_find(&merge->keys, key, strlen(key));
     struct stats_merged_metric *m = found >= 0 ? &merge->metrics[found] : NULL;
@@ -192,7 +214,7 @@ int stats_merge_finish(struct stats_merge *merge, const struct stats_merge_optio
     for (size_t i = 0; i < merge->keys.count; i++) {
         struct stats_merged_metric *m = &merge->metrics[i];
         int rc = 0;
-        if (m->kind == STATS_KIND_SAMPLES) {
+        if (m->kind == STATS_KIND_SAMPLES || m->kind == STATS_KIND_GAUGE) {
             rc = pool_samples(m, merge->documents, options, &rng);
         } else {
             size_t longest = 1;

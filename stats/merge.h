@@ -1,9 +1,10 @@
 /* merge.h — one collector document from the documents of several generators
  * that ran the same levels at the same time (shards of one run on several
  * hosts). Each metric is merged by its kind (metrickind.h): exact counts are
- * summed, per-second timelines added second by second, and samples pooled;
- * where --max-samples cut an input, the pool is drawn in proportion to each
- * input's true count, so it stays a uniform sample of all requests. */
+ * summed, per-second timelines added second by second, samples pooled, and
+ * gauges kept apart under a key per document; where --max-samples cut an
+ * input, the pool is drawn in proportion to each input's true count, so it
+ * stays a uniform sample of all requests. */
 #ifndef LOADGEN_STATS_MERGE_H
 #define LOADGEN_STATS_MERGE_H
 
@@ -36,7 +37,8 @@ struct stats_merged_metric {
 };
 
 struct stats_merge {
-    size_t documents; /* the number of inputs, fixed at init */
+    size_t documents;       /* the number of inputs, fixed at init */
+    char (*part_names)[32]; /* per document: its gauges' key part ("input0", "shard2") */
     struct keyindex keys;
     struct stats_merged_metric *metrics; /* parallel to keys.keys, first-seen order */
     size_t metrics_cap;
@@ -50,13 +52,20 @@ struct stats_merge_options {
     uint64_t seed; /* for the draw: the same seed, the same document */
 };
 
-void stats_merge_init(struct stats_merge *merge, size_t documents);
+/* Returns 0, or -1 when memory runs out (stats_merge_free is still safe). */
+int stats_merge_init(struct stats_merge *merge, size_t documents);
+
+/* Names document `document` in its gauges' keys: c<N>.<name>.<metric>
+ * ("input<D>" unless named). Call before adding its metrics. Returns 0, or -1
+ * for a name that does not fit (31 bytes). */
+int stats_merge_name_part(struct stats_merge *merge, size_t document, const char *name);
 void stats_merge_free(struct stats_merge *merge);
 
 /* Adds one metric of document `document` (0-based), taking ownership of
- * *samples (set to NULL). `seen` is its true sample count (>= n). Returns 0, or
- * -1 with a message in `error`: a unit conflict, a count with other than one
- * sample, seen < n, a key twice in one document, or out of memory. */
+ * *samples (set to NULL). `seen` is its true sample count (>= n). A gauge is
+ * added under its document's own key. Returns 0, or -1 with a message in
+ * `error`: a unit conflict, a count with other than one sample, seen < n, a
+ * key twice in one document, or out of memory. */
 int stats_merge_add(struct stats_merge *merge, size_t document, const char *key,
                     enum stats_unit unit, double **samples, size_t n, uint64_t seen, char *error,
                     size_t error_size);

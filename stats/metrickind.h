@@ -1,18 +1,28 @@
-/* metrickind.h — what a metric is, by its name and unit: an exact count (one
- * sample per level, added across generators), a per-second timeline (added
- * second by second), or a set of samples (pooled). merge and export decide by
- * this one table, so a count is summed and exported as a counter alike. */
+/* metrickind.h — what a metric is, looked up in the one table of metric kinds
+ * (stats/metrickinds.def): an exact count, per-request samples, a per-second
+ * timeline or a gauge, which direction is worse, whether a document may lack
+ * it, and the unit the generators write it in. merge, export, compare and
+ * summary decide by it, and so do the generators and the tests' checkers. */
 #ifndef LOADGEN_STATS_METRICKIND_H
 #define LOADGEN_STATS_METRICKIND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "stats/units.h"
 
 enum stats_metric_kind {
     STATS_KIND_COUNT,    /* attempts, requests, errors.<class>, rcode.<NAME>, bytes_received ... */
-    STATS_KIND_TIMELINE, /* requests_per_second, megabits_per_second: one sample per second */
-    STATS_KIND_SAMPLES,  /* latencies, phases, per-second gauges (generator_*, watch.*) */
+    STATS_KIND_TIMELINE, /* requests_per_second, generator_cpu_s: one value per second */
+    STATS_KIND_SAMPLES,  /* latencies and phases: one sample per request or connection */
+    STATS_KIND_GAUGE,    /* generator_rss_bytes, loop_lag_ms, watch.*_bytes: a state per second */
+};
+
+/* What the table says of one metric. */
+struct stats_metric_info {
+    enum stats_metric_kind kind;
+    bool lower_is_worse; /* rates and counts of work done; otherwise higher is worse */
+    bool always;         /* a document of the same test has it (merge warns when one lacks it) */
 };
 
 /* Splits "c64.latency_warm_ms" into 64 and "latency_warm_ms"; false for a key
@@ -23,19 +33,25 @@ bool stats_key_level(const char *key, unsigned long *clients, const char **metri
  * whole key when it has no level (as stats_key_level decides). */
 const char *stats_key_metric(const char *key);
 
-/* The kind of a metric key with its document unit:
- *   - a rate unit (requests_per_second, megabits_per_second) is a timeline;
- *   - the generators' per-second gauges (generator_*, loop_lag_ms, watch.*) are samples,
- *     whatever their unit (watch.<NAME>.fds is a count per second);
- *   - any other count or operations metric is an exact count, and so is bytes_received;
- *   - everything else is samples. */
+/* The table's row for a key in its document unit: the first whose pattern
+ * matches the metric (its shard<K>. or input<K>. prefixes, which a merge gives
+ * gauges kept apart, set aside) and whose unit is the same or "*". */
+void stats_metric_info(const char *key, enum stats_unit unit, struct stats_metric_info *out);
+
+/* The kind alone. */
 enum stats_metric_kind stats_metric_kind(const char *key, enum stats_unit unit);
 
+/* "count", "samples", "timeline", "gauge". */
 const char *stats_metric_kind_name(enum stats_metric_kind kind);
 
-/* A per-second gauge series of the generator (generator_*, loop_lag_ms,
- * watch.*): samples of a state over time, taken when they can be, so a
- * document may lack one without anything being wrong. */
-bool stats_metric_is_gauge(const char *key);
+/* The unit the generators write a metric in (its name without a level,
+ * "bytes_received"), from the first row naming one: "bytes"; NULL when the
+ * table names none. */
+const char *stats_metric_unit_name(const char *metric);
+
+/* Writes the key that document part `part` ("shard2", "input0") gives a gauge
+ * kept apart: "c64.shard2.generator_rss_bytes" for "c64.generator_rss_bytes".
+ * Returns the length, or -1 when it does not fit in `size`. */
+int stats_gauge_key(const char *key, const char *part, char *out, size_t size);
 
 #endif

@@ -151,6 +151,12 @@ static int read_level(struct reading *r, const struct stats_json *level, size_t 
         if (get_count(r, level, "shard_clients", where, &out->shard_clients) != 0) return -1;
         out->has_shard_clients = true;
     }
+    if (get_string(r, level, "requested_start", where, &out->requested_start) != 0) return -1;
+    v = stats_json_get(level, "interrupted");
+    if (v != NULL && v->type == STATS_JSON_BOOL)
+        out->interrupted = v->boolean;
+    else if (v != NULL && v->type != STATS_JSON_NULL)
+        return bad(r, "%sinterrupted must be true or false", where);
     v = stats_json_get(level, "start_lag_s");
     if (v != NULL && v->type == STATS_JSON_NUMBER) {
         out->has_start_lag = true;
@@ -159,6 +165,31 @@ static int read_level(struct reading *r, const struct stats_json *level, size_t 
         return bad(r, "%sstart_lag_s must be a number or null", where);
     }
     return read_sampled(r, level, where, out);
+}
+
+static const char *const option_names[STATS_OPT__COUNT] = {
+    "duration_s", "timeout_s", "rate", "slots_per_client", "conn_requests",
+};
+
+const char *stats_runmeta_option_name(enum stats_runmeta_option option)
+{
+    return option_names[option];
+}
+
+static int read_options(struct reading *r, const struct stats_json *root, struct stats_runmeta *m)
+{
+    const struct stats_json *options = stats_json_get(root, "options");
+    if (options == NULL || options->type == STATS_JSON_NULL) return 0;
+    if (options->type != STATS_JSON_OBJECT) return bad(r, "options must be an object");
+    for (int i = 0; i < STATS_OPT__COUNT; i++) {
+        const struct stats_json *v = stats_json_get(options, option_names[i]);
+        if (v == NULL || v->type == STATS_JSON_NULL) continue;
+        if (v->type != STATS_JSON_NUMBER)
+            return bad(r, "options.%s must be a number or null", option_names[i]);
+        m->has_option[i] = true;
+        m->option[i] = v->number;
+    }
+    return 0;
 }
 
 static int read_levels(struct reading *r, const struct stats_json *root, struct stats_runmeta *m)
@@ -193,7 +224,9 @@ int stats_runmeta_parse(const char *text, size_t len, struct stats_runmeta *out,
     }
     if (get_string(&r, &root, "tool", "", &out->tool) != 0 ||
         get_string(&r, &root, "host", "", &out->host) != 0 ||
-        get_string(&r, &root, "run_id", "", &out->run_id) != 0 || read_shard(&r, &root, out) != 0 ||
+        get_string(&r, &root, "run_id", "", &out->run_id) != 0 ||
+        get_string(&r, &root, "target", "", &out->target) != 0 ||
+        read_options(&r, &root, out) != 0 || read_shard(&r, &root, out) != 0 ||
         read_clock(&r, &root, out) != 0 || read_levels(&r, &root, out) != 0)
         goto out;
     rc = 0;
@@ -259,11 +292,13 @@ void stats_runmeta_free(struct stats_runmeta *meta)
             free(l->seen[j].metric);
         free(l->sampled);
         free(l->seen);
+        free(l->requested_start);
     }
     free(meta->levels);
     free(meta->tool);
     free(meta->host);
     free(meta->run_id);
+    free(meta->target);
     memset(meta, 0, sizeof *meta);
 }
 

@@ -1,7 +1,9 @@
 /* runmeta.h — what loadstats needs from a generator's --meta descriptor: run
- * and shard identity, clock quality, and per level its client counts, start lag
- * and the true sample count of each metric that --max-samples cut. Fields it
- * does not know are ignored; a known field of the wrong type is an error. */
+ * and shard identity, what decides the numbers (tool, target, the options that
+ * shape the load), clock quality, and per level (in the order run) its client
+ * counts, requested start and start lag, whether it was interrupted, and the
+ * true sample count of each metric that --max-samples cut. Fields it does not
+ * know are ignored; a known field of the wrong type is an error. */
 #ifndef LOADGEN_STATS_RUNMETA_H
 #define LOADGEN_STATS_RUNMETA_H
 
@@ -20,21 +22,40 @@ struct stats_runmeta_level {
     unsigned long shard_clients;
     bool has_start_lag;
     double start_lag_s;
-    char **sampled; /* metrics cut by --max-samples */
+    char *requested_start; /* the common start (--start-at), NULL when absent or null */
+    bool interrupted;      /* cut short by a signal: its counts are partial */
+    char **sampled;        /* metrics cut by --max-samples */
     size_t n_sampled;
     struct stats_runmeta_seen *seen;
     size_t n_seen;
 };
 
+/* The options that shape the load (the descriptor's "options"): a field is
+ * compared only when present. */
+enum stats_runmeta_option {
+    STATS_OPT_DURATION,      /* duration_s */
+    STATS_OPT_TIMEOUT,       /* timeout_s */
+    STATS_OPT_RATE,          /* rate */
+    STATS_OPT_SLOTS,         /* slots_per_client */
+    STATS_OPT_CONN_REQUESTS, /* conn_requests */
+    STATS_OPT__COUNT,
+};
+
+/* The descriptor's name of an option: "duration_s". */
+const char *stats_runmeta_option_name(enum stats_runmeta_option option);
+
 struct stats_runmeta {
     char *tool, *host, *run_id; /* NULL when absent or null */
+    char *target;               /* the URL or server, NULL when absent */
+    bool has_option[STATS_OPT__COUNT];
+    double option[STATS_OPT__COUNT];
     bool has_shard;
     unsigned long shard_index, shard_count;
     bool has_clock, clock_synchronized, has_est_error;
     double est_error_us;
-    bool has_clock_offset; /* measured against --clock-ref */
-    double clock_offset_s; /* the shard's clock minus the reference's */
-    struct stats_runmeta_level *levels;
+    bool has_clock_offset;              /* measured against --clock-ref */
+    double clock_offset_s;              /* the shard's clock minus the reference's */
+    struct stats_runmeta_level *levels; /* in the order they ran */
     size_t n_levels;
 };
 

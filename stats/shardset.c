@@ -1,5 +1,6 @@
 /* shardset.c — the completeness check of a shard set (see shardset.h). */
 #include "stats/shardset.h"
+#include "stats/sametest.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -45,34 +46,8 @@ void stats_shard_findings_free(struct stats_shard_findings *findings)
 {
     lines_free(&findings->refusals);
     lines_free(&findings->missing);
+    lines_free(&findings->partial);
     lines_free(&findings->warnings);
-}
-
-/* "c1,c16,c64" (ascending), cut short past `size`. */
-static void level_list(const struct stats_runmeta *meta, char *out, size_t size)
-{
-    unsigned long previous = 0;
-    size_t used = 0;
-    out[0] = '\0';
-    for (size_t listed = 0; listed < meta->n_levels; listed++) {
-        unsigned long next = 0;
-        for (size_t i = 0; i < meta->n_levels; i++)
-            if (meta->levels[i].clients > previous && (next == 0 || meta->levels[i].clients < next))
-                next = meta->levels[i].clients;
-        int n = snprintf(out + used, size - used, "%sc%lu", listed ? "," : "", next);
-        if (n < 0 || (size_t)n >= size - used) break;
-        used += (size_t)n;
-        previous = next;
-    }
-    if (meta->n_levels == 0) snprintf(out, size, "none");
-}
-
-static bool same_levels(const struct stats_runmeta *a, const struct stats_runmeta *b)
-{
-    if (a->n_levels != b->n_levels) return false;
-    for (size_t i = 0; i < a->n_levels; i++)
-        if (stats_runmeta_level(b, a->levels[i].clients) == NULL) return false;
-    return true;
 }
 
 static bool same_run_id(const char *a, const char *b)
@@ -162,20 +137,62 @@ static int check_clients(const struct stats_shard_input *inputs, size_t count, s
     return 0;
 }
 
-static int warn_timing(const struct stats_shard_input *in, double max_start_lag_s,
-                       struct stats_shard_findings *out)
+/* "s1.json (shard 1 of 4, host gen1)": a shard for a message. */
+static void shard_name(const struct stats_shard_input *in, bool with_host, char *out, size_t size)
 {
     const struct stats_runmeta *m = in->meta;
+    with_host &= m->host != NULL;
+    snprintf(out, size, "%.300s (shard %lu of %lu%s%.100s)", in->document, m->shard_index,
+             m->shard_count, with_host ? ", host " : "", with_host ? m->host : "");
+}
+
+struct same_test_report {
+    const struct stats_shard_input *in, *ref;
+    struct stats_shard_findings *out;
+};
+
+/* A shard that differs from the reference: a refusal, or, when it only
+ * stopped early in a level that was interrupted, a partial shard. */
+static int on_difference(void *ctx, enum stats_difference kind, const char *phrase)
+{
+    struct same_test_report *r = ctx;
+    const struct stats_runmeta *m = r->in->meta;
+    char who[420];
+    shard_name(r->in, false, who, sizeof who);
+    if (kind == STATS_DIFF_STOPPED && m->levels[m->n_levels - 1].interrupted)
+        return add_line(&r->out->partial, "%s stopped in level c%lu (interrupted): %s in %s", who,
+                        m->levels[m->n_levels - 1].clients, phrase, r->ref->document);
+    return add_line(&r->out->refusals, "%s: %s in %s", who, phrase, r->ref->document);
+}
+
+static int check_interrupted(const struct stats_shard_input *in, struct stats_shard_findings *out)
+{
+    char who[420];
+    shard_name(in, false, who, sizeof who);
+    for (size_t l = 0; l < in->meta->n_levels; l++)
+        if (in->meta->levels[l].interrupted &&
+            add_line(&out->partial,
+                     "%s: level c%lu was interrupted (\"interrupted\": true): its counts are "
+                     "partial",
+                     who, in->meta->levels[l].clients) != 0)
+            return -1;
+    return 0;
+}
+
+static int check_timing(const struct stats_shard_input *in, const struct stats_shard_rules *rules,
+                        struct stats_shard_findings *out)
+{
+    const struct stats_runmeta *m = in->meta;
+    double bound = rules->max_start_lag_s;
     char who[512];
-    snprintf(who, sizeof who, "%.300s (shard %lu of %lu%s%.100s)", in->document, m->shard_index,
-             m->shard_count, m->host ? ", host " : "", m->host ? m->host : "");
-    if (m->has_clock_offset && fabs(m->clock_offset_s) > max_start_lag_s) {
+    shard_name(in, true, who, sizeof who);
+    if (m->has_clock_offset && fabs(m->clock_offset_s) > bound) {
         /* the shard measured it, and waited for the reference's moments */
         if (add_line(&out->warnings,
                      "warning: %s: its clock was %.3f s %s the --clock-ref server's (more than "
                      "%g s); its levels started at the server's moments regardless",
                      who, fabs(m->clock_offset_s), m->clock_offset_s > 0 ? "ahead of" : "behind",
-                     max_start_lag_s) != 0)
+                     bound) != 0)
             return -1;
     } else if (m->has_clock && !m->clock_synchronized && !m->has_clock_offset) {
         char error[64] = "";
@@ -189,22 +206,35 @@ static int warn_timing(const struct stats_shard_input *in, double max_start_lag_
     }
     for (size_t l = 0; l < m->n_levels; l++) {
         const struct stats_runmeta_level *level = &m->levels[l];
-        if (!level->has_start_lag || fabs(level->start_lag_s) <= max_start_lag_s) continue;
-        if (add_line(&out->warnings,
-                     "warning: %s: level c%lu started %.3f s %s (more than %g s); its seconds "
-                     "do not line up with the other shards'",
-                     who, level->clients, fabs(level->start_lag_s),
-                     level->start_lag_s > 0 ? "late" : "early", max_start_lag_s) != 0)
-            return -1;
+        if (!level->has_start_lag || fabs(level->start_lag_s) <= bound) continue;
+        int rc = rules->accept_start_lag
+                     ? add_line(&out->warnings,
+                                "warning: %s: level c%lu started %.3f s %s (more than "
+                                "--max-start-lag %g s); its seconds do not line up with the "
+                                "other shards' (merged anyway: --accept-start-lag)",
+                                who, level->clients, fabs(level->start_lag_s),
+                                level->start_lag_s > 0 ? "late" : "early", bound)
+                     : add_line(&out->refusals,
+                                "%s: level c%lu started %.3f s %s (start_lag_s; more than "
+                                "--max-start-lag %g s): its seconds do not line up with the "
+                                "other shards' (--accept-start-lag merges it anyway)",
+                                who, level->clients, fabs(level->start_lag_s),
+                                level->start_lag_s > 0 ? "late" : "early", bound);
+        if (rc != 0) return -1;
     }
     return 0;
 }
 
+static bool is_shard(const struct stats_shard_input *in)
+{
+    return in->meta != NULL && in->meta->has_shard;
+}
+
 int stats_shardset_check(const struct stats_shard_input *inputs, size_t count,
-                         double max_start_lag_s, struct stats_shard_findings *out)
+                         const struct stats_shard_rules *rules, struct stats_shard_findings *out)
 {
     memset(out, 0, sizeof *out);
-    size_t ref = count;
+    size_t ref = count; /* the shard that ran the most levels: the others are compared with it */
     for (size_t i = 0; i < count; i++) {
         const struct stats_shard_input *in = &inputs[i];
         int rc = 0;
@@ -216,19 +246,18 @@ int stats_shardset_check(const struct stats_shard_input *inputs, size_t count,
                           "%s: %s has no \"shard\" field (was it written by a run with --shard "
                           "I/N?)",
                           in->document, in->descriptor);
-        else if (ref == count)
+        else if (ref == count || in->meta->n_levels > inputs[ref].meta->n_levels)
             ref = i;
         if (rc != 0) goto out_of_memory;
     }
     if (ref == count) return 0; /* nothing to compare: every input was refused */
 
     const struct stats_shard_input *r = &inputs[ref];
-    char levels_ref[256], levels[256], id_ref[100], id[100];
-    level_list(r->meta, levels_ref, sizeof levels_ref);
+    char id_ref[100], id[100];
     quoted(r->meta->run_id, id_ref, sizeof id_ref);
-    for (size_t i = ref + 1; i < count; i++) {
+    for (size_t i = 0; i < count; i++) {
         const struct stats_runmeta *m = inputs[i].meta;
-        if (m == NULL || !m->has_shard) continue;
+        if (i == ref || !is_shard(&inputs[i])) continue;
         const char *name = inputs[i].document;
         if (m->shard_count != r->meta->shard_count &&
             add_line(&out->refusals, "%s: shard %lu of %lu, but %s is shard %lu of %lu", name,
@@ -240,20 +269,17 @@ int stats_shardset_check(const struct stats_shard_input *inputs, size_t count,
             add_line(&out->refusals, "%s: run id %s differs from %s in %s", name, id, id_ref,
                      r->document) != 0)
             goto out_of_memory;
-        level_list(m, levels, sizeof levels);
-        if (!same_levels(m, r->meta) &&
-            add_line(&out->refusals, "%s: levels %s differ from %s in %s", name, levels, levels_ref,
-                     r->document) != 0)
-            goto out_of_memory;
+        struct same_test_report report = {&inputs[i], r, out};
+        if (stats_same_test(m, r->meta, true, on_difference, &report) != 0) goto out_of_memory;
     }
+    for (size_t i = 0; i < count; i++)
+        if (is_shard(&inputs[i]) && check_interrupted(&inputs[i], out) != 0) goto out_of_memory;
     if (check_indices(inputs, count, ref, out) != 0) goto out_of_memory;
-    if (out->refusals.count == 0 && out->missing.count == 0 &&
+    if (out->refusals.count == 0 && out->missing.count == 0 && out->partial.count == 0 &&
         check_clients(inputs, count, ref, out) != 0)
         goto out_of_memory;
     for (size_t i = 0; i < count; i++)
-        if (inputs[i].meta != NULL && inputs[i].meta->has_shard &&
-            warn_timing(&inputs[i], max_start_lag_s, out) != 0)
-            goto out_of_memory;
+        if (is_shard(&inputs[i]) && check_timing(&inputs[i], rules, out) != 0) goto out_of_memory;
     return 0;
 out_of_memory:
     stats_shard_findings_free(out);

@@ -1,6 +1,13 @@
 # Shared helpers for integration tests: each test file defines functions named
 # t_<behaviour> and ends with `run_tests`; every function is one test, and ends
 # as ok, FAIL or skip (it could not run here; `skip REASON` says why).
+# Every command of a test either succeeds or fails the test: run_tests runs
+# each test with an ERR trap (inherited by functions, subshells and command
+# substitutions, and with pipefail), so a checker that exits non-zero fails the
+# test even when what follows succeeds. A command whose failure is expected says
+# so on its line: it is the condition of an if, a `cmd || fail "..."`, a
+# `cmd && fail "..."`, a negated `! cmd`, or run through run_tool or
+# exit_status, which put its status in RC for the test to check.
 # Environment: BUILD (the build directory holding the binaries), TMPROOT (a
 # scratch directory the runner owns), and the ports exported by scripts/servers.
 # A line `# run: once` near the top of a t_*.sh file tells scripts/test to run
@@ -15,8 +22,26 @@ TMPROOT=${TMPROOT:-$(mktemp -d)}
 
 _fail_msgs=()
 # fail MESSAGE: record a failed assertion (the runner collects these lines from
-# the test's log); the test keeps going so one run shows every broken expectation.
-fail() { echo "ASSERTION: $*" >&2; }
+# the test's log and from its failure file, which a `$(... 2>&1)` cannot
+# swallow); the test keeps going so one run shows every broken expectation.
+fail() {
+    echo "ASSERTION: $*" >&2
+    [ -z "${_LG_FAILURES:-}" ] || echo "ASSERTION: $*" >>"$_LG_FAILURES"
+}
+
+# _command_failed: the ERR trap of a test: a command that failed where no line
+# said a failure was expected fails the test, named with its place.
+_command_failed() {
+    local rc=$?
+    fail "command failed (exit status $rc) at ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]} in ${FUNCNAME[1]:-?}: $BASH_COMMAND"
+}
+
+# exit_status CMD...: run CMD where a failure is expected, and set RC to its
+# exit status for the test to check (`exit_status cmp -s a b; assert_eq "$RC" 1`).
+exit_status() {
+    RC=0
+    "$@" || RC=$?
+}
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
 assert_ne() { [ "$1" != "$2" ] || fail "${3:-values equal}: both '$1'"; }
 assert_ge() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a>=b)}' || fail "${3:-too small}: $1 < $2"; }
@@ -28,9 +53,9 @@ assert_empty_file() { [ ! -s "$1" ] || fail "${2:-file not empty}: $1 has $(wc -
 # and every such line says what happened after its count.
 assert_errors_described() {
     grep -qE '^  errors\.[a-z_]+ +[0-9]+' "$1" || fail "no errors.<class> line in $1"
-    local bare
-    bare=$(grep -E '^  errors\.[a-z_]+ +[0-9]+ *$' "$1")
-    [ -z "$bare" ] || fail "error class lines without a description in $1: $bare"
+    if grep -qE '^  errors\.[a-z_]+ +[0-9]+ *$' "$1"; then
+        fail "error class lines without a description in $1: $(grep -E '^  errors\.[a-z_]+ +[0-9]+ *$' "$1")"
+    fi
 }
 
 # skip REASON: this test cannot run here (a missing tool, say). Called from the
@@ -46,6 +71,29 @@ skip() {
 skip_file() {
     echo "skip $(basename "$0") (every test): $*"
     exit 0
+}
+
+# count_lines REGEX FILE: how many lines of FILE match the extended regular
+# expression (0 is an answer, not a failure as grep -c's exit status has it; a
+# file that cannot be read is one).
+count_lines() { LG_RE=$1 awk '$0 ~ ENVIRON["LG_RE"] { n++ } END { print n + 0 }' "$2"; }
+
+# stop_background PID... : stops servers or fixtures the test started with &
+# (SIGTERM), each of which must still have been running and must end by the
+# signal (status 143) or cleanly: one that had died on its own, or failed on
+# the way out, fails the test.
+stop_background() {
+    local pid rc
+    for pid in "$@"; do
+        rc=0
+        if ! kill "$pid" 2>/dev/null; then
+            wait "$pid" 2>/dev/null || rc=$?
+            fail "background process $pid had ended before it was stopped (exit status $rc)"
+            continue
+        fi
+        wait "$pid" 2>/dev/null || rc=$?
+        [ "$rc" -eq 0 ] || [ "$rc" -eq 143 ] || fail "background process $pid ended with status $rc when stopped"
+    done
 }
 
 # run_tool OUT ERR CMD...: run with a hard wall-clock bound; sets RC.
@@ -79,7 +127,16 @@ run_tests() {
         _fail_msgs=()
         local start=$SECONDS
         rc=0
-        ( set -u; "$name" ) >"$TMPROOT/$name.log" 2>&1 || rc=$?
+        _LG_FAILURES=$TMPROOT/$name.failures
+        : >"$_LG_FAILURES"
+        # not `( ... ) || rc=$?`: inside a subshell on the left of || bash
+        # ignores the ERR trap and set -e
+        (
+            set -u -E -o pipefail
+            trap _command_failed ERR
+            "$name"
+        ) >"$TMPROOT/$name.log" 2>&1
+        rc=$?
         # a skip is exit 77 from skip(), with its reason in the log
         reason=
         [ "$rc" -eq 77 ] && reason=$(sed -n 's/^SKIP: //p' "$TMPROOT/$name.log" | head -n 1)
@@ -87,10 +144,11 @@ run_tests() {
             _fail_msgs+=("test function exited $rc")
         fi
         # assertions made inside the subshell are reported through the log
-        if grep -q '^ASSERTION: ' "$TMPROOT/$name.log"; then
-            mapfile -t extra < <(sed -n 's/^ASSERTION: //p' "$TMPROOT/$name.log")
-            _fail_msgs+=("${extra[@]}")
-        fi
+        # (a Python checker's ASSERTION lines) and the failure file (fail and
+        # the ERR trap), each once
+        mapfile -t extra < <(cat "$TMPROOT/$name.log" "$_LG_FAILURES" | sed -n 's/^ASSERTION: //p' | awk '!seen[$0]++')
+        ((${#extra[@]})) && _fail_msgs+=("${extra[@]}")
+        unset _LG_FAILURES
         if ((${#_fail_msgs[@]})); then
             failed=$((failed + 1))
             echo "FAIL $(basename "$0") $name ($((SECONDS - start))s)"

@@ -112,7 +112,8 @@ CONF
 # http/1.1 by ALPN) on NGINX_HTTPS_PORT, h2c prior knowledge on NGINX_H2C_PORT,
 # and an HTTPS listener with an untrusted certificate on UNTRUSTED_TLS_PORT.
 # Locations: / (small page), /close (Connection: close), /missing (404),
-# /big.bin (1 MiB), /chunked (chunked body), /echo (POST body echoed back).
+# /big.bin (1 MiB), /small (a 6-byte body), /chunked (chunked body), /echo
+# (POST body echoed back).
 # /t/ (any path under it: 200, its own access log $SRV/nginx/targets.log,
 # one line per request: connection number, request number on it, method,
 # URI, the Connection header, Content-Length, the request's whole length and
@@ -150,6 +151,7 @@ need_nginx() {
         root $d/www;
         location = /close { keepalive_timeout 0; return 200 "bye\n"; }
         location = /missing { return 404; }
+        location = /small { return 200 "small\n"; }
         location = /chunked { chunked_transfer_encoding on; gzip on; gzip_min_length 1; gzip_types text/plain; return 200 "a chunked reply\n"; }
         location /t/ { access_log $d/targets.log targets; return 200 "target\n"; }
         location = /echo { client_max_body_size 10m; client_body_buffer_size 10m; echo_read_request_body_off_placeholder off; }

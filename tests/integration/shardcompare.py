@@ -17,15 +17,22 @@ Within noise: the merge's attempts and requests against the single process's,
 as a ratio that must lie in [bound, 1/bound]; the spread of two single runs is
 printed beside it (the noise this machine showed in the same test).
 
-usage: shardcompare.py --clients C --merged M.json --shards S0 S1 ... --single ONE
-                       [--single TWO] [--bound 0.6] [--rate R --duration S]
+Without --single only the merge's own checks run (counts, bins, connections,
+and the schedule's length): nothing is compared with itself.
+
+usage: shardcompare.py --clients C --merged M.json --shards S0 S1 ... [--single ONE
+                       [--single TWO]] [--bound 0.6] [--rate R --duration S]
                        [--logs L0 L1 ... --single-log L] [--label TEXT] [--table FILE]
 Prints one table row (and appends it to --table); exit 1 with one line per
 failed check on stderr.
 """
 import argparse
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import metrickinds  # noqa: E402  the table of metric kinds loadstats merges by
 
 
 def metrics(path):
@@ -54,7 +61,7 @@ def main():
     ap.add_argument("--clients", type=int, required=True)
     ap.add_argument("--merged", required=True)
     ap.add_argument("--shards", nargs="+", required=True)
-    ap.add_argument("--single", action="append", required=True)
+    ap.add_argument("--single", action="append", default=[])
     ap.add_argument("--bound", type=float, default=0.6)
     ap.add_argument("--rate", type=float)
     ap.add_argument("--duration", type=float)
@@ -63,6 +70,8 @@ def main():
     ap.add_argument("--label", default="")
     ap.add_argument("--table")
     a = ap.parse_args()
+    if a.logs and not (a.single and a.single_log):
+        ap.error("--logs needs --single and --single-log")
     errs = []
     c = a.clients
     p = "c%d." % c
@@ -73,10 +82,8 @@ def main():
 
     # the merge: counts summed, bins added
     for key, val in merged.items():
-        metric = key[len(p):]
-        # exact counts; the per-second gauges (generator_*, watch.*) are pooled
-        if (val["unit"] in ("count", "bytes") and not metric.startswith(("generator_", "watch."))
-                and metric != "client_attempts"):
+        # exact counts, as the table of metric kinds says
+        if metrickinds.kind(key, val["unit"]) == "count":
             total = sum(count(s, key) for s in shards)
             if count(merged, key) != total:
                 errs.append("%s: merged %s, shards sum to %s" % (key, count(merged, key), total))
@@ -119,9 +126,9 @@ def main():
                 errs.append("%s: scheduled %s != rate x duration %d" % (name, count(m, p + "scheduled"), want))
 
     # within noise
-    one = singles[0]
+    one = singles[0] if singles else {}
     ratio = {}
-    for key in ("attempts", "requests"):
+    for key in ("attempts", "requests") if singles else ():
         if count(one, p + key) == 0:
             errs.append("single run: no %s" % key)
             continue
@@ -159,7 +166,7 @@ def main():
         "%.3f" % ratio.get("requests", float("nan")), spread or "-",
         "%s / %s" % (count(merged, p + "connections"), count(one, p + "connections")),
         "%s / %s" % (count(merged, p + "scheduled"), count(one, p + "scheduled")) if a.rate else "-",
-        "%d / %d" % (len(rps), len(one[p + "requests_per_second"]["samples"])))
+        "%d / %d" % (len(rps), len(one.get(p + "requests_per_second", {}).get("samples", []))))
     print(row)
     if a.table:
         with open(a.table, "a") as f:

@@ -8,7 +8,9 @@ document itself: requests = |latency_cold_ms| + |latency_warm_ms| = |ttfb_ms|
 when nothing is cut, and cold latencies are never cut in these short runs.
 
 usage: shardify.py RAW.json OUT.json INDEX COUNT [--run-id ID] [--unsynchronized]
-                   [--lag SECONDS] [--no-seen]
+                   [--lag SECONDS] [--no-seen] [--start-shift SECONDS]
+(--start-shift: every level's requested start that many seconds later, as if
+the shard had been given another --start-at)
 Writes OUT.json and OUT.meta.json (RAW.meta.json must exist).
 """
 import argparse
@@ -26,6 +28,7 @@ def main():
     ap.add_argument("--unsynchronized", action="store_true")
     ap.add_argument("--lag", type=float, default=0.0001)
     ap.add_argument("--no-seen", action="store_true")
+    ap.add_argument("--start-shift", type=int, default=0)
     a = ap.parse_args()
 
     metrics = json.load(open(a.raw))["metrics"]
@@ -52,7 +55,7 @@ def main():
         level["clients"] = total(c)
         level["shard_clients"] = c
         level["start_lag_s"] = a.lag
-        level["requested_start"] = "2026-12-01T10:00:00.000000000Z"
+        level["requested_start"] = "2026-12-01T10:00:%02d.000000000Z" % a.start_shift
         if a.no_seen:
             level.pop("seen", None)  # the generators write it; a test removes it
         else:

@@ -149,20 +149,20 @@ t_dnsload_bad_input_table() {
 }
 
 t_loadstats_bad_input_table() {
-    local cases
-    read -r -d '' cases <<'ROWS'
+    run_table "$(
+        cat <<'ROWS'
 unknown|loadstats frobnicate /dev/null
 /nonexistent/doc.json|loadstats summary /nonexistent/doc.json
 /nonexistent/doc.json|loadstats check /nonexistent/doc.json
 /nonexistent|loadstats compare /nonexistent/a.json /nonexistent/b.json
 ROWS
-    run_table "$cases"
+    )"
 }
 
 t_too_many_clients_for_the_fd_limit_is_refused_up_front() {
     # ulimit -n sets the hard limit too, so the tool cannot raise it
-    (ulimit -n 64 && exec "$HTTPLOAD" -c 1000 -d 1s "$U") >"$TMPROOT/o" 2>"$TMPROOT/e"
-    assert_eq "$?" 2 "exit status"
+    run_tool "$TMPROOT/o" "$TMPROOT/e" bash -c 'ulimit -n 64 && exec "$@"' _ "$HTTPLOAD" -c 1000 -d 1s "$U"
+    assert_eq "$RC" 2 "exit status"
     assert_empty_file "$TMPROOT/o" "stdout"
     assert_contains "$TMPROOT/e" "limit is 64"
 }

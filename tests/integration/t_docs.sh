@@ -34,7 +34,7 @@ t_dnsload_man_page_documents_every_option() {
 }
 
 t_loadstats_man_page_documents_every_option() {
-    check_tool "$LOADSTATS" "$DOC/loadstats.1" summary check compare merge plot
+    check_tool "$LOADSTATS" "$DOC/loadstats.1" summary check compare merge plot report
 }
 
 t_loadstats_man_page_documents_every_export_option() {

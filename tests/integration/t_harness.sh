@@ -54,7 +54,7 @@ whole_document() {
 }
 
 # pipe_lines: stderr's lines about stdout's pipe.
-pipe_lines() { grep -c 'stdout (a pipe)' "$E"; }
+pipe_lines() { count_lines 'stdout [(]a pipe[)]' "$E"; }
 
 DNS=("$DNSLOAD" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -q)
 

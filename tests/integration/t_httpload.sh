@@ -382,6 +382,37 @@ assert all(l["outcome"] == "ok" for l in lines)
 PY
 }
 
+# errors_per_second bins the errors as requests_per_second bins the responses:
+# one per whole second; only a request in flight at the deadline (at most one
+# per client here) can end after it and be left out of the bins.
+t_errors_per_second_bins_the_errors() {
+    run_tool $O $E $H -c 2 -d 2s --retry-delay 50ms "http://127.0.0.1:$((LG_PORT_BASE + 9))/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "n('c2.errors_per_second')==2" "v('c2.errors')>10" \
+        "sum(s('c2.errors_per_second'))<=v('c2.errors')" \
+        "sum(s('c2.errors_per_second'))>=v('c2.errors')-2" "min(s('c2.errors_per_second'))>0" \
+        "m['c2.errors_per_second']['unit']=='requests_per_second'"
+    run_tool $O $E $H -c 2 -d 2s "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O "s('c2.errors_per_second')==[0,0]" "n('c2.requests_per_second')==2"
+}
+
+# --meta records the exit status and, per level, what each error class was.
+t_meta_records_exit_status_and_error_reasons() {
+    run_tool $O $E $H -c 2 -d 300ms --meta $TMPROOT/meta.json "$BASE/missing"
+    assert_eq "$RC" 1 "exit status"
+    python3 - "$TMPROOT/meta.json" <<'PY' || fail "meta: exit_status and error_reasons"
+import json, sys
+meta = json.load(open(sys.argv[1]))
+assert meta["exit_status"] == 1, meta["exit_status"]
+assert meta["levels"][0]["error_reasons"] == {"status": "unexpected status 404"}, meta["levels"][0]
+PY
+    run_tool $O $E $H -c 2 -d 300ms --meta $TMPROOT/meta.json "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["exit_status"]==0 and m["levels"][0]["error_reasons"]=={}, m' \
+        "$TMPROOT/meta.json" || fail "meta of a clean run"
+}
+
 t_quiet_prints_nothing_on_stderr() {
     run_tool $O $E $H -q -c 1 -d 200ms "$BASE/"
     assert_eq "$RC" 0 "exit status"
@@ -389,15 +420,13 @@ t_quiet_prints_nothing_on_stderr() {
 }
 
 t_sigint_prints_what_was_measured() {
-    timeout --preserve-status -s INT 1 $H -c 2 -d 30s "$BASE/" >$O 2>$E
-    RC=$?
+    exit_status timeout --preserve-status -s INT 1 $H -c 2 -d 30s "$BASE/" >$O 2>$E
     assert_eq "$RC" 130 "exit status"
     doc $O --invariants "v('c2.requests')>0"
 }
 
 t_sigterm_prints_what_was_measured() {
-    timeout --preserve-status -s TERM 1 $H -c 2 -d 30s "$BASE/" >$O 2>$E
-    RC=$?
+    exit_status timeout --preserve-status -s TERM 1 $H -c 2 -d 30s "$BASE/" >$O 2>$E
     assert_eq "$RC" 130 "exit status"
     doc $O --invariants "v('c2.requests')>0"
     assert_contains $E "interrupted by signal 15"

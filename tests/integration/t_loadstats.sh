@@ -14,7 +14,7 @@ mkdir -p "$W"
 
 # json_get FILE PATH...: one value out of a JSON file, e.g. json_get f.json c1.x n
 json_get() {
-    python3 - "$@" <<'PY'
+    python3 - "$@" <<'PY' || fail "json_get $*: no such value"
 import json, sys
 v = json.load(open(sys.argv[1]))
 for k in sys.argv[2:]:
@@ -23,6 +23,8 @@ print(json.dumps(v))
 PY
 }
 
+# (c64 counts attempts, not requests: a document whose requests outnumber its
+# latency samples shows a cut, which merge refuses without true counts)
 write_run() { # write_run FILE WARM_SAMPLES [RPS_SAMPLES]
     cat >"$1" <<JSON
 collector: warming up (noise before the document is tolerated)
@@ -32,7 +34,7 @@ collector: warming up (noise before the document is tolerated)
   "c1.requests_per_second": {"unit": "requests_per_second", "samples": [${3:-100, 110, 105}]},
   "c1.errors.timeout": {"unit": "count", "samples": [0]},
   "c64.latency_warm_ms": {"unit": "milliseconds", "samples": [$2]},
-  "c64.requests": {"unit": "count", "samples": [6400]},
+  "c64.attempts": {"unit": "count", "samples": [6400]},
   "c64.watch.nginx.rss_bytes": {"unit": "bytes", "samples": [1048576, 2097152]}
 }}
 JSON
@@ -136,7 +138,7 @@ t_help_documents_every_subcommand() {
     run_tool "$W/out" "$W/err" "$LOADSTATS" --help
     assert_eq "$RC" 0 "--help"
     local c
-    for c in summary check compare merge plot export; do
+    for c in summary check compare merge plot export report; do
         assert_contains "$W/out" "^  $c "
         run_tool "$W/sub" "$W/err" "$LOADSTATS" $c --help
         assert_eq "$RC" 0 "$c --help"
@@ -199,10 +201,13 @@ t_merge_combines_generators() {
     assert_eq "$RC" 0 "the merged document is valid"
     assert_eq "$(json_get "$W/m.json" metrics c1.latency_warm_ms samples)" "[1, 2, 3]"
     assert_eq "$(json_get "$W/m.json" metrics c1.requests_per_second samples)" "[110, 130, 135]"
-    assert_eq "$(json_get "$W/m.json" metrics c64.requests samples)" "[12800]"
+    assert_eq "$(json_get "$W/m.json" metrics c64.attempts samples)" "[12800]"
     assert_eq "$(json_get "$W/m.json" metrics c1.errors.timeout unit)" '"count"'
-    assert_eq "$(json_get "$W/m.json" metrics c64.watch.nginx.rss_bytes samples)" \
-        "[1048576, 2097152, 1048576, 2097152]"
+    # a gauge of one generator's host is no sample of another's: kept apart
+    assert_eq "$(json_get "$W/m.json" metrics c64.input0.watch.nginx.rss_bytes samples)" \
+        "[1048576, 2097152]"
+    assert_eq "$(json_get "$W/m.json" metrics c64.input1.watch.nginx.rss_bytes samples)" \
+        "[1048576, 2097152]"
     # -o writes a file; stdin is one of the inputs
     run_tool "$W/out" "$W/err" "$LOADSTATS" merge -o "$W/m2.json" "$W/a.json" - <"$W/b.json"
     assert_eq "$RC" 0 "merge -o with stdin"
@@ -215,9 +220,12 @@ t_merge_reports_partial_keys_and_conflicts() {
     printf '{"metrics": {"c1.latency_warm_ms": {"unit": "milliseconds", "samples": [2]}, "c1.only_here": {"unit": "count", "samples": [4]}, "c1.only_here_ms": {"unit": "milliseconds", "samples": [4]}}}' >"$W/b.json"
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge "$W/a.json" "$W/b.json"
     assert_eq "$RC" 0 "partial keys are merged"
-    # a count another document lacks adds 0 there: no warning
+    # a plain count another document lacks adds 0 there, and is warned about
+    # (the generators write every plain count; a class like errors.timeout,
+    # which b.json lacks, only where it is not 0: no word about it)
     assert_eq "$(json_get "$W/m.json" metrics c1.only_here samples)" "[4]"
-    grep -q '"c1.only_here"' "$W/err" && fail "a count missing from a document is warned about"
+    assert_contains "$W/err" '"c1.only_here" is missing from .*a.json; counted as 0 there'
+    grep -q 'errors.timeout' "$W/err" && fail "a count with a class missing from a document is warned about"
     assert_contains "$W/err" '"c1.only_here_ms" is missing from .*a.json'
     assert_eq "$(json_get "$W/m.json" metrics c1.only_here_ms samples)" "[4]"
     assert_eq "$(json_get "$W/m.json" metrics c1.latency_cold_ms samples)" "[3, 3.5]"
@@ -250,30 +258,39 @@ shardify() {
     python3 "$TESTDIR/shardify.py" "$W/$1.json" "$W/$2.json" "${@:3}" || fail "shardify.py $*"
 }
 
-# merged_by_kind A B MERGED: every key of MERGED is what its kind makes of A and B:
-# counts summed, requests_per_second added second by second, samples pooled (the
-# same multiset). Prints the keys checked per kind.
+# merged_by_kind A B MERGED: every key of MERGED is what its kind (the table of
+# stats/metrickinds.def, read by metrickinds.py) makes of A and B: counts
+# summed, timelines added second by second, samples pooled (the same multiset),
+# gauges kept apart (c<N>.shard0.<metric> is A's, shard1 B's; input0/input1
+# without --shards). Prints the keys checked per kind.
 merged_by_kind() {
-    python3 - "$@" <<'PY'
-import json, sys
-a, b, m = (json.load(open(p))["metrics"] for p in sys.argv[1:4])
-kinds = {"count": [], "timeline": [], "samples": []}
+    python3 - "$TESTDIR" "$@" <<'PY' || fail "merged_by_kind $*"
+import json, re, sys
+sys.path.insert(0, sys.argv[1])
+import metrickinds
+a, b, m = (json.load(open(p))["metrics"] for p in sys.argv[2:5])
+kinds = {"count": [], "timeline": [], "samples": [], "gauge": []}
 for key, v in m.items():
-    metric = key.split(".", 1)[1]
+    kind = metrickinds.kind(key, v["unit"])
     empty = {"unit": v["unit"], "samples": []}
-    x, y = a.get(key, empty)["samples"], b.get(key, empty)["samples"]
-    gauge = metric.startswith(("watch.", "generator_")) or metric in ("loop_lag_ms", "client_attempts")
-    if v["unit"] == "requests_per_second":
-        kind, want = "timeline", [p + q for p, q in zip(x, y)]
-    elif not gauge and (v["unit"] == "count" or metric == "bytes_received"):
-        kind, want = "count", [sum(x) + sum(y)]
+    if kind == "gauge":
+        level, part, metric = re.match(r"^(c\d+)\.(?:shard|input)(\d+)\.(.+)$", key).groups()
+        want = (a, b)[int(part)][level + "." + metric]["samples"]
     else:
-        kind, want = "samples", sorted(x + y)
+        metric = metrickinds.metric(key)
+        x, y = a.get(key, empty)["samples"], b.get(key, empty)["samples"]
+        if kind == "timeline":
+            want = [p + q for p, q in zip(x, y)] + (x[len(y):] if len(x) > len(y) else y[len(x):])
+        elif kind == "count":
+            want = [sum(x) + sum(y)]
+        else:
+            want = sorted(x + y)
     got = sorted(v["samples"]) if kind == "samples" else v["samples"]
     if got != want:
         print("ASSERTION: %s (%s): merged %s, expected %s" % (key, kind, got[:5], want[:5]))
     kinds[kind].append(metric)
-missing = (set(a) | set(b)) - set(m)
+gauges = {re.sub(r"^(c\d+)\.(?:shard|input)\d+\.", r"\1.", k) for k in m}
+missing = (set(a) | set(b)) - set(m) - gauges
 if missing:
     print("ASSERTION: keys lost by the merge: %s" % sorted(missing))
 for kind in sorted(kinds):
@@ -290,17 +307,22 @@ t_merge_shards_of_httpload_types_every_metric() {
     assert_eq "$RC" 0 "merge --shards of a complete set"
     assert_empty_file "$W/err" "nothing to warn about"
     doc "$W/m.json" --invariants "levels()==[2,4]" "v('c4.connections')==4" \
-        "n('c4.latency_cold_ms')==4" "n('c2.latency_cold_ms')==2" "n('c2.generator_rss_bytes')==2"
+        "n('c4.latency_cold_ms')==4" "n('c2.latency_cold_ms')==2" \
+        "n('c2.shard0.generator_rss_bytes')==n('c2.shard1.generator_rss_bytes')==1"
     merged_by_kind "$W/s0.json" "$W/s1.json" "$W/m.json" >"$W/kinds"
     cat "$W/kinds"
     local c
     for c in attempts requests errors unfinished connections reconnects bytes_received; do
         grep -q "^count: .*\b$c\b" "$W/kinds" || fail "$c was not merged as a count"
     done
-    for c in latency_cold_ms latency_warm_ms connect_ms ttfb_ms generator_rss_bytes generator_cpu_s; do
+    for c in latency_cold_ms latency_warm_ms connect_ms ttfb_ms; do
         grep -q "^samples: .*\b$c\b" "$W/kinds" || fail "$c was not pooled as samples"
     done
-    grep -q "^timeline: requests_per_second$" "$W/kinds" || fail "requests_per_second not a timeline"
+    for c in generator_rss_bytes loop_lag_ms; do
+        grep -q "^gauge: .*\b$c\b" "$W/kinds" || fail "$c was not kept apart per shard"
+    done
+    grep -q "^timeline: generator_cpu_s requests_per_second$" "$W/kinds" ||
+        fail "requests_per_second and generator_cpu_s not added second by second"
 }
 
 t_merge_shards_of_dnsload_sums_rcodes_one_shard_lacks() {
@@ -328,7 +350,7 @@ t_merge_shards_of_dnsload_sums_rcodes_one_shard_lacks() {
 
 t_merge_shards_refuses_incomplete_or_foreign_sets() {
     write_run "$W/x.json" "1, 2"
-    python3 - "$W" <<'PY'
+    python3 - "$W" <<'PY' || fail "writing the shard descriptors"
 import json, sys
 w = sys.argv[1]
 def meta(name, index, count, run_id="r1"):
@@ -353,7 +375,7 @@ PY
     assert_eq "$RC" 3 "--allow-partial merges and exits 3"
     assert_contains "$W/err" "shard 1 of 3 is missing"
     assert_contains "$W/err" "merging the 2 shards present anyway"
-    assert_eq "$(json_get "$W/out" metrics c64.requests samples)" "[12800]"
+    assert_eq "$(json_get "$W/out" metrics c64.attempts samples)" "[12800]"
     # duplicated index, foreign run id, other shard count, no descriptor: one line each
     run_tool "$W/out" "$W/err" "$LOADSTATS" merge --shards --allow-partial "$W/p0.json" \
         "$W/p2.json" "$W/q2.json" "$W/r1.json" "$W/n1.json" "$W/nometa.json"
@@ -372,20 +394,25 @@ PY
     assert_eq "$RC" 2 "--allow-partial without --shards"
 }
 
-t_merge_shards_warns_clock_and_start_lag() {
+t_merge_shards_warns_clock_and_refuses_a_late_start() {
     http_run raw0 -c 1 -d 1s || return
     http_run raw1 -c 1 -d 1s || return
     shardify raw0 w0 0 2 --unsynchronized
     shardify raw1 w1 1 2 --lag 0.2
+    # its seconds are not the other shard's: refused, unless accepted
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/w0.json" "$W/w1.json"
-    assert_eq "$RC" 0 "warnings only"
+    assert_eq "$RC" 1 "a shard that started 0.2 s late"
+    assert_empty_file "$W/m.json" "nothing merged"
+    assert_contains "$W/err" "w1.json (shard 1 of 2, host gen1): level c2 started 0.200 s late (start_lag_s; more than --max-start-lag 0.05 s)"
     assert_contains "$W/err" "w0.json (shard 0 of 2, host gen0): clock not synchronized (estimated error 250000 us)"
-    assert_contains "$W/err" "w1.json (shard 1 of 2, host gen1): level c2 started 0.200 s late (more than 0.05 s)"
+    run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --accept-start-lag "$W/w0.json" "$W/w1.json"
+    assert_eq "$RC" 0 "warnings only, with --accept-start-lag"
+    assert_contains "$W/err" "w1.json (shard 1 of 2, host gen1): level c2 started 0.200 s late (more than --max-start-lag 0.05 s).* (merged anyway: --accept-start-lag)"
     assert_eq "$(wc -l <"$W/err")" 2 "two warnings"
     doc "$W/m.json" --invariants "v('c2.connections')==2"
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --max-start-lag 0.5 "$W/w0.json" "$W/w1.json"
     assert_eq "$RC" 0
-    assert_eq "$(wc -l <"$W/err")" 1 "a wider threshold leaves the clock warning"
+    assert_eq "$(wc -l <"$W/err")" 1 "a wider bound leaves the clock warning"
 }
 
 t_merge_weights_shards_cut_by_max_samples() {
@@ -393,7 +420,7 @@ t_merge_weights_shards_cut_by_max_samples() {
     local s
     for s in A:1:9000:0 B:2:1000:1; do
         IFS=: read -r name value seen index <<<"$s"
-        python3 - "$W/$name" "$value" "$seen" "$index" <<'PY'
+        python3 - "$W/$name" "$value" "$seen" "$index" <<'PY' || fail "writing shard $name"
 import json, sys
 out, value, seen, index = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 json.dump({"metrics": {"c2.latency_warm_ms": {"unit": "milliseconds", "samples": [value] * 100},
@@ -405,7 +432,7 @@ PY
     done
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards --meta "$W/m.meta.json" "$W/A.json" "$W/B.json"
     assert_eq "$RC" 0 "weighted merge"
-    python3 - "$W/m.json" <<'PY'
+    python3 - "$W/m.json" <<'PY' || fail "the weighted merge's checker"
 import json, sys
 s = json.load(open(sys.argv[1]))["metrics"]["c2.latency_warm_ms"]["samples"]
 if (len(s), s.count(1), s.count(2)) != (100, 90, 10):
@@ -435,12 +462,14 @@ PY
     assert_eq "$(json_get "$W/m.meta.json" levels 0 seen ttfb_ms)" "$seen" "the merged descriptor's true count"
     doc "$W/m.json" "v('c2.requests')==$seen"
     assert_contains "$W/err" "\"c2.ttfb_ms\": 200 of $seen samples kept"
-    # a descriptor that lists a cut metric without its true count: merged unweighted, with a warning
+    # a descriptor that lists a cut metric without its true count: refused, as
+    # pooling it unweighted would stand its samples for too few requests
     shardify raw0 u0 0 2 --no-seen
     shardify raw1 u1 1 2 --no-seen
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/u0.json" "$W/u1.json"
-    assert_eq "$RC" 0
-    assert_contains "$W/err" "u0.json: c2.latency_warm_ms was cut by --max-samples, but .*u0.meta.json has no true count"
+    assert_eq "$RC" 1
+    assert_empty_file "$W/m.json" "nothing merged"
+    assert_contains "$W/err" "u0.json: c2.latency_warm_ms was cut (its descriptor lists it in \"sampled\"), but .*u0.meta.json has no true count (\"seen\") to weigh it by; refusing"
     # an invalid descriptor beside a document stops a plain merge too
     printf '{"levels": 3}' >"$W/c1.meta.json"
     run_tool "$W/out" "$W/err" "$LOADSTATS" merge "$W/c0.json" "$W/c1.json"
@@ -486,9 +515,12 @@ t_export_openmetrics_parses_and_matches_the_samples() {
         assert_eq "$RC" 0 "export openmetrics of $f.json"
         assert_empty_file "$W/err"
         run_tool "$W/$f.sum" "$W/err" "$LOADSTATS" summary --json "$W/$f.json"
-        "$py" - "$W/$f.json" "$W/$f.om" "$W/$f.sum" <<'PY'
+        assert_eq "$RC" 0 "summary --json of $f.json"
+        "$py" - "$W/$f.json" "$W/$f.om" "$W/$f.sum" "$TESTDIR" <<'PY' || fail "the OpenMetrics checker of $f.json"
 import json, math, re, sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
+sys.path.insert(0, sys.argv[4])
+import metrickinds
 doc = json.load(open(sys.argv[1]))["metrics"]
 text = open(sys.argv[2]).read()
 summary = json.load(open(sys.argv[3]))
@@ -516,8 +548,7 @@ for key, m in doc.items():
     fam = families[name]
     samples = {(s.name, s.labels.get("quantile")): s.value for s in fam.samples if s.labels["clients"] == clients}
     xs = sorted(m["samples"])
-    gauge = metric.startswith(("watch.", "generator_")) or metric in ("loop_lag_ms", "client_attempts")
-    if not gauge and (m["unit"] == "count" or metric == "bytes_received"):
+    if metrickinds.kind(key, m["unit"]) == "count":
         if fam.type != "counter" or samples != {(name + "_total", None): xs[0]}:
             bad("%s: counter %s %s, expected %s" % (key, fam.type, samples, xs[0]))
     else:
@@ -547,7 +578,8 @@ t_export_csv_has_a_row_per_sample() {
     run_tool "$W/hs.csv" "$W/err" "$LOADSTATS" export -f csv-summary "$W/h.json"
     assert_eq "$RC" 0 "export csv-summary"
     run_tool "$W/h.sum" "$W/err" "$LOADSTATS" summary --json "$W/h.json"
-    python3 - "$W/h.json" "$W/h.csv" "$W/hs.csv" "$W/h.sum" <<'PY'
+    assert_eq "$RC" 0 "summary --json"
+    python3 - "$W/h.json" "$W/h.csv" "$W/hs.csv" "$W/h.sum" <<'PY' || fail "the CSV checker"
 import csv, json, sys
 doc = json.load(open(sys.argv[1]))["metrics"]
 raw = open(sys.argv[2], newline="").read()
@@ -595,7 +627,8 @@ t_export_hgrm_matches_hdrhistogram_layout_and_summary() {
     run_tool "$W/h.hgrm" "$W/err" "$LOADSTATS" export -f hgrm -m $k --decimals 6 "$W/h.json"
     assert_eq "$RC" 0 "export hgrm"
     run_tool "$W/h.sum" "$W/err" "$LOADSTATS" summary --json "$W/h.json"
-    python3 - "$W/h.json" "$W/h.hgrm" "$W/h.sum" "$k" <<'PY'
+    assert_eq "$RC" 0 "summary --json"
+    python3 - "$W/h.json" "$W/h.hgrm" "$W/h.sum" "$k" <<'PY' || fail "the hgrm checker"
 import json, math, sys
 xs = sorted(json.load(open(sys.argv[1]))["metrics"][sys.argv[4]]["samples"])
 lines = open(sys.argv[2]).read().split("\n")
@@ -678,7 +711,7 @@ t_export_refuses_bad_usage_and_input() {
 }
 
 t_plot_svg_parses_and_renders() {
-    python3 - "$W/p.json" <<'PY'
+    python3 - "$W/p.json" <<'PY' || fail "writing the plot's document"
 import json, random, sys
 random.seed(1)
 m = {}
@@ -703,6 +736,89 @@ PY
     run_tool "$W/out" "$W/err" "$LOADSTATS" plot "$W/none.json" -o "$W/none.svg"
     assert_eq "$RC" 1 "nothing to draw"
     assert_contains "$W/err" "nothing to draw"
+}
+
+# The report's reading of documents and descriptors, on both builds (the
+# browser checks are in t_report.sh, once): a real run with --watch and an
+# open loop, an A/B of a list, a descriptor full of odd strings, one that is
+# not JSON, and a document with odd level and error-class names; each page
+# must be well-formed XML with the untrusted text escaped.
+t_report_reads_real_runs_and_odd_descriptors() {
+    need_nginx || { fail "nginx did not start"; return 1; }
+    local r=$W/report
+    mkdir -p $r
+    # (a loaded machine may leave a request of the open loop unsent: what
+    # matters here is how the report reads the document, not its counts)
+    run_tool $r/a.json $r/a.err "$HTTPLOAD" -q --levels 1,2 -d 1s --rate 200 --max-error-rate 1 \
+        --watch "nginx=pidfile:$SRV/nginx/nginx.pid" --meta $r/a.meta.json \
+        "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    assert_eq "$RC" 0 "httpload"
+    cp $r/a.json $r/b.json
+    cp $r/a.meta.json $r/b.meta.json
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/a.html $r/a.json
+    assert_eq "$RC" 0 "report of a run"
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/ab.html --base $r/a.json,$r/b.json $r/b.json
+    assert_eq "$RC" 0 "report of an A/B"
+    python3 - $r/odd.meta.json <<'PY'
+import json, sys
+odd = "<script>alert(1)</script> & \"quotes\" 'single' \u00e9\u4e2d \x01\x1f end"
+json.dump({"tool": odd, "version": odd, "target": odd, "argv": [odd, "", "a b"],
+           "started_at": odd, "run_id": odd, "shard": {"index": 0, "count": 1},
+           "exit_status": 3, "options": {odd: odd, "n": 1e300, "list": [odd, None, True]},
+           "machine": {"memory_bytes": 123456789, odd: {"deep": [[[[[odd]]]]]}},
+           "levels": [{"clients": 1, "seconds": 1, "error_reasons": {odd: odd}},
+                      {"clients": -5}, "not an object"]},
+          open(sys.argv[1], "w"))
+PY
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/odd.html --meta $r/odd.meta.json $r/a.json
+    assert_eq "$RC" 0 "report with an odd descriptor"
+    ! grep -q '<script' $r/odd.html || fail "a descriptor's text reached the page unescaped"
+    assert_contains $r/odd.html "a level was invalid"
+    echo 'not json' >$r/b.meta.json
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/bad.html $r/b.json
+    assert_eq "$RC" 0 "report beside a broken descriptor"
+    assert_eq "$(wc -l <$r/err)" 1 "lines on stderr for a broken descriptor"
+    assert_contains $r/bad.html "not a descriptor"
+    python3 - $r/names.json <<'PY'
+import json, sys
+m = {"c18446744073709551615.requests": {"unit": "count", "samples": [1]},
+     "c7.errors.<b>&amp;": {"unit": "count", "samples": [2]},
+     "c7.watch.t.cpu_s": {"unit": "seconds", "samples": [0.5]},
+     "c7.watch..cpu_s": {"unit": "seconds", "samples": [0.5]},
+     "c7.watch.t.x.y.z.rss_bytes": {"unit": "bytes", "samples": [1, 2]},
+     "c7.latency_warm_ms": {"unit": "seconds", "samples": [0.001] * 3},
+     "c7.requests_per_second": {"unit": "requests_per_second", "samples": [5, 0, 7]}}
+json.dump({"metrics": m}, open(sys.argv[1], "w"))
+PY
+    run_tool $r/out $r/err "$LOADSTATS" report -o $r/names.html $r/names.json
+    assert_eq "$RC" 0 "report of odd metric names"
+    # the watch table's CPU is in cores, and its requests per CPU second is
+    # the one summary prints (it once read cpu_s as milliseconds: 1000x off)
+    "$LOADSTATS" summary $r/a.json >$r/summary.txt
+    python3 - $r/a.html $r/summary.txt <<'PY' || fail "the watch table disagrees with summary"
+import os, re, sys
+import xml.etree.ElementTree as ET
+X = "{http://www.w3.org/1999/xhtml}"
+page = ET.parse(sys.argv[1]).getroot()
+table = next(t for t in page.iter(X + "table") if t.get("class") == "watch")
+want = dict(re.findall(r"^  (c\d+)  nginx  ([\d.]+)$", open(sys.argv[2]).read(), re.M))
+assert len(want) == 2, want
+seen = 0
+for tr in table.iter(X + "tr"):
+    cells = ["".join(c.itertext()) for c in tr]
+    if tr.find(X + "td") is None or cells[2] != "(the whole tree)":
+        continue
+    cores = float(cells[3].replace(",", ""))
+    assert 0 <= cores <= os.cpu_count(), cells
+    got, exp = float(cells[7].replace(",", "")), float(want[cells[0]])
+    assert abs(got - exp) <= 0.005 * exp + 0.01, (cells, exp)
+    seen += 1
+assert seen == 2, seen
+PY
+    local page
+    for page in a ab odd bad names; do
+        xmllint --noout $r/$page.html || fail "$page.html is not well-formed"
+    done
 }
 
 run_tests

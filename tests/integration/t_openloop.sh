@@ -16,14 +16,45 @@ O=$TMPROOT/out.json
 E=$TMPROOT/err.txt
 L=$TMPROOT/log.ndjson
 
+# The timing tests below judge the generator and the wire, not the other work
+# of a shared machine: the generator, the server's workers and the capture run
+# at a real-time priority (SCHED_FIFO 10) while they measure, so a neighbour's
+# build cannot stall them for tens of milliseconds. On a host with a load
+# average of 13 on 2 cores, at normal priority, 1 run in 8 of the exact
+# schedule below left 20 requests unsent (a 69 ms stall of nginx); at the
+# real-time priority none of 8 did, the longest send lag 4.5 ms.
+RT="chrt -f 10"
+
+# realtime_servers on|off PID...: every thread of these processes to the
+# generator's real-time priority, or back to the normal policy.
+realtime_servers() {
+    local mode=$1 p
+    shift
+    for p in "$@"; do
+        if [ "$mode" = on ]; then
+            chrt -a -f -p 10 "$p" >/dev/null || fail "chrt -a -f -p 10 $p"
+        else
+            chrt -a -o -p 0 "$p" >/dev/null || fail "chrt -a -o -p 0 $p"
+        fi
+    done
+}
+
+# the nginx workers (the processes that answer)
+nginx_workers() { pgrep -P "$(cat "$SRV/nginx/nginx.pid")"; }
+
 t_schedule_is_exact_when_the_target_keeps_up() {
-    # each client's requests are 40 ms apart: one left waiting at the deadline
+    $RT true || skip "no real-time scheduling here (chrt -f 10 fails)"
+    local workers
+    workers=$(nginx_workers)
+    # each client's requests are 10 ms apart: one left waiting at the deadline
     # would take an answer slower than that
-    run_tool $O $E $H -c 8 -R 200 -d 1s "$BASE/"
+    realtime_servers on $workers
+    run_tool $O $E $RT $H -c 4 -R 400 -d 1s "$BASE/"
+    realtime_servers off $workers
     assert_eq "$RC" 0 "exit status"
-    # request n is due n/200 s after the start: exactly 200 before a 1 s deadline
-    doc $O --invariants "v('c8.scheduled')==200" "v('c8.unsent')==0" "v('c8.attempts')==200" \
-        "n('c8.send_lag_ms')==200" "min(s('c8.send_lag_ms'))>=0"
+    # request n is due n/400 s after the start: exactly 400 before a 1 s deadline
+    doc $O --invariants "v('c4.scheduled')==400" "v('c4.unsent')==0" "v('c4.attempts')==400" \
+        "n('c4.send_lag_ms')==400" "min(s('c4.send_lag_ms'))>=0"
 }
 
 t_overload_accounts_for_every_scheduled_request() {
@@ -40,33 +71,48 @@ t_overload_accounts_for_every_scheduled_request() {
 }
 
 t_dnsload_open_loop_accounts_for_every_query() {
+    $RT true || skip "no real-time scheduling here (chrt -f 10 fails)"
     need_knot || { fail "knot did not start"; return; }
     run_tool $O $E $DNSLOAD -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 2 \
         -R 200000 -d 1s
     assert_eq "$RC" 1 "exit status: unsent queries fail the run by default"
     doc $O --invariants "v('c2.scheduled')==200000" "v('c2.unsent')>0" \
         "n('c2.send_lag_ms')==v('c2.attempts')"
-    # each client's queries 40 ms apart
-    run_tool $O $E $DNSLOAD -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 8 \
-        -R 200 -d 1s
+    # each client's queries 4 ms apart, knot and dnsload at the real-time priority
+    realtime_servers on "$(cat "$SRV/knot/knotd.pid")"
+    run_tool $O $E $RT $DNSLOAD -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 2 \
+        -R 500 -d 1s
+    realtime_servers off "$(cat "$SRV/knot/knotd.pid")"
     assert_eq "$RC" 0 "exit status at a rate knot keeps up with"
-    doc $O --invariants "v('c8.scheduled')==200" "v('c8.unsent')==0" "not has('c8.connect_ms')"
+    doc $O --invariants "v('c2.scheduled')==500" "v('c2.unsent')==0" "not has('c2.connect_ms')"
 }
 
 # The capture's timestamps are taken in the kernel as segments cross
 # loopback: the generator cannot measure less than they show, and its latency
-# counted from the schedule may exceed them only by how late it sent each
-# request (send_lag_ms). That lateness must be at the timer's floor on this
-# machine, measured here with bench/timerprobe on the same schedule. Before
-# the timerfd schedule the median send lag was about 0.5 ms against a floor
-# of about 0.05 ms.
+# counted from the schedule may exceed them only by its wake-up lateness (to
+# send, to read): the medians within 0.25 ms. That lateness must also be at
+# the timer's floor on this machine, measured here with bench/timerprobe on
+# the same schedule. Before the timerfd schedule the median send lag was
+# about 0.5 ms against a floor of about 0.05 ms. The generator, nginx's
+# workers, the probe and tcpdump run at the real-time priority (see RT). On a
+# host with a load average of 13 on 2 cores, at the normal priority, the
+# medians were 0.55 to 1.71 ms apart in 9 runs of 9; with the generator and
+# nginx at the real-time priority 0.14 to 0.22 ms in 23 runs (one left 4
+# requests unsent at the deadline), but tcpdump, still at the normal
+# priority, lost a third of the packets in one; with tcpdump there too, 0.13
+# to 0.15 ms in 5 runs of this test, nothing lost.
 t_open_loop_latency_agrees_with_a_packet_capture() {
     command -v tcpdump >/dev/null || { fail "tcpdump is not installed"; return; }
+    $RT true || skip "no real-time scheduling here (chrt -f 10 fails)"
     cc -std=c11 -O2 -o "$TMPROOT/timerprobe" "$TESTDIR/../../bench/timerprobe.c" ||
         { fail "cannot build bench/timerprobe.c"; return; }
-    "$TMPROOT/timerprobe" 1000 2 | grep -v '^cpu_s' >"$TMPROOT/floor.txt"
-    local pcap=$TMPROOT/lo.pcap
-    tcpdump -i lo -nn -U --immediate-mode --time-stamp-precision=nano -w "$pcap" \
+    $RT "$TMPROOT/timerprobe" 1000 2 >"$TMPROOT/probe.txt"
+    grep -v '^cpu_s' "$TMPROOT/probe.txt" >"$TMPROOT/floor.txt"
+    local pcap=$TMPROOT/lo.pcap workers
+    workers=$(nginx_workers)
+    # a buffer of 32 MiB holds the whole run; tcpdump says on exit how many
+    # packets the kernel dropped all the same
+    $RT tcpdump -i lo -nn -U --immediate-mode -B 32768 --time-stamp-precision=nano -w "$pcap" \
         "tcp port $NGINX_HTTP_PORT" 2>"$TMPROOT/tcpdump.err" &
     local tpid=$!
     local i
@@ -75,13 +121,15 @@ t_open_loop_latency_agrees_with_a_packet_capture() {
         sleep 0.1
     done
     sleep 1 # "listening" comes a little before the capture really begins
-    # a request left unsent at the deadline on a busy machine is beside the
-    # point here (the accounting has its own tests)
-    run_tool $O $E $H -c 2 -R 1000 -d 2s --max-error-rate 0.02 "$BASE/"
+    realtime_servers on $workers
+    run_tool $O $E $RT $H -c 2 -R 1000 -d 2s "$BASE/"
+    realtime_servers off $workers
     sleep 1 # let the last segments reach the file
     kill -INT "$tpid"
     wait "$tpid"
     assert_eq "$RC" 0 "exit status"
+    grep -q '^0 packets dropped by kernel$' "$TMPROOT/tcpdump.err" ||
+        fail "the capture is incomplete: $(grep 'dropped' "$TMPROOT/tcpdump.err")"
     python3 - "$pcap" "$O" "$NGINX_HTTP_PORT" "$TMPROOT/floor.txt" <<'PY' || fail "capture and document disagree"
 import json, struct, sys
 
@@ -129,13 +177,11 @@ med = lambda v: v[len(v) // 2]
 print("capture: %d exchanges, median %.4f ms; latency_warm: %d, median %.4f ms; "
       "send lag median %.4f ms; timer floor median %.4f ms"
       % (len(capture), med(capture), len(warm), med(warm), med(lag), med(floor)))
-# tcpdump may miss a few segments on a busy machine; the medians stand on the rest
-assert 0.75 * len(warm) <= len(capture) <= len(warm) + 2, "capture and document count different requests"
+# 2000 requests, 2 of them cold; nothing lost from the capture (see above)
+assert len(warm) == 1998, "the document does not have 1998 warm requests"
+assert len(capture) == len(warm), "capture and document count different requests"
 assert med(warm) >= med(capture), "the generator measured less than the wire shows"
-# besides its send lag, the generator reads the response one wake-up after it
-# arrives: the same floor again
-assert med(warm) - med(capture) <= med(lag) + 2 * med(floor) + 0.05, \
-    "latency exceeds the capture by more than the send lag and a wake-up"
+assert med(warm) - med(capture) <= 0.25, "latency exceeds the capture by more than the wake-up allowance"
 assert med(lag) <= 3 * med(floor) + 0.05, "requests go out later than the timer's floor allows"
 PY
 }

@@ -67,8 +67,8 @@ t_output_file_appears_whole() {
     sleep 1
     [ -e "$f" ] && fail "the document exists before the run ended"
     ls -a "$TMPROOT" | grep -q '^\.doc\.json\.' || fail "no temporary file while the run goes on"
-    wait $pid
-    assert_eq "$?" 0 "exit status"
+    exit_status wait $pid
+    assert_eq "$RC" 0 "exit status"
     assert_empty_file $O "nothing on stdout with -o"
     doc "$f" --invariants "v('c2.requests')>0"
     python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMPROOT/doc.meta.json" ||
@@ -84,8 +84,8 @@ t_interrupted_before_a_level_leaves_no_output_file() {
     local pid=$!
     sleep 1
     kill -INT $pid
-    wait $pid
-    assert_eq "$?" 130 "exit status"
+    exit_status wait $pid
+    assert_eq "$RC" 130 "exit status"
     [ -e "$f" ] && fail "an output file exists"
     [ -z "$(ls -a "$TMPROOT" | grep '^\.none\.')" ] || fail "a temporary file was left behind"
 }

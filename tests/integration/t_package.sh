@@ -31,7 +31,7 @@ dpkg_retry() {
 clean_copy() {
     mkdir -p "$1"
     git -C "$TOP" ls-files -z --cached --others --exclude-standard |
-        (cd "$TOP" && while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done) |
+        (cd "$TOP" && while IFS= read -r -d '' f; do if [ -e "$f" ]; then printf '%s\0' "$f"; fi; done) |
         (cd "$TOP" && tar --null -T - -cf -) | tar -xf - -C "$1"
 }
 
@@ -74,7 +74,8 @@ t_debian_package_builds_installs_and_purges() {
     clean_copy "$W/src"
     [ -f "$W/src/debian/rules" ] || { fail "the copy has no debian/rules"; return; }
     local junk
-    junk=$(cd "$W/src" && ls -d build build-* configure Makefile config.status 2>/dev/null)
+    junk=$(find "$W/src" -maxdepth 1 \( -name build -o -name 'build-*' -o -name configure \
+        -o -name Makefile -o -name config.status \) -printf '%f\n')
     assert_eq "$junk" "" "the copy holds no build output"
     local version arch
     version=$(cd "$W/src" && dpkg-parsechangelog -S Version)
@@ -98,12 +99,11 @@ t_debian_package_builds_installs_and_purges() {
     done
 
     start=$SECONDS
-    timeout -k 10 600 lintian --fail-on error "$deb" >"$W/lintian.txt" 2>&1
-    local rc=$?
-    echo "lintian ($((SECONDS - start)) s): $(grep -c '^E:' "$W/lintian.txt") errors, $(grep -c '^W:' "$W/lintian.txt") warnings"
+    exit_status timeout -k 10 600 lintian --fail-on error "$deb" >"$W/lintian.txt" 2>&1
+    echo "lintian ($((SECONDS - start)) s): $(count_lines '^E:' "$W/lintian.txt") errors, $(count_lines '^W:' "$W/lintian.txt") warnings"
     sed 's/^/  /' "$W/lintian.txt"
-    assert_eq "$(grep -c '^E:' "$W/lintian.txt")" 0 "lintian errors"
-    assert_eq "$rc" 0 "lintian exit status"
+    assert_eq "$(count_lines '^E:' "$W/lintian.txt")" 0 "lintian errors"
+    assert_eq "$RC" 0 "lintian exit status"
 
     dpkg_retry -i "$deb" || { fail "dpkg -i failed"; return; }
     run_tool "$W/out" "$W/err" /usr/bin/httpload --version

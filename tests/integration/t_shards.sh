@@ -66,12 +66,17 @@ run_single() {
 }
 
 # merge_shards NAME [OPTION...]: loadstats merge --shards of NAME.0..3 into
-# $W/NAME.merged.json, stderr in $W/NAME.merge.err; sets RC.
+# $W/NAME.merged.json, stderr in $W/NAME.merge.err; sets RC. The shards share
+# 2 CPUs with the servers, so one may wake past its common start by more than
+# --max-start-lag (0.061 s was seen at a load average of 20); what these tests
+# check (sums, bins, the schedule) does not depend on it, so such a shard is
+# merged with its warning (--accept-start-lag), as merge did before it refused
+# them; the refusal itself is tested in t_loadstats.sh.
 merge_shards() {
     local name=$1
     shift
-    run_tool "$W/$name.merged.json" "$W/$name.merge.err" "$LOADSTATS" merge --shards "$@" \
-        "$W/$name".[0-3].json
+    run_tool "$W/$name.merged.json" "$W/$name.merge.err" "$LOADSTATS" merge --shards \
+        --accept-start-lag "$@" "$W/$name".[0-3].json
 }
 
 # compare NAME CLIENTS LABEL [shardcompare.py OPTION...]: four shards, their
@@ -273,7 +278,7 @@ t_fanout_runs_shards_on_hosts_and_merges_them() {
     local k hosts
     hosts=$(hosts | tr , ' ')
     # shellcheck disable=SC2086 # one word per host
-    run_tool "$W/fanout.out" "$W/fanout.err" env FANOUT_EXEC=netns FANOUT_LEAD=1.5 \
+    run_tool "$W/fanout.out" "$W/fanout.err" env FANOUT_EXEC=netns FANOUT_LEAD=1.5 FANOUT_ACCEPT_START_LAG=1 \
         FANOUT_OUT="$W/fanout" FANOUT_REMOTE="$W/fanout-remote" FANOUT_RUN_ID=fanout-test \
         LOADSTATS="$LOADSTATS" "$TOP/scripts/fanout" $hosts -- "$HTTPLOAD" -q -c 64 -d 2s "$(URL /paced)"
     cat "$W/fanout.err"
@@ -288,7 +293,7 @@ assert m["run_id"] == "fanout-test", m["run_id"]' "$W/fanout/shard-$k.meta.json"
     done
     doc "$W/fanout/merged.json" --invariants "v('c64.connections')==64"
     python3 "$TESTDIR/shardcompare.py" --clients 64 --merged "$W/fanout/merged.json" \
-        --shards "$W"/fanout/shard-[0-3].json --single "$W/fanout/merged.json" >/dev/null ||
+        --shards "$W"/fanout/shard-[0-3].json >/dev/null ||
         fail "fanout's merge is not the sum of its shards"
     [ ! -e "$W/fanout-remote" ] || fail "fanout left its files on the hosts"
     # the four options fanout sets are refused on its command line

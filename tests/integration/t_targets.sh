@@ -277,8 +277,7 @@ t_conn_requests_http2_new_connection_after_n_streams_with_goaway() {
     local npid=$!
     _wait_port 127.0.0.1 "$GOAWAY_PORT"
     run_tool $O $E $H -c 1 -d 300ms --http 2 -m 2 --conn-requests 3 "http://127.0.0.1:$GOAWAY_PORT/"
-    kill "$npid"
-    wait "$npid" 2>/dev/null
+    stop_background "$npid"
     assert_eq "$RC" 0 "exit status (nghttpd)"
     python3 - "$TMPROOT/nghttpd.log" "$O" <<'PY' || fail "GOAWAY after the third stream"
 import collections, json, re, sys

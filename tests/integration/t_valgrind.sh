@@ -15,11 +15,10 @@ need_nginx || exit 1
 VG=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
     --show-leak-kinds=definite)
 
-vg_run() { # label command...
-    local label=$1
+vg_run() { # label command...: prints the command's exit status, for the caller to check
+    local label=$1 rc=0
     shift
-    timeout -k 5 300 "${VG[@]}" "$@" >"$TMPROOT/$label.out" 2>"$TMPROOT/$label.err"
-    local rc=$?
+    timeout -k 5 300 "${VG[@]}" "$@" >"$TMPROOT/$label.out" 2>"$TMPROOT/$label.err" || rc=$?
     if [ "$rc" = 99 ] || grep -q 'definitely lost\|Invalid read\|Invalid write' "$TMPROOT/$label.err"; then
         fail "$label: valgrind found errors: $(grep -m3 -E 'lost|Invalid' "$TMPROOT/$label.err")"
     fi

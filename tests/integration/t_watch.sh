@@ -13,13 +13,15 @@ O=$TMPROOT/out.json
 E=$TMPROOT/err.txt
 NGINX_PID=$(cat "$SRV/nginx/nginx.pid")
 
-# kill_tree PIDFILE ROOT: stops a test tree whose children wrote their pids to PIDFILE.
+# kill_tree PIDFILE ROOT: stops a test tree: its root, which must still run,
+# then the children that wrote their pids to PIDFILE (one that already ended is
+# no news).
 kill_tree() {
     local p
-    [ -f "$1" ] && for p in $(cat "$1"); do kill "$p" 2>/dev/null; done
-    kill "$2" 2>/dev/null
-    wait "$2" 2>/dev/null
-    return 0
+    stop_background "$2"
+    if [ -f "$1" ]; then
+        for p in $(cat "$1"); do kill "$p" 2>/dev/null || :; done
+    fi
 }
 
 t_nginx_tree_is_sampled_under_load() {
@@ -49,7 +51,14 @@ t_nginx_tree_is_sampled_under_load() {
 # of 1.4 against 5.5 ms (110 ms at worst) on the same host. The send lag
 # shows the walk alone, without the server's share: its p99.5 was 7.6 ms
 # with --watch against 1.6 without on that build.
-t_watch_on_a_crowded_host_does_not_delay_requests() {
+# What this timed test can promise is coarse, and its name says it: the tails
+# with --watch within twice those without plus 1 ms. That catches a delay the
+# size of the old walk's, not a smaller one: at the sub-millisecond tails of a
+# quiet host it lets tails 3 to 4 times longer through, and on a host with a
+# load average of 13 the tails without --watch were 18 to 65 ms. The check
+# that --watch reads nothing on the request loop is the counted one below
+# (t_watch_opens_the_tree_alone_and_never_on_the_request_loop).
+t_watch_on_a_crowded_host_keeps_request_tails_within_twice_plus_1_ms() {
     local pids=() i mode runs=9
     for ((i = 0; i < 2000; i++)); do
         sleep 300 &
@@ -67,8 +76,7 @@ t_watch_on_a_crowded_host_does_not_delay_requests() {
             assert_eq "$RC" 0 "exit status ($mode, run $i)"
         done
     done
-    kill "${pids[@]}" 2>/dev/null
-    wait "${pids[@]}" 2>/dev/null
+    stop_background "${pids[@]}"
     python3 - "$TMPROOT" "$runs" <<'PY' || fail "--watch delayed the requests"
 import json, statistics, sys
 def q(v, f):
@@ -110,8 +118,7 @@ t_watch_opens_the_tree_alone_and_never_on_the_request_loop() {
     rm -rf "$st" && mkdir -p "$st"
     run_tool $O $E env ASAN_OPTIONS=detect_leaks=0 strace -f -ff -qq -e trace=openat,open,epoll_wait -o "$st/t" \
         $H -q -c 2 -d 2s --watch nginx=$NGINX_PID "$BASE/"
-    kill "${pids[@]}" 2>/dev/null
-    wait "${pids[@]}" 2>/dev/null
+    stop_background "${pids[@]}"
     assert_eq "$RC" 0 "exit status"
     # per loop thread (one that waits in libev's epoll_wait): opens between its
     # first and its last wait; and every open of the run. The timer floor's
@@ -164,7 +171,7 @@ t_a_watched_process_that_exits_ends_its_series() {
     sleep 1.5 &
     local short=$!
     run_tool $O $E $H -c 2 -d 3s --watch short=$short --watch nginx=$NGINX_PID "$BASE/"
-    wait "$short" 2>/dev/null
+    wait "$short" # it ended on its own, during the level
     assert_eq "$RC" 0 "exit status"
     doc $O "n('c2.watch.short.rss_bytes')==1" "n('c2.watch.short.sleep.rss_bytes')==1" \
         "n('c2.watch.nginx.rss_bytes')==3"
@@ -245,8 +252,7 @@ PY
     sleep 0.3
     run_tool $O $E taskset -c 0 $DNSLOAD -s 127.0.0.1 -p $port --query 'example.test A' -c 2 -d 1s \
         --timeout 200ms --max-error-rate 1
-    kill "$flood" 2>/dev/null
-    wait "$flood" 2>/dev/null
+    stop_background "$flood"
     assert_eq "$RC" 0 "exit status"
     doc $O "n('c2.rx_dropped')==1" "v('c2.rx_dropped')>0"
 }
@@ -257,8 +263,7 @@ t_saturated_loop_is_reported() {
     taskset -c 0 timeout 10 sh -c 'while :; do :; done' &
     local hog=$!
     run_tool $O $E taskset -c 0 nice -n 19 $H -c 64 -d 2s "$BASE/"
-    kill "$hog" 2>/dev/null
-    wait "$hog" 2>/dev/null
+    stop_background "$hog"
     assert_eq "$RC" 0 "exit status"
     assert_contains $E "level c64: the generator limited this measurement"
     assert_contains $E "--threads"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Self-test of the test runner (scripts/test, .ci/run, scripts/fuzz and the
-# skip of tests/integration/lib.sh): in a scratch copy of the tree it plants
-# failures the runner must not pass, runs that copy's scripts/test in its fast
-# mode, and checks the exit status and that every planted failure is named.
+# run_tests of tests/integration/lib.sh): in a scratch copy of the tree it
+# plants failures the runner must not pass (among them integration tests whose
+# checker fails midway), runs that copy's scripts/test in its fast mode, and
+# checks the exit status and that every planted failure is named.
 # Prints ok/FAIL lines like an integration test file; scripts/test runs it once.
 # usage: bash tests/runner/selftest.sh
 set -uo pipefail
@@ -85,6 +86,56 @@ tests_fuzz_fuzz_planted_SOURCES = tests/fuzz/fuzz_planted.c
 tests_fuzz_fuzz_planted_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 endif
 AM
+# (e) integration tests in which one command fails and what follows succeeds;
+# the real files need servers and minutes, so in the copy only these run
+# (through the copy's scripts/test and lib.sh). One test says on each line
+# where it expects a failure: it must pass.
+rm -f "$copy"/tests/integration/t_*.sh
+cat >"$copy/tests/integration/t_planted_runner.sh" <<'SH'
+source "$(dirname "$0")/lib.sh"
+t_checker_that_exits_non_zero_midway() {
+    python3 -c 'print("checking"); raise SystemExit(3)'
+    assert_eq 1 1 "what follows succeeds"
+}
+helper_that_fails() {
+    python3 -c 'raise SystemExit(2)'
+    echo "the helper goes on"
+}
+t_checker_that_fails_inside_a_helper() {
+    helper_that_fails
+    assert_eq 1 1
+}
+t_checker_that_fails_inside_a_command_substitution() {
+    assert_eq "$(python3 -c 'raise SystemExit(5)')" "" "its output, empty"
+}
+t_checker_that_fails_at_the_head_of_a_pipeline() {
+    python3 -c 'raise SystemExit(6)' | cat >/dev/null
+    assert_eq 1 1
+}
+t_assertion_sent_to_dev_null() {
+    fail "planted" 2>/dev/null
+}
+t_fixture_that_died_before_it_was_stopped() {
+    (exit 3) &
+    local p=$!
+    sleep 0.3
+    stop_background "$p"
+}
+t_expected_failures_said_on_their_line() {
+    exit_status python3 -c 'raise SystemExit(7)'
+    assert_eq "$RC" 7 "exit_status"
+    run_tool /dev/null /dev/null false
+    assert_eq "$RC" 1 "run_tool"
+    python3 -c 'raise SystemExit(1)' && fail "a failure read as success"
+    python3 -c 'raise SystemExit(0)' || fail "a success read as failure"
+    if grep -q planted /dev/null; then fail "matched"; fi
+    ! grep -q planted /dev/null
+    assert_eq "$(count_lines planted /dev/null)" 0 "count_lines"
+    sleep 30 &
+    stop_background $!
+}
+run_tests
+SH
 # what an older build of (b) left behind: a passing log and a binary
 mkdir -p "$copy/build/tests/unit"
 printf '[==========] Running 7 test(s).\n[  PASSED  ] 7 test(s).\n' >"$copy/build/tests/unit/test_planted_nocompile.log"
@@ -115,15 +166,15 @@ show() { # output rc: the nested run's output, when a check failed
     sed 's/^/    | /' "$1" | tail -n 60
 }
 
-# nested OUTPUT VAR=VALUE...: the copy's scripts/test in fast mode (no
-# integration tests, no sanitizer suite, and no self-test inside); sets RC.
+# nested OUTPUT VAR=VALUE...: the copy's scripts/test in fast mode (the planted
+# integration tests only, no sanitizer suite, and no self-test inside); sets RC.
 nested() {
     local out=$1
     shift
     RC=0
-    (cd "$copy" && env -u LOADGEN_CI -u ONLY -u SKIP_FUZZ LOADGEN_IN_SELFTEST=1 SKIP_SANITIZERS=1 \
-        SKIP_INTEGRATION=1 SKIP_SELFTEST=1 FUZZ_SECONDS=1 KEEP_RESULTS="$scratch/kept" "$@" \
-        timeout -k 10 400 scripts/test) >"$out" 2>&1 || RC=$?
+    (cd "$copy" && env -u LOADGEN_CI -u ONLY -u SKIP_FUZZ -u SKIP_INTEGRATION LOADGEN_IN_SELFTEST=1 \
+        SKIP_SANITIZERS=1 SKIP_SELFTEST=1 FUZZ_SECONDS=1 KEEP_RESULTS="$scratch/kept" \
+        LG_PORT_BASE="${LG_PORT_BASE:-18000}" "$@" timeout -k 10 400 scripts/test) >"$out" 2>&1 || RC=$?
 }
 
 # 1. the plants fail the run and are each named; the skip is counted apart
@@ -138,7 +189,15 @@ check ignores_the_log_and_binary_of_an_older_build \
     not_reported_passed "$scratch/fast.out" test_planted_nocompile
 check healthy_tests_still_run bash -c 'grep -qE "^PASS: tests/unit/test_url( |$)" "$1" &&
     grep -q "^ok   fuzz_url" "$1"' _ "$scratch/fast.out"
-check final_line_counts_3_failed_1_skipped final_line "$scratch/fast.out" 3 1
+for t in checker_that_exits_non_zero_midway checker_that_fails_inside_a_helper \
+    checker_that_fails_inside_a_command_substitution checker_that_fails_at_the_head_of_a_pipeline \
+    assertion_sent_to_dev_null fixture_that_died_before_it_was_stopped; do
+    check "names_the_integration_test_$t" named "$scratch/fast.out" failed "t_planted_runner.sh t_$t"
+done
+# the kept results hold the file's own lines, ok ones too
+check passes_failures_expected_on_their_line grep -q '^ok   t_planted_runner.sh t_expected_failures_said_on_their_line' \
+    "$scratch/kept/results/normal-t_planted_runner.sh.log"
+check final_line_counts_9_failed_1_skipped final_line "$scratch/fast.out" 9 1
 [ "$status" -eq "$before" ] || show "$scratch/fast.out" "$RC"
 
 # 2. CI mode (the same copy, its build reused; no fuzzing): a skip also fails
@@ -146,7 +205,7 @@ before=$status
 nested "$scratch/ci.out" LOADGEN_CI=1 SKIP_FUZZ=1
 check ci_mode_exits_non_zero [ "$RC" -ne 0 ]
 check ci_mode_names_the_skip_as_a_failure named "$scratch/ci.out" failed "test_planted_skip"
-check ci_mode_final_line_counts_the_skip_as_failed final_line "$scratch/ci.out" 3 1
+check ci_mode_final_line_counts_the_skip_as_failed final_line "$scratch/ci.out" 9 1
 [ "$status" -eq "$before" ] || show "$scratch/ci.out" "$RC"
 
 # 3. CI mode refuses a knob that shortens the run

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "loadgen/jsonout.h"
-#include "loadgen/rng.h"
+#include "stats/rng.h"
 #include "loadgen/results.h"
 
 static void integers_and_fixed_point(void **state)
@@ -77,8 +77,8 @@ static char *capture(void (*write_fn)(struct lg_jsonout *, const void *), const 
  * from the integer: the text must be what the double ns / 1e6 gave. */
 static void nanoseconds_written_as_the_double_in_ms_was(void **state)
 {
-    struct lg_rng rng;
-    lg_rng_seed(&rng, 42);
+    struct stats_rng rng;
+    stats_rng_seed(&rng, 42);
     uint64_t fixed[] = {0,
                         1,
                         9,
@@ -97,7 +97,7 @@ static void nanoseconds_written_as_the_double_in_ms_was(void **state)
     for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + 1000000; i++) {
         uint64_t ns = i < sizeof(fixed) / sizeof(fixed[0])
                           ? fixed[i]
-                          : lg_rng_below(&rng, i % 2 ? 1000000000ull : 100000000000000ull);
+                          : stats_rng_below(&rng, i % 2 ? 1000000000ull : 100000000000000ull);
         size_t na = lg_format_double(a, (double)ns / 1e6);
         size_t nb = lg_format_ns_as_ms(b, ns);
         assert_int_equal(na, nb);

@@ -16,7 +16,7 @@
 
 #include "stats/merge.h"
 #include "stats/metrickind.h"
-#include "stats/sampledraw.h"
+#include "stats/sampling.h"
 
 static double *copy_of(const double *values, size_t n)
 {
@@ -83,11 +83,15 @@ static void test_metric_kinds_follow_name_and_unit(void **state)
         {"c64.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, STATS_KIND_TIMELINE},
         {"c64.latency_warm_ms", STATS_UNIT_MILLISECONDS, STATS_KIND_SAMPLES},
         {"c64.send_lag_ms", STATS_UNIT_MILLISECONDS, STATS_KIND_SAMPLES},
-        {"c64.generator_rss_bytes", STATS_UNIT_BYTES, STATS_KIND_SAMPLES},
-        {"c64.generator_cpu_s", STATS_UNIT_SECONDS, STATS_KIND_SAMPLES},
-        {"c64.watch.nginx.fds", STATS_UNIT_COUNT, STATS_KIND_SAMPLES},
-        {"c64.watch.nginx.nginx.rss_bytes", STATS_UNIT_BYTES, STATS_KIND_SAMPLES},
-        {"c64.loop_lag_ms", STATS_UNIT_MILLISECONDS, STATS_KIND_SAMPLES},
+        {"c64.generator_rss_bytes", STATS_UNIT_BYTES, STATS_KIND_GAUGE},
+        {"c64.generator_cpu_s", STATS_UNIT_SECONDS, STATS_KIND_TIMELINE},
+        {"c64.watch.nginx.fds", STATS_UNIT_COUNT, STATS_KIND_GAUGE},
+        {"c64.watch.nginx.nginx.rss_bytes", STATS_UNIT_BYTES, STATS_KIND_GAUGE},
+        {"c64.watch.nginx.cpu_s", STATS_UNIT_SECONDS, STATS_KIND_TIMELINE},
+        {"c64.shard3.generator_rss_bytes", STATS_UNIT_BYTES, STATS_KIND_GAUGE},
+        {"c64.input1.shard0.loop_lag_ms", STATS_UNIT_MILLISECONDS, STATS_KIND_GAUGE},
+        {"c64.target.7.latency_warm_ms", STATS_UNIT_MILLISECONDS, STATS_KIND_SAMPLES},
+        {"c64.loop_lag_ms", STATS_UNIT_MILLISECONDS, STATS_KIND_GAUGE},
         {"requests", STATS_UNIT_COUNT, STATS_KIND_COUNT},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
@@ -149,6 +153,7 @@ static void test_counts_are_summed_with_zero_for_absent_keys(void **state)
     add(&m, 1, "c8.send_blocked", STATS_UNIT_COUNT, (double[]){2}, 1);
     add(&m, 0, "c8.unsent", STATS_UNIT_COUNT, (double[]){0}, 1);
     finish(&m, 0, 1);
+    finish(&m, 0, 1); /* idempotent: a second finish changes nothing */
     assert_true(only_sample(&m, "c8.attempts") == 600.0);
     assert_true(only_sample(&m, "c8.bytes_received") == 3003.0);
     assert_true(only_sample(&m, "c8.errors.timeout") == 7.0);
@@ -156,7 +161,10 @@ static void test_counts_are_summed_with_zero_for_absent_keys(void **state)
     assert_true(only_sample(&m, "c8.scheduled") == 110.0);
     assert_true(only_sample(&m, "c8.send_blocked") == 2.0);
     assert_true(only_sample(&m, "c8.unsent") == 0.0);
-    assert_int_equal(find(&m, "c8.errors.timeout")->documents, 2);
+    const struct stats_merged_metric *timeout = find(&m, "c8.errors.timeout");
+    assert_int_equal(timeout->documents, 2);
+    assert_true(timeout->parts[0].n == 0 && timeout->parts[1].n == 1 && timeout->parts[2].n == 1);
+    assert_int_equal(find(&m, "c8.attempts")->documents, 3);
     stats_merge_free(&m);
 }
 
@@ -186,8 +194,6 @@ static void test_one_sample_latencies_are_pooled_not_summed(void **state)
     add(&m, 2, "c1.latency_cold_ms", STATS_UNIT_MILLISECONDS, (double[]){4.5}, 1);
     add(&m, 0, "c1.latency_warm_ms", STATS_UNIT_MILLISECONDS, (double[]){0.5, 0.6}, 2);
     add(&m, 2, "c1.latency_warm_ms", STATS_UNIT_MILLISECONDS, (double[]){0.7}, 1);
-    add(&m, 0, "c1.watch.x.fds", STATS_UNIT_COUNT, (double[]){5, 6}, 2);
-    add(&m, 1, "c1.watch.x.fds", STATS_UNIT_COUNT, (double[]){7}, 1);
     finish(&m, 0, 1);
     const struct stats_merged_metric *cold = find(&m, "c1.latency_cold_ms");
     assert_int_equal(cold->n, 3);
@@ -196,7 +202,48 @@ static void test_one_sample_latencies_are_pooled_not_summed(void **state)
     const struct stats_merged_metric *warm = find(&m, "c1.latency_warm_ms");
     assert_int_equal(warm->n, 3);
     assert_true(warm->samples[0] == 0.5 && warm->samples[1] == 0.6 && warm->samples[2] == 0.7);
-    assert_int_equal(find(&m, "c1.watch.x.fds")->n, 3);
+    stats_merge_free(&m);
+}
+
+/* ---- gauges and per-second series of the generators ---- */
+
+static void test_gauges_are_kept_apart_per_document(void **state)
+{
+    struct stats_merge m;
+    assert_int_equal(stats_merge_init(&m, 3), 0);
+    assert_int_equal(stats_merge_name_part(&m, 2, "shard7"), 0);
+    add(&m, 0, "c1.watch.x.fds", STATS_UNIT_COUNT, (double[]){5, 6}, 2);
+    add(&m, 1, "c1.watch.x.fds", STATS_UNIT_COUNT, (double[]){7}, 1);
+    add(&m, 0, "c1.generator_rss_bytes", STATS_UNIT_BYTES, (double[]){100, 200}, 2);
+    add(&m, 2, "c1.generator_rss_bytes", STATS_UNIT_BYTES, (double[]){300}, 1);
+    finish(&m, 0, 1);
+    const struct stats_merged_metric *fds = find(&m, "c1.input0.watch.x.fds");
+    assert_int_equal(fds->n, 2);
+    assert_true(fds->samples[0] == 5 && fds->samples[1] == 6);
+    assert_int_equal(fds->kind, STATS_KIND_GAUGE);
+    assert_int_equal(find(&m, "c1.input1.watch.x.fds")->n, 1);
+    assert_int_equal(find(&m, "c1.input0.generator_rss_bytes")->n, 2);
+    assert_true(find(&m, "c1.shard7.generator_rss_bytes")->samples[0] == 300);
+    assert_int_equal(keyindex_find(&m.keys, "c1.watch.x.fds", 14), -1);
+    assert_int_equal(stats_merge_name_part(&m, 3, "shard9"), -1);
+    stats_merge_free(&m);
+}
+
+static void test_generator_cpu_is_added_second_by_second(void **state)
+{
+    struct stats_merge m;
+    stats_merge_init(&m, 2);
+    add(&m, 0, "c8.generator_cpu_s", STATS_UNIT_SECONDS, (double[]){0.5, 0.25}, 2);
+    add(&m, 1, "c8.generator_cpu_s", STATS_UNIT_SECONDS, (double[]){0.25, 0.5}, 2);
+    add(&m, 0, "c8.watch.proxy.cpu_s", STATS_UNIT_SECONDS, (double[]){1, 2}, 2);
+    add(&m, 1, "c8.watch.proxy.cpu_s", STATS_UNIT_SECONDS, (double[]){3, 4}, 2);
+    finish(&m, 0, 1);
+    const struct stats_merged_metric *cpu = find(&m, "c8.generator_cpu_s");
+    assert_int_equal(cpu->n, 2);
+    assert_true(cpu->samples[0] == 0.75 && cpu->samples[1] == 0.75);
+    const struct stats_merged_metric *watched = find(&m, "c8.watch.proxy.cpu_s");
+    assert_true(watched->samples[0] == 4 && watched->samples[1] == 6);
+    assert_false(cpu->lengths_differ);
     stats_merge_free(&m);
 }
 
@@ -211,7 +258,9 @@ static void test_refusals(void **state)
                                      error, sizeof error),
                      -1);
     assert_non_null(strstr(error, "unit conflict"));
-    assert_non_null(strstr(error, "milliseconds"));
+    assert_non_null(strstr(error, "\"c1.connect_ms\"")); /* which metric */
+    assert_non_null(strstr(error, "milliseconds in an earlier document"));
+    assert_non_null(strstr(error, "seconds in this one"));
     free(samples);
     samples = copy_of((double[]){1, 2, 3}, 3);
     assert_int_equal(stats_merge_add(&m, 1, "c1.ttfb_ms", STATS_UNIT_MILLISECONDS, &samples, 3, 2,
@@ -244,6 +293,9 @@ static void test_timelines_are_added_second_by_second(void **state)
     assert_int_equal(rps->n, 3);
     assert_true(rps->samples[0] == 11 && rps->samples[1] == 22 && rps->samples[2] == 33);
     assert_false(rps->lengths_differ);
+    /* the third document lacks it: two had it, and it stays out of their count */
+    assert_int_equal(rps->documents, 2);
+    assert_true(rps->parts[0].n == 3 && rps->parts[1].n == 3 && rps->parts[2].n == 0);
     const struct stats_merged_metric *r = find(&m, "r");
     assert_int_equal(r->n, 4);
     assert_true(r->samples[0] == 111 && r->samples[1] == 11 && r->samples[2] == 10 &&
@@ -414,6 +466,8 @@ int main(void)
         cmocka_unit_test(test_one_sample_latencies_are_pooled_not_summed),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_timelines_are_added_second_by_second),
+        cmocka_unit_test(test_gauges_are_kept_apart_per_document),
+        cmocka_unit_test(test_generator_cpu_is_added_second_by_second),
         cmocka_unit_test(test_draw_plan_is_proportional_to_true_counts),
         cmocka_unit_test(test_weighted_merge_is_uniform_over_all_requests),
         cmocka_unit_test(test_weighted_merge_is_deterministic_per_seed),

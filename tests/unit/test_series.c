@@ -11,8 +11,8 @@
 static void keeps_everything_below_the_limit(void **state)
 {
     struct lg_series s;
-    struct lg_rng rng;
-    lg_rng_seed(&rng, 1);
+    struct stats_rng rng;
+    stats_rng_seed(&rng, 1);
     lg_series_init(&s, 10000);
     for (int i = 0; i < 5000; i++)
         lg_series_add(&s, i, &rng);
@@ -27,8 +27,8 @@ static void keeps_everything_below_the_limit(void **state)
 static void reservoir_is_bounded_and_uniform(void **state)
 {
     struct lg_series s;
-    struct lg_rng rng;
-    lg_rng_seed(&rng, 7);
+    struct stats_rng rng;
+    stats_rng_seed(&rng, 7);
     lg_series_init(&s, 1000);
     for (int i = 0; i < 100000; i++)
         lg_series_add(&s, i, &rng);
@@ -51,8 +51,8 @@ static void reservoir_is_bounded_and_uniform(void **state)
 static void merge_concatenates_when_it_fits(void **state)
 {
     struct lg_series a, b, out;
-    struct lg_rng rng;
-    lg_rng_seed(&rng, 3);
+    struct stats_rng rng;
+    stats_rng_seed(&rng, 3);
     lg_series_init(&a, 100);
     lg_series_init(&b, 100);
     lg_series_init(&out, 100);
@@ -76,8 +76,8 @@ static void merge_concatenates_when_it_fits(void **state)
 static void merge_samples_in_proportion_to_what_each_saw(void **state)
 {
     struct lg_series a, b, out;
-    struct lg_rng rng;
-    lg_rng_seed(&rng, 5);
+    struct stats_rng rng;
+    stats_rng_seed(&rng, 5);
     lg_series_init(&a, 1000);
     lg_series_init(&b, 1000);
     lg_series_init(&out, 1000);

@@ -1,6 +1,7 @@
 /* test_shardset.c — reading --meta descriptors (the JSON reader under it, the
  * schema's fields, the true counts) and the completeness check of a shard set:
- * missing, duplicated and foreign shards are named, timing problems warned. */
+ * missing, duplicated and foreign shards are named, shards of another test
+ * or interrupted ones refused, a late start refused unless accepted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 
 #include "stats/json.h"
 #include "stats/runmeta.h"
+#include "stats/sametest.h"
 #include "stats/shardset.h"
 
 /* ---- the JSON reader ---- */
@@ -230,9 +232,11 @@ static void expect_line(const struct stats_shard_lines *lines, const char *text)
     fail_msg("no line says \"%s\"", text);
 }
 
+static const struct stats_shard_rules rules = {.max_start_lag_s = 0.05};
+
 static void check(struct set *set, struct stats_shard_findings *f)
 {
-    assert_int_equal(stats_shardset_check(set->inputs, set->count, 0.05, f), 0);
+    assert_int_equal(stats_shardset_check(set->inputs, set->count, &rules, f), 0);
 }
 
 static void test_complete_set_passes(void **state)
@@ -290,7 +294,7 @@ static void test_foreign_shards_are_refused(void **state)
     struct stats_shard_input inputs[] = {
         {"a.json", "a.meta.json", NULL, "cannot open: No such file or directory"},
         {"b.json", "b.meta.json", &unsharded, NULL}};
-    assert_int_equal(stats_shardset_check(inputs, 2, 0.05, &f), 0);
+    assert_int_equal(stats_shardset_check(inputs, 2, &rules, &f), 0);
     expect_line(&f.refusals, "a.json: no valid shard descriptor a.meta.json (cannot open");
     expect_line(&f.refusals, "b.json: b.meta.json has no \"shard\" field");
     stats_shard_findings_free(&f);
@@ -311,26 +315,167 @@ static void test_clients_must_add_up_and_levels_agree(void **state)
     set.metas[1].levels = NULL;
     set.metas[1].n_levels = 0;
     check(&set, &f);
-    expect_line(&f.refusals, "s1.json: levels none differ from c1,c64 in s0.json");
+    expect_line(&f.refusals, "s1.json (shard 1 of 2): levels none differ from c1,c64 in s0.json");
     stats_shard_findings_free(&f);
     free_set(&set);
 }
 
-static void test_clock_and_start_lag_are_warned(void **state)
+static void test_clock_is_warned_and_a_late_start_refused(void **state)
 {
     struct shard_spec specs[] = {{"r", 0, 2, false, 0.2, 32}, {"r", 1, 2, true, -0.06, 32}};
     struct set set;
     make_set(&set, specs, 2);
     struct stats_shard_findings f;
     check(&set, &f);
-    assert_int_equal(f.refusals.count, 0);
     expect_line(
         &f.warnings,
         "s0.json (shard 0 of 2, host h0): clock not synchronized (estimated error 9000 us)");
+    assert_int_equal(f.warnings.count, 1);
+    expect_line(&f.refusals, "s0.json (shard 0 of 2, host h0): level c64 started 0.200 s late");
+    expect_line(&f.refusals, "s1.json (shard 1 of 2, host h1): level c64 started 0.060 s early");
+    expect_line(&f.refusals, "(--accept-start-lag merges it anyway)");
+    assert_int_equal(f.refusals.count, 2);
+    stats_shard_findings_free(&f);
+    /* accepted: warnings, no refusal */
+    struct stats_shard_rules accept = {.max_start_lag_s = 0.05, .accept_start_lag = true};
+    assert_int_equal(stats_shardset_check(set.inputs, set.count, &accept, &f), 0);
+    assert_int_equal(f.refusals.count, 0);
     expect_line(&f.warnings, "s0.json (shard 0 of 2, host h0): level c64 started 0.200 s late");
-    expect_line(&f.warnings, "s1.json (shard 1 of 2, host h1): level c64 started 0.060 s early");
+    expect_line(&f.warnings, "merged anyway: --accept-start-lag");
     assert_int_equal(f.warnings.count, 3);
     stats_shard_findings_free(&f);
+    /* a wider bound lets both through */
+    struct stats_shard_rules wide = {.max_start_lag_s = 0.5};
+    assert_int_equal(stats_shardset_check(set.inputs, set.count, &wide, &f), 0);
+    assert_int_equal(f.refusals.count, 0);
+    assert_int_equal(f.warnings.count, 1);
+    stats_shard_findings_free(&f);
+    free_set(&set);
+}
+
+/* Two shards from descriptor texts. */
+static void make_pair(struct set *set, const char *a, const char *b)
+{
+    memset(set, 0, sizeof *set);
+    const char *texts[2] = {a, b};
+    set->count = 2;
+    for (size_t i = 0; i < 2; i++) {
+        char error[200];
+        if (stats_runmeta_parse(texts[i], strlen(texts[i]), &set->metas[i], error, sizeof error))
+            fail_msg("%s: %s", texts[i], error);
+        snprintf(set->names[i], sizeof set->names[i], "s%zu.json", i);
+        snprintf(set->descriptors[i], sizeof set->descriptors[i], "s%zu.meta.json", i);
+        set->inputs[i] =
+            (struct stats_shard_input){set->names[i], set->descriptors[i], &set->metas[i], NULL};
+    }
+}
+
+#define SHARD_HEAD(i) "{\"tool\": \"httpload\", \"shard\": {\"index\": " #i ", \"count\": 2}, "
+#define OPTIONS(d) "\"options\": {\"duration_s\": " #d ", \"rate\": 0, \"timeout_s\": 10}, "
+#define LEVEL(c, at, stopped)                                                                      \
+    "{\"clients\": " #c ", \"requested_start\": \"" at "\", \"interrupted\": " stopped "}"
+
+static void test_shards_of_another_test_are_refused(void **state)
+{
+    struct set set;
+    struct stats_shard_findings f;
+    const char *base = SHARD_HEAD(0) "\"target\": \"http://a/\", " OPTIONS(
+        3) "\"levels\": [{\"clients\": 2, \"requested_start\": \"T0\"}, "
+           "{\"clients\": 4, \"requested_start\": \"T1\"}]}";
+    /* another tool, target and duration, levels in another order */
+    make_pair(
+        &set, base,
+        "{\"tool\": \"dnsload\", \"shard\": {\"index\": 1, \"count\": 2}, \"target\": "
+        "\"127.0.0.1\", " OPTIONS(2) "\"levels\": [{\"clients\": 4, \"requested_start\": "
+                                     "\"T0\"}, {\"clients\": 2, \"requested_start\": \"T1\"}]}");
+    check(&set, &f);
+    expect_line(&f.refusals,
+                "s1.json (shard 1 of 2): tool \"dnsload\" differs from \"httpload\" in s0.json");
+    expect_line(&f.refusals,
+                "s1.json (shard 1 of 2): target \"127.0.0.1\" differs from \"http://a/\"");
+    expect_line(&f.refusals, "s1.json (shard 1 of 2): duration_s 2 differs from 3 in s0.json");
+    expect_line(&f.refusals, "s1.json (shard 1 of 2): levels ran in the order c4,c2, not c2,c4");
+    assert_int_equal(f.refusals.count, 4);
+    stats_shard_findings_free(&f);
+    free_set(&set);
+    /* the same levels, one starting 12 s apart */
+    make_pair(&set, base,
+              SHARD_HEAD(1) "\"target\": \"http://a/\", " OPTIONS(
+                  3) "\"levels\": [{\"clients\": 2, \"requested_start\": \"T0\"}, "
+                     "{\"clients\": 4, \"requested_start\": \"T12\"}]}");
+    check(&set, &f);
+    expect_line(&f.refusals,
+                "s1.json (shard 1 of 2): level c4's requested_start \"T12\" differs from \"T1\"");
+    assert_int_equal(f.refusals.count, 1);
+    stats_shard_findings_free(&f);
+    free_set(&set);
+    /* an option one descriptor lacks */
+    make_pair(
+        &set, base,
+        SHARD_HEAD(1) "\"target\": \"http://a/\", \"options\": {\"duration_s\": 3, "
+                      "\"rate\": 0}, \"levels\": [{\"clients\": 2, \"requested_start\": \"T0\"}, "
+                      "{\"clients\": 4, \"requested_start\": \"T1\"}]}");
+    check(&set, &f);
+    expect_line(&f.refusals, "s1.json (shard 1 of 2): timeout_s none differs from 10");
+    stats_shard_findings_free(&f);
+    free_set(&set);
+}
+
+static void test_interrupted_shards_are_partial(void **state)
+{
+    struct set set;
+    struct stats_shard_findings f;
+    const char *whole =
+        SHARD_HEAD(0) "\"levels\": [" LEVEL(2, "T0", "false") ", " LEVEL(4, "T1", "false") "]}";
+    const char *whole1 =
+        SHARD_HEAD(1) "\"levels\": [" LEVEL(2, "T0", "false") ", " LEVEL(4, "T1", "false") "]}";
+    /* interrupted in its last level, like every shard a SIGINT reached */
+    make_pair(
+        &set, whole,
+        SHARD_HEAD(1) "\"levels\": [" LEVEL(2, "T0", "false") ", " LEVEL(4, "T1", "true") "]}");
+    check(&set, &f);
+    assert_int_equal(f.refusals.count, 0);
+    expect_line(&f.partial, "s1.json (shard 1 of 2): level c4 was interrupted");
+    assert_int_equal(f.partial.count, 1);
+    stats_shard_findings_free(&f);
+    free_set(&set);
+    /* stopped in its first level: it never reached the second */
+    make_pair(&set, SHARD_HEAD(0) "\"levels\": [" LEVEL(2, "T0", "true") "]}", whole1);
+    check(&set, &f);
+    assert_int_equal(f.refusals.count, 0);
+    expect_line(&f.partial, "s0.json (shard 0 of 2) stopped in level c2 (interrupted): levels c2 "
+                            "differ from c2,c4 in s1.json");
+    expect_line(&f.partial, "s0.json (shard 0 of 2): level c2 was interrupted");
+    stats_shard_findings_free(&f);
+    free_set(&set);
+    /* fewer levels without an interruption: another test */
+    make_pair(&set, SHARD_HEAD(0) "\"levels\": [" LEVEL(2, "T0", "false") "]}", whole1);
+    check(&set, &f);
+    expect_line(&f.refusals, "s0.json (shard 0 of 2): levels c2 differ from c2,c4 in s1.json");
+    assert_int_equal(f.partial.count, 0);
+    stats_shard_findings_free(&f);
+    free_set(&set);
+}
+
+static int collect(void *ctx, enum stats_difference kind, const char *phrase)
+{
+    (void)kind;
+    strncat(ctx, phrase, 400);
+    strcat(ctx, ";");
+    return 0;
+}
+
+static void test_runs_of_one_test_may_start_apart(void **state)
+{
+    /* compare's use: two runs made at different times are the same test */
+    struct set set;
+    make_pair(&set, SHARD_HEAD(0) "\"levels\": [" LEVEL(2, "T0", "false") "]}",
+              SHARD_HEAD(1) "\"levels\": [" LEVEL(2, "T9", "false") "]}");
+    char found[1024] = "";
+    assert_int_equal(stats_same_test(&set.metas[1], &set.metas[0], false, collect, found), 0);
+    assert_string_equal(found, "");
+    assert_int_equal(stats_same_test(&set.metas[1], &set.metas[0], true, collect, found), 0);
+    assert_string_equal(found, "level c2's requested_start \"T9\" differs from \"T0\";");
     free_set(&set);
 }
 
@@ -346,7 +491,10 @@ int main(void)
         cmocka_unit_test(test_missing_and_duplicated_shards_are_named),
         cmocka_unit_test(test_foreign_shards_are_refused),
         cmocka_unit_test(test_clients_must_add_up_and_levels_agree),
-        cmocka_unit_test(test_clock_and_start_lag_are_warned),
+        cmocka_unit_test(test_clock_is_warned_and_a_late_start_refused),
+        cmocka_unit_test(test_shards_of_another_test_are_refused),
+        cmocka_unit_test(test_interrupted_shards_are_partial),
+        cmocka_unit_test(test_runs_of_one_test_may_start_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

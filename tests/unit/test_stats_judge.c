@@ -1,5 +1,6 @@
-/* test_stats_judge.c — the comparison verdicts (direction, noise, time
- * resolution, zero baselines). Merging is tested in test_merge.c. */
+/* test_stats_judge.c — the comparison verdicts (direction, interval, noise,
+ * time resolution, zero baselines). The interval itself is tested in
+ * test_bootstrap.c, merging in test_merge.c. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,13 +15,29 @@
 
 static const struct stats_thresholds defaults = STATS_THRESHOLDS_DEFAULT;
 
+/* One run a side, and an interval with nothing to resample (a count): the
+ * rule as it was before runs, the baseline's cv deciding the noise. */
 static struct stats_comparison judge(double base_median, double base_cv, double new_median,
                                      enum stats_unit unit, const struct stats_thresholds *t)
 {
-    struct stats_summary base = {.n = 10, .median = base_median, .cv = base_cv};
-    struct stats_summary current = {.n = 10, .median = new_median, .cv = 0.0};
-    struct stats_comparison c;
-    stats_compare(&base, &current, unit, t ? t : &defaults, &c);
+    struct stats_comparison c = {.base_runs = 1, .new_runs = 1, .base_cv = base_cv};
+    stats_comparison_move(&c, base_median, new_median);
+    c.ratio_low = c.ratio_high = c.ratio;
+    c.lower_is_worse = stats_unit_is_rate(unit);
+    stats_judge(&c, unit, t ? t : &defaults);
+    return c;
+}
+
+/* Several runs a side, with an interval. */
+static struct stats_comparison judge_runs(double base, double current, double low, double high,
+                                          enum stats_unit unit)
+{
+    struct stats_comparison c = {.base_runs = 2, .new_runs = 3, .base_cv = 0.9};
+    stats_comparison_move(&c, base, current);
+    c.ratio_low = low;
+    c.ratio_high = high;
+    c.lower_is_worse = stats_unit_is_rate(unit);
+    stats_judge(&c, unit, &defaults);
     return c;
 }
 
@@ -29,7 +46,7 @@ static void test_slower_latency_regresses(void **state)
     struct stats_comparison c = judge(10.0, 0.05, 12.0, STATS_UNIT_MILLISECONDS, NULL);
     assert_true(c.significant);
     assert_int_equal(c.verdict, STATS_VERDICT_REGRESSED);
-    assert_true(c.base_median == 10.0 && c.new_median == 12.0);
+    assert_true(c.base == 10.0 && c.current == 12.0);
     assert_true(c.delta_abs == 2.0);
     assert_true(c.delta_pct == 20.0);
     assert_true(c.ratio == 1.2);
@@ -129,6 +146,83 @@ static void test_maximum_factor_widens_the_envelope(void **state)
                      STATS_VERDICT_REGRESSED);
 }
 
+static void test_an_interval_beyond_the_factor_is_a_regression_whatever_the_cv(void **state)
+{
+    /* several runs a side: the interval carries the noise, the cv rule is off */
+    struct stats_comparison c = judge_runs(10.0, 12.0, 1.15, 1.25, STATS_UNIT_MILLISECONDS);
+    assert_int_equal(c.verdict, STATS_VERDICT_REGRESSED);
+    assert_true(c.significant);
+    assert_int_equal(c.noise, STATS_NOISE_NONE);
+    assert_false(stats_comparison_single_run(&c));
+    c = judge_runs(1000.0, 800.0, 0.75, 0.85, STATS_UNIT_REQUESTS_PER_SECOND);
+    assert_int_equal(c.verdict, STATS_VERDICT_REGRESSED);
+    c = judge_runs(1000.0, 1300.0, 1.2, 1.4, STATS_UNIT_REQUESTS_PER_SECOND);
+    assert_int_equal(c.verdict, STATS_VERDICT_IMPROVED);
+    assert_false(c.significant);
+}
+
+static void test_an_interval_straddling_the_factor_is_noisy(void **state)
+{
+    /* +20%, but the interval reaches back to +5%: not shown to be beyond 1.1 */
+    struct stats_comparison c = judge_runs(10.0, 12.0, 1.05, 1.35, STATS_UNIT_MILLISECONDS);
+    assert_int_equal(c.verdict, STATS_VERDICT_NOISY);
+    assert_int_equal(c.noise, STATS_NOISE_INTERVAL);
+    assert_false(c.significant);
+    /* falling throughput whose interval reaches 0.95 */
+    c = judge_runs(1000.0, 850.0, 0.7, 0.95, STATS_UNIT_REQUESTS_PER_SECOND);
+    assert_int_equal(c.noise, STATS_NOISE_INTERVAL);
+    /* one run a side, a within-run interval that straddles: noisy too */
+    struct stats_comparison one = {.base_runs = 1, .new_runs = 1, .base_cv = 0.0};
+    stats_comparison_move(&one, 10.0, 12.0);
+    one.ratio_low = 1.08;
+    one.ratio_high = 1.3;
+    stats_judge(&one, STATS_UNIT_MILLISECONDS, &defaults);
+    assert_int_equal(one.verdict, STATS_VERDICT_NOISY);
+    assert_int_equal(one.noise, STATS_NOISE_INTERVAL);
+    assert_true(stats_comparison_single_run(&one));
+    /* a point inside the factor whose interval lies beyond it still moved */
+    c = judge_runs(100.0, 109.0, 1.12, 1.3, STATS_UNIT_MILLISECONDS);
+    assert_int_equal(c.verdict, STATS_VERDICT_REGRESSED);
+}
+
+static void test_runs_on_one_side_are_enough_for_the_interval(void **state)
+{
+    /* the runs of one side give the spread both share: no cv rule */
+    struct stats_comparison c = {.base_runs = 3, .new_runs = 1, .base_cv = 0.5};
+    stats_comparison_move(&c, 10.0, 12.0);
+    c.ratio_low = 1.15;
+    c.ratio_high = 1.25;
+    stats_judge(&c, STATS_UNIT_MILLISECONDS, &defaults);
+    assert_int_equal(c.verdict, STATS_VERDICT_REGRESSED);
+    assert_false(stats_comparison_single_run(&c));
+}
+
+static void test_a_metric_in_one_run_of_each_side_is_noisy(void **state)
+{
+    /* two runs asked for a side, the metric in one of each: its run-to-run
+     * noise is unknown, whatever the within-run interval says */
+    struct stats_comparison c = {.base_runs = 1, .new_runs = 1, .base_given = 2, .new_given = 2};
+    stats_comparison_move(&c, 1.0, 3.0);
+    c.ratio_low = c.ratio_high = 3.0;
+    stats_judge(&c, STATS_UNIT_MILLISECONDS, &defaults);
+    assert_int_equal(c.verdict, STATS_VERDICT_NOISY);
+    assert_int_equal(c.noise, STATS_NOISE_RUNS);
+    /* one run given a side: the rule of one run a side */
+    c.base_given = c.new_given = 1;
+    stats_judge(&c, STATS_UNIT_MILLISECONDS, &defaults);
+    assert_int_equal(c.verdict, STATS_VERDICT_REGRESSED);
+}
+
+static void test_the_move_is_rounded_as_summary_rounds(void **state)
+{
+    struct stats_comparison c = {0};
+    stats_comparison_move(&c, 0.054, 0.066);
+    assert_true(c.base == 0.05 && c.current == 0.07);
+    assert_true(c.delta_abs == 0.01);
+    /* the ratio is of the unrounded values */
+    assert_true(fabs(c.ratio - 0.066 / 0.054) < 1e-12);
+}
+
 static void test_zero_baselines(void **state)
 {
     struct stats_comparison c = judge(0.0, 0.0, 0.0, STATS_UNIT_COUNT, NULL);
@@ -159,6 +253,11 @@ int main(void)
         cmocka_unit_test(test_resolution_converts_to_the_unit),
         cmocka_unit_test(test_other_units_have_no_floor),
         cmocka_unit_test(test_maximum_factor_widens_the_envelope),
+        cmocka_unit_test(test_an_interval_beyond_the_factor_is_a_regression_whatever_the_cv),
+        cmocka_unit_test(test_an_interval_straddling_the_factor_is_noisy),
+        cmocka_unit_test(test_runs_on_one_side_are_enough_for_the_interval),
+        cmocka_unit_test(test_a_metric_in_one_run_of_each_side_is_noisy),
+        cmocka_unit_test(test_the_move_is_rounded_as_summary_rounds),
         cmocka_unit_test(test_zero_baselines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,30 +1,20 @@
-/* sampledraw.c — drawing a uniform sample of the union of uniform samples (see
- * sampledraw.h). The same idea as the generators' thread merge in
- * loadgen/series.c, with the total bounded so every input can pay its share. */
-#include "stats/sampledraw.h"
+/* sampling.c — uniform subsets (see sampling.h). */
+#include "stats/sampling.h"
 
 #include <stdbool.h>
+#include <string.h>
 
-void stats_rng_seed(struct stats_rng *rng, uint64_t seed)
-{
-    rng->state = seed;
-}
+_Static_assert(sizeof(double) == sizeof(uint64_t), "items are 8 bytes, as doubles or as counts");
 
-uint64_t stats_rng_next(struct stats_rng *rng)
+void stats_draw_front(void *items, size_t n, size_t k, struct stats_rng *rng)
 {
-    uint64_t z = (rng->state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-uint64_t stats_rng_below(struct stats_rng *rng, uint64_t n)
-{
-    /* Lemire's multiply-shift with rejection: exactly uniform. */
-    uint64_t threshold = -n % n;
-    for (;;) {
-        unsigned __int128 m = (unsigned __int128)stats_rng_next(rng) * n;
-        if ((uint64_t)m >= threshold) return (uint64_t)(m >> 64);
+    unsigned char *v = items;
+    for (size_t i = 0; i < k; i++) {
+        size_t j = i + (size_t)stats_rng_below(rng, n - i);
+        unsigned char t[8];
+        memcpy(t, v + 8 * i, 8);
+        memcpy(v + 8 * i, v + 8 * j, 8);
+        memcpy(v + 8 * j, t, 8);
     }
 }
 
@@ -37,7 +27,7 @@ size_t stats_draw_plan(const struct stats_draw_input *inputs, size_t count, size
         take[i] = 0;
     }
     if (seen == 0) return 0;
-    /* An input with a share s = seen[i]/Σseen can give at most n[i] samples, so
+    /* An input with a share s = seen[i]/Σseen can give at most n[i] items, so
      * the total can be at most n[i]/s. */
     unsigned __int128 want = limit;
     for (size_t i = 0; i < count; i++) {
@@ -50,7 +40,7 @@ size_t stats_draw_plan(const struct stats_draw_input *inputs, size_t count, size
         take[i] = (size_t)(want * inputs[i].seen / seen);
         total += take[i];
     }
-    /* The floors leave fewer than `count` samples over: one more each for the
+    /* The floors leave fewer than `count` items over: one more each for the
      * inputs with the largest remainders (ties to the earlier input). */
     while (total < (size_t)want) {
         size_t best = count;
@@ -71,19 +61,13 @@ size_t stats_draw_plan(const struct stats_draw_input *inputs, size_t count, size
     return total;
 }
 
-void stats_draw(double *out, struct stats_draw_input *inputs, size_t count, const size_t *take,
+void stats_draw(void *out, struct stats_draw_input *inputs, size_t count, const size_t *take,
                 struct stats_rng *rng)
 {
-    size_t at = 0;
+    unsigned char *at = out;
     for (size_t i = 0; i < count; i++) {
-        double *v = inputs[i].samples;
-        size_t n = inputs[i].n;
-        for (size_t k = 0; k < take[i]; k++) {
-            size_t j = k + (size_t)stats_rng_below(rng, n - k);
-            double t = v[k];
-            v[k] = v[j];
-            v[j] = t;
-            out[at++] = v[k];
-        }
+        stats_draw_front(inputs[i].samples, inputs[i].n, take[i], rng);
+        if (take[i]) memcpy(at, inputs[i].samples, 8 * take[i]);
+        at += 8 * take[i];
     }
 }

@@ -1,0 +1,53 @@
+/* comparison.h — `loadstats compare` as a library: two sets of runs in, one
+ * judged row per metric out (nothing printed), so a report can be built on
+ * the same numbers the command prints. */
+#ifndef LOADGEN_STATS_COMPARISON_H
+#define LOADGEN_STATS_COMPARISON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats/bootstrap.h"
+#include "stats/compare.h"
+#include "stats/runset.h"
+
+struct stats_compare_settings {
+    struct stats_thresholds thresholds;
+    struct stats_bootstrap bootstrap; /* statistic, confidence, resamples, seed */
+};
+#define STATS_COMPARE_SETTINGS_DEFAULT                                                             \
+    {                                                                                              \
+        STATS_THRESHOLDS_DEFAULT,                                                                  \
+        {                                                                                          \
+            STATS_STAT_MEDIAN, 0.99, 2000, 1                                                       \
+        }                                                                                          \
+    }
+
+struct stats_compare_row {
+    const char *key; /* owned by the base run set */
+    enum stats_unit unit;
+    struct stats_comparison result;
+    double interval_df; /* the t quantile's degrees of freedom; INFINITY: normal or percentiles */
+    bool has_p99;       /* a latency (time samples): its p99 beside the statistic */
+    double base_p99, new_p99;
+};
+
+struct stats_compare_report {
+    struct stats_compare_row *rows; /* in the base's first-seen order */
+    size_t n_rows;
+    char **only_base, **only_new; /* keys in one side only (owned by the run sets) */
+    size_t n_only_base, n_only_new;
+    char **conflicts; /* one line per key whose unit differs between the sides (owned) */
+    size_t n_conflicts;
+};
+
+/* Compares `current` with `base`, both read with the statistic of `settings`
+ * and windows. Returns 0, or -1 when memory runs out. */
+int stats_compare_runsets(const struct stats_runset *base, const struct stats_runset *current,
+                          const struct stats_compare_settings *settings,
+                          struct stats_compare_report *out);
+
+void stats_compare_report_free(struct stats_compare_report *report);
+
+#endif

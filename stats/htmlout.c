@@ -1,0 +1,110 @@
+/* htmlout.c — escaping and people's numbers for the report (see htmlout.h). */
+#include "stats/htmlout.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+void html_text(FILE *out, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        case '\'':
+            fputs("&#39;", out);
+            break;
+        default:
+            putc(*p < 0x20 && *p != '\t' && *p != '\n' ? '?' : *p, out);
+        }
+    }
+}
+
+void html_printf(FILE *out, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(buf, sizeof buf, fmt, args);
+    va_end(args);
+    html_text(out, buf);
+}
+
+/* Inserts a ',' every three digits of the integer part of the number in buf. */
+static const char *group_thousands(char *buf)
+{
+    char *digits = buf + (buf[0] == '-');
+    size_t int_len = strcspn(digits, ".");
+    if (int_len <= 3) return buf;
+    size_t commas = (int_len - 1) / 3, len = strlen(buf);
+    if (len + commas >= HTML_NUMBER_MAX) return buf;
+    char *src = buf + len, *dst = buf + len + commas;
+    size_t tail = strlen(digits + int_len);
+    for (size_t i = 0; i <= tail; i++) /* the fraction and the NUL move as they are */
+        *dst-- = *src--;
+    for (size_t i = 0; i < int_len; i++) {
+        *dst-- = *src--;
+        if (i % 3 == 2 && i + 1 < int_len) *dst-- = ',';
+    }
+    return buf;
+}
+
+const char *html_count(double x, char buf[HTML_NUMBER_MAX])
+{
+    if (!isfinite(x)) return strcpy(buf, "n/a");
+    snprintf(buf, HTML_NUMBER_MAX, "%.0f", x);
+    return group_thousands(buf);
+}
+
+const char *html_value(double x, char buf[HTML_NUMBER_MAX])
+{
+    if (!isfinite(x)) return strcpy(buf, "n/a");
+    double a = fabs(x);
+    if (a == 0)
+        snprintf(buf, HTML_NUMBER_MAX, "0");
+    else if (a >= 99.95)
+        snprintf(buf, HTML_NUMBER_MAX, "%.0f", x);
+    else if (a >= 9.995)
+        snprintf(buf, HTML_NUMBER_MAX, "%.1f", x);
+    else if (a >= 0.9995)
+        snprintf(buf, HTML_NUMBER_MAX, "%.2f", x);
+    else
+        snprintf(buf, HTML_NUMBER_MAX, "%.3g", x);
+    return group_thousands(buf);
+}
+
+const char *html_bytes(double x, char buf[HTML_NUMBER_MAX])
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    if (!isfinite(x)) return strcpy(buf, "n/a");
+    size_t u = 0;
+    while (fabs(x) >= 1024 && u + 1 < sizeof units / sizeof *units) {
+        x /= 1024;
+        u++;
+    }
+    char number[HTML_NUMBER_MAX];
+    snprintf(buf, HTML_NUMBER_MAX, "%s %s", u == 0 ? html_count(x, number) : html_value(x, number),
+             units[u]);
+    return buf;
+}
+
+const char *html_coord(double x, char buf[HTML_NUMBER_MAX])
+{
+    if (!isfinite(x)) x = 0;
+    snprintf(buf, HTML_NUMBER_MAX, "%.1f", x);
+    /* "-0.0" reads oddly and "12.0" is longer than needed */
+    size_t len = strlen(buf);
+    if (len >= 2 && strcmp(buf + len - 2, ".0") == 0) buf[len - 2] = '\0';
+    if (strcmp(buf, "-0") == 0) strcpy(buf, "0");
+    return buf;
+}

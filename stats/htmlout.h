@@ -1,0 +1,32 @@
+/* htmlout.h — the words the report writes HTML and SVG with: text escaped for
+ * both (the page is also well-formed XML, so a strict parser can check it), and
+ * numbers formatted for people to read rather than for programs to parse. */
+#ifndef LOADGEN_STATS_HTMLOUT_H
+#define LOADGEN_STATS_HTMLOUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Writes s with & < > " ' escaped: safe in element content and in attributes.
+ * Bytes below 0x20 other than tab and newline (never valid in XML) become '?'. */
+void html_text(FILE *out, const char *s);
+
+/* printf, then html_text of the result (at most 1023 bytes). */
+void html_printf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define HTML_NUMBER_MAX 48
+
+/* An integer-valued count with thousands separators: "1,234,567". */
+const char *html_count(double x, char buf[HTML_NUMBER_MAX]);
+
+/* A measured value with about three significant digits, thousands separated
+ * from 1,000 up: "12,345", "123", "12.3", "1.23", "0.0123"; "0" for zero. */
+const char *html_value(double x, char buf[HTML_NUMBER_MAX]);
+
+/* Bytes in binary units: "512 B", "12.3 KiB", "1.50 GiB". */
+const char *html_bytes(double x, char buf[HTML_NUMBER_MAX]);
+
+/* A number in an SVG attribute: one decimal, no exponent ("12.5"). */
+const char *html_coord(double x, char buf[HTML_NUMBER_MAX]);
+
+#endif

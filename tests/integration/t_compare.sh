@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# Is the move real? `loadstats compare` over repeated runs of httpload against
+# the tests' nginx and the fault fixture: 2 unchanged runs against 2 flag
+# nothing over 20 interleaved pairings (at most one false alarm), a real change
+# (a 1 MiB body against one of 6 bytes; a server 1 ms slower) is flagged with 2
+# runs a side, one run a side says that run-to-run noise is unknown, --stat
+# and the interval's arithmetic on documents written here, and `summary` over
+# several runs shows the run-to-run spread.
+# Timed runs: the normal suite only.
+# run: once
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$TESTDIR/servers.sh"
+trap stop_servers EXIT
+
+W=$TMPROOT/compare
+mkdir -p "$W"
+
+# run_http NAME CLIENTS URL: one second of httpload; $W/NAME.json
+run_http() {
+    run_tool "$W/$1.json" "$W/$1.err" "$HTTPLOAD" -q -c "$2" -d 1s "$3"
+    assert_eq "$RC" 0 "httpload -c $2 $3: $(head -c 300 "$W/$1.err")"
+}
+
+# compare_json OUT BASE NEW [OPTION...]: loadstats compare --json; sets RC
+compare_json() {
+    local out=$1
+    shift
+    run_tool "$out" "$out.err" "$LOADSTATS" compare --json "$@"
+}
+
+# The A/A's runs: 13 unchanged one-second runs of 4 clients against nginx's
+# page, after one to warm up; made once for the tests that use them.
+aa_runs() {
+    [ -s "$W/aa12.json" ] && return 0
+    need_nginx || { fail "nginx did not start"; return 1; }
+    local i
+    run_http aa-warmup 4 "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    for i in $(seq 0 12); do run_http "aa$i" 4 "http://127.0.0.1:$NGINX_HTTP_PORT/"; done
+    [ -s "$W/aa12.json" ]
+}
+
+t_two_unchanged_runs_against_two_flag_nothing_over_20_pairings() {
+    aa_runs || return
+    # windows of four consecutive runs, split two ways that interleave them,
+    # so that a drift of the machine's load falls on both sides
+    local i n=0 split
+    for i in $(seq 0 9); do
+        for split in "$i $((i + 2)) $((i + 1)) $((i + 3))" "$i $((i + 3)) $((i + 1)) $((i + 2))"; do
+            set -- $split
+            compare_json "$W/aa.$n.cmp" "$W/aa$1.json,$W/aa$2.json" "$W/aa$3.json,$W/aa$4.json"
+            echo "aa$1,aa$2 vs aa$3,aa$4 $RC" >>"$W/aa.pairings"
+            n=$((n + 1))
+        done
+    done
+    assert_eq "$n" 20 "pairings"
+    python3 - "$W" <<'PY'
+import json, sys
+w = sys.argv[1]
+alarms = 0
+for n, line in enumerate(open(w + "/aa.pairings")):
+    name, rc = line.rsplit(" ", 1)
+    rows = json.load(open("%s/aa.%d.cmp" % (w, n)))["comparisons"]
+    flags = ["%s %s (ratio %s, interval %s)" % (k, v["verdict"], v["ratio"], v["interval"])
+             for k, v in rows.items() if v["verdict"] in ("regressed", "improved")]
+    regressed = any(v["verdict"] == "regressed" for v in rows.values())
+    if int(rc) != (1 if regressed else 0):
+        print("ASSERTION: %s: exit %s, regressed: %s" % (name, rc, regressed))
+    warm = rows["c4.latency_warm_ms"]
+    if (warm["base_runs"], warm["new_runs"], warm["run_noise"]) != (2, 2, "resampled"):
+        print("ASSERTION: %s: latency_warm_ms over %s/%s runs, run noise %s"
+              % (name, warm["base_runs"], warm["new_runs"], warm["run_noise"]))
+    print("%s: %d compared, %s" % (name, len(rows), "; ".join(flags) or "nothing flagged"))
+    alarms += bool(flags)
+print("false alarms: %d of %d pairings" % (alarms, n + 1))
+if alarms > 1:
+    print("ASSERTION: %d A/A pairings flagged a metric (at most 1)" % alarms)
+PY
+}
+
+t_a_1_mib_body_against_6_bytes_is_flagged_with_2_runs_a_side() {
+    need_nginx || { fail "nginx did not start"; return; }
+    local u=http://127.0.0.1:$NGINX_HTTP_PORT
+    run_http big-warmup 4 "$u/big.bin"
+    # interleaved: a drift of the machine's load falls on both sides
+    run_http small0 4 "$u/small"
+    run_http big0 4 "$u/big.bin"
+    run_http small1 4 "$u/small"
+    run_http big1 4 "$u/big.bin"
+    doc "$W/small0.json" "v('c4.bytes_received')>=6*v('c4.requests')"
+    doc "$W/big0.json" "v('c4.bytes_received')>=1048576*v('c4.requests')"
+    compare_json "$W/big.cmp" "$W/small0.json,$W/small1.json" "$W/big0.json,$W/big1.json"
+    assert_eq "$RC" 1 "compare's exit status: a regression"
+    # the same runs the other way round
+    compare_json "$W/small.cmp" "$W/big0.json,$W/big1.json" "$W/small0.json,$W/small1.json"
+    python3 - "$W/big.cmp" "$W/small.cmp" <<'PY'
+import json, sys
+bigger, smaller = (json.load(open(p))["comparisons"] for p in sys.argv[1:3])
+for k, v in bigger.items():
+    print(k, v["verdict"], v["ratio"], v["interval"])
+def want(rows, key, verdict, what):
+    if rows[key]["verdict"] != verdict:
+        print("ASSERTION: %s: %s is %s, not %s" % (what, key, rows[key]["verdict"], verdict))
+want(bigger, "c4.latency_warm_ms", "regressed", "a 1 MiB body")
+want(smaller, "c4.latency_warm_ms", "improved", "back to 6 bytes")
+# fewer bytes received is less work done: lower is worse for it
+want(smaller, "c4.bytes_received", "regressed", "back to 6 bytes")
+PY
+}
+
+t_a_server_1_ms_slower_is_flagged_with_2_runs_a_side() {
+    need_httpfault || { fail "the fault fixture did not start"; return; }
+    local u=http://127.0.0.1:$HTTPFAULT_PORT
+    # one client: the fixture is a Python thread per connection, steadiest alone
+    run_http ok-warmup 1 "$u/ok"
+    run_http ok0 1 "$u/ok"
+    run_http wait0 1 "$u/wait1ms"
+    run_http ok1 1 "$u/ok"
+    run_http wait1 1 "$u/wait1ms"
+    compare_json "$W/wait.cmp" "$W/ok0.json,$W/ok1.json" "$W/wait0.json,$W/wait1.json"
+    assert_eq "$RC" 1 "compare's exit status: a regression"
+    python3 - "$W/wait.cmp" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["comparisons"]
+for k, v in rows.items():
+    print(k, v["verdict"], v["base"], v["new"], v["delta_abs"], v["interval"])
+if rows["c1.latency_warm_ms"]["verdict"] != "regressed":
+    print("ASSERTION: latency_warm_ms is %s, not regressed" % rows["c1.latency_warm_ms"]["verdict"])
+PY
+}
+
+# write_doc FILE WARM...: a document of one level, its warm latencies given
+write_doc() {
+    local f=$1
+    shift
+    local warm
+    warm=$(IFS=,; echo "$*")
+    printf '{"metrics": {"c2.latency_warm_ms": {"unit": "milliseconds", "samples": [%s]},
+ "c2.requests_per_second": {"unit": "requests_per_second", "samples": [100, 102]},
+ "c2.attempts": {"unit": "count", "samples": [%d]}}}\n' "$warm" "$#" >"$f"
+}
+
+t_one_run_a_side_says_run_noise_is_unknown() {
+    write_doc "$W/one-a.json" 1 2 3 4 5
+    write_doc "$W/one-b.json" 1 2 3 4 5
+    run_tool "$W/out" "$W/err" "$LOADSTATS" compare "$W/one-a.json" "$W/one-b.json"
+    assert_eq "$RC" 0 "an unchanged run"
+    assert_contains "$W/out" "^base: 1 run (.*one-a.json)"
+    assert_contains "$W/out" "run-to-run noise is unknown (compare several runs a side"
+    compare_json "$W/one.cmp" "$W/one-a.json" "$W/one-b.json"
+    assert_contains "$W/one.cmp" '"run_noise": "unknown"'
+    # several runs a side: nothing said, the noise is resampled
+    run_tool "$W/out" "$W/err" "$LOADSTATS" compare "$W/one-a.json,$W/one-b.json" \
+        "$W/one-b.json,$W/one-a.json"
+    assert_eq "$RC" 0
+    assert_contains "$W/out" "^base: 2 runs"
+    grep -q "run-to-run noise is unknown" "$W/out" && fail "said unknown with two runs a side"
+    assert_contains "$W/out" "^statistic: median; interval: 99%, from 2000 hierarchical bootstrap resamples"
+}
+
+t_compare_takes_a_statistic_and_its_runs_mean() {
+    # the side's statistic is the mean over its runs of each run's
+    write_doc "$W/s1.json" 1 2 3 4 100
+    write_doc "$W/s2.json" 3 4 5 6 200
+    write_doc "$W/s3.json" 2 4 6 8 1000
+    compare_json "$W/stat.cmp" "$W/s1.json,$W/s2.json" "$W/s3.json"
+    python3 - "$W/stat.cmp" <<'PY'
+import json, sys
+out = json.load(open(sys.argv[1]))
+w = out["comparisons"]["c2.latency_warm_ms"]
+def check(what, got, want):
+    if got != want:
+        print("ASSERTION: %s: %r, expected %r" % (what, got, want))
+check("statistic", out["statistic"], "median")
+check("base (median 3 and 5)", w["base"], 4)
+check("new", w["new"], 6)
+check("base_median", w["base_median"], 4)
+check("runs", (w["base_runs"], w["new_runs"], w["base_samples"], w["new_samples"]), (2, 1, 10, 5))
+check("p99 beside it (mean of 96.16 and 192.24)", w["base_p99"], 144.2)
+check("ratio", w["ratio"], 1.5)
+lo, hi = w["interval"]
+if not lo <= 1.5 <= hi:
+    print("ASSERTION: the interval %s does not hold the ratio" % w["interval"])
+check("run noise", w["run_noise"], "resampled")
+check("no p99 for a count", "base_p99" in out["comparisons"]["c2.attempts"], False)
+PY
+    compare_json "$W/p99.cmp" --stat p99 "$W/s1.json,$W/s2.json" "$W/s3.json"
+    assert_contains "$W/p99.cmp" '"statistic": "p99"'
+    compare_json "$W/mean.cmp" --stat mean "$W/s1.json" "$W/s3.json"
+    python3 - "$W/p99.cmp" "$W/mean.cmp" <<'PY'
+import json, sys
+p99, mean = (json.load(open(p))["comparisons"]["c2.latency_warm_ms"] for p in sys.argv[1:3])
+if (p99["base"], p99["new"]) != (144.2, 960.32) or "base_median" in p99:
+    print("ASSERTION: --stat p99: the mean of the runs' p99, got %s" % p99)
+if (mean["base"], mean["new"]) != (22, 204):
+    print("ASSERTION: --stat mean: %s" % mean)
+PY
+    # the same inputs and seed give the same output
+    compare_json "$W/again.cmp" "$W/s1.json,$W/s2.json" "$W/s3.json"
+    cmp -s "$W/stat.cmp" "$W/again.cmp" || fail "compare is not reproducible"
+}
+
+t_compare_refuses_bad_lists_and_options() {
+    write_doc "$W/r.json" 1 2
+    local args
+    for args in "--stat p50 $W/r.json $W/r.json" "--confidence 1 $W/r.json $W/r.json" \
+        "--confidence 0 $W/r.json $W/r.json" "--resamples 10 $W/r.json $W/r.json" \
+        "$W/r.json,,$W/r.json $W/r.json" "$W/r.json -,-" "$W/r.json,$W/missing.json $W/r.json"; do
+        # shellcheck disable=SC2086
+        run_tool "$W/out" "$W/err" "$LOADSTATS" compare $args
+        assert_eq "$RC" 2 "exit status of 'compare $args'"
+        assert_empty_file "$W/out" "stdout of 'compare $args'"
+        assert_eq "$(wc -l <"$W/err")" 1 "one line for 'compare $args': $(cat "$W/err")"
+    done
+    # a unit that differs between the runs of one side is an invalid input
+    printf '{"metrics": {"c2.latency_warm_ms": {"unit": "seconds", "samples": [0.001]}}}' >"$W/sec.json"
+    run_tool "$W/out" "$W/err" "$LOADSTATS" compare "$W/r.json,$W/sec.json" "$W/r.json"
+    assert_eq "$RC" 1 "units differ between the runs of a side"
+    assert_contains "$W/err" 'sec.json: "c2.latency_warm_ms" is in seconds here but in milliseconds'
+}
+
+t_summary_over_runs_shows_the_run_to_run_spread() {
+    aa_runs || return
+    local runs="$W/aa0.json,$W/aa1.json,$W/aa2.json"
+    run_tool "$W/sum.json" "$W/err" "$LOADSTATS" summary --json "$runs"
+    assert_eq "$RC" 0 "summary over three runs"
+    for i in 0 1 2; do
+        run_tool "$W/sum$i.json" "$W/err" "$LOADSTATS" summary --json "$W/aa$i.json"
+    done
+    python3 - "$W/sum.json" "$W"/sum0.json "$W"/sum1.json "$W"/sum2.json <<'PY'
+import json, statistics, sys
+over = json.load(open(sys.argv[1]))
+runs = [json.load(open(p)) for p in sys.argv[2:]]
+for key in ("c4.latency_warm_ms", "c4.requests_per_second", "c4.requests"):
+    s = over[key]
+    each = [r[key] for r in runs]
+    if s["runs"] != 3 or s["n"] != sum(e["n"] for e in each):
+        print("ASSERTION: %s: runs %s, n %s" % (key, s["runs"], s["n"]))
+    for field in ("median", "p99", "mean"):
+        values = [e[field] for e in each]
+        mean, spread = statistics.mean(values), statistics.stdev(values)
+        if abs(s[field] - mean) > 0.006 or abs(s["spread"][field] - spread) > 0.006:
+            print("ASSERTION: %s %s: %s +- %s, the runs give %s +- %s (%s)"
+                  % (key, field, s[field], s["spread"][field], mean, spread, values))
+print("median of latency_warm_ms over three runs: %s +- %s"
+      % (over["c4.latency_warm_ms"]["median"], over["c4.latency_warm_ms"]["spread"]["median"]))
+PY
+    run_tool "$W/sum.txt" "$W/err" "$LOADSTATS" summary "$runs"
+    assert_contains "$W/sum.txt" "latency_warm_ms *ms *[0-9]* *[0-9.]*+-[0-9.]*"
+}
+
+run_tests

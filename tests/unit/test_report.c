@@ -1,0 +1,137 @@
+/* test_report.c — the report's small pieces: people's numbers (thousands
+ * separators, three significant digits, binary units, SVG coordinates),
+ * escaping of untrusted text, the percentile curve's points along 1/(1-p),
+ * and requests per CPU second of a watched tree. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "stats/cpuwork.h"
+#include "stats/htmlout.h"
+#include "stats/reportrun.h"
+
+static void test_counts_have_thousands_separators(void **state)
+{
+    (void)state;
+    char buf[HTML_NUMBER_MAX];
+    assert_string_equal(html_count(0, buf), "0");
+    assert_string_equal(html_count(999, buf), "999");
+    assert_string_equal(html_count(1000, buf), "1,000");
+    assert_string_equal(html_count(1234567, buf), "1,234,567");
+    assert_string_equal(html_count(-1234567, buf), "-1,234,567");
+    assert_string_equal(html_count(NAN, buf), "n/a");
+}
+
+static void test_values_keep_three_significant_digits(void **state)
+{
+    (void)state;
+    char buf[HTML_NUMBER_MAX];
+    assert_string_equal(html_value(12345.6, buf), "12,346");
+    assert_string_equal(html_value(123.4, buf), "123");
+    assert_string_equal(html_value(12.34, buf), "12.3");
+    assert_string_equal(html_value(1.234, buf), "1.23");
+    assert_string_equal(html_value(0.01234, buf), "0.0123");
+    assert_string_equal(html_value(0, buf), "0");
+    assert_string_equal(html_value(INFINITY, buf), "n/a");
+}
+
+static void test_bytes_in_binary_units(void **state)
+{
+    (void)state;
+    char buf[HTML_NUMBER_MAX];
+    assert_string_equal(html_bytes(512, buf), "512 B");
+    assert_string_equal(html_bytes(12.3 * 1024, buf), "12.3 KiB");
+    assert_string_equal(html_bytes(1.5 * 1024 * 1024 * 1024, buf), "1.50 GiB");
+}
+
+static void test_coordinates_are_short(void **state)
+{
+    (void)state;
+    char buf[HTML_NUMBER_MAX];
+    assert_string_equal(html_coord(12.0, buf), "12");
+    assert_string_equal(html_coord(12.54, buf), "12.5");
+    assert_string_equal(html_coord(-0.01, buf), "0");
+    assert_string_equal(html_coord(NAN, buf), "0");
+}
+
+static void test_untrusted_text_is_escaped(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    html_text(out, "<script>a & \"b\" 'c'\x01\x1f\tz</script>");
+    fclose(out);
+    assert_string_equal(text,
+                        "&lt;script&gt;a &amp; &quot;b&quot; &#39;c&#39;??\tz&lt;/script&gt;");
+    free(text);
+}
+
+static void test_a_curve_steps_along_the_nines_and_ends_at_its_count(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    double *samples = malloc(N * sizeof *samples);
+    assert_non_null(samples);
+    for (int i = 0; i < N; i++)
+        samples[i] = (double)(N - i); /* 1..1000, unsorted */
+    struct report_curve *curve = malloc(sizeof *curve);
+    assert_non_null(curve);
+    report_curve_fill(curve, samples, N);
+    assert_true(curve->present);
+    assert_int_equal(curve->n, N);
+    /* 24 steps a decade from 1 to 1000 (x = 10^(k/24), k = 0..72): 73 points */
+    assert_int_equal(curve->points, 3 * REPORT_CURVE_STEPS_PER_DECADE + 1);
+    assert_true(curve->x[0] == 1.0);
+    assert_true(fabs(curve->x[curve->points - 1] - 1000.0) < 1e-9);
+    assert_true(curve->y[0] == 1.0); /* p = 0: the minimum */
+    assert_true(fabs(curve->p50 - 500.5) < 1e-9);
+    assert_true(curve->max == 1000.0);
+    for (size_t i = 1; i < curve->points; i++) {
+        assert_true(curve->x[i] > curve->x[i - 1]);
+        assert_true(curve->y[i] >= curve->y[i - 1]);
+    }
+    report_curve_fill(curve, samples, 0);
+    assert_false(curve->present);
+    free(curve);
+    free(samples);
+}
+
+static void test_requests_per_cpu_second(void **state)
+{
+    (void)state;
+    const char *name;
+    size_t len;
+    assert_true(stats_watch_tree_cpu("watch.nginx.cpu_s", &name, &len));
+    assert_int_equal(len, 5);
+    assert_memory_equal(name, "nginx", 5);
+    assert_false(stats_watch_tree_cpu("watch.nginx.nginx.cpu_s", &name, &len));
+    assert_false(stats_watch_tree_cpu("watch.nginx.rss_bytes", &name, &len));
+    assert_false(stats_watch_tree_cpu("watch..cpu_s", &name, &len)); /* no name */
+    assert_true(stats_requests_per_cpu_second(1000, 0.5) == 2000);
+    assert_true(isnan(stats_requests_per_cpu_second(1000, 0)));
+    assert_true(isnan(stats_requests_per_cpu_second(NAN, 1)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counts_have_thousands_separators),
+        cmocka_unit_test(test_values_keep_three_significant_digits),
+        cmocka_unit_test(test_bytes_in_binary_units),
+        cmocka_unit_test(test_coordinates_are_short),
+        cmocka_unit_test(test_untrusted_text_is_escaped),
+        cmocka_unit_test(test_a_curve_steps_along_the_nines_and_ends_at_its_count),
+        cmocka_unit_test(test_requests_per_cpu_second),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
