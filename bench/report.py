@@ -56,6 +56,9 @@ METRICS = {
     "lat_p50": ("latency_warm p50 µs", "latency_warm_p50_ms", "milliseconds", 1e3, "{:.1f}", False),
     "lat_p99": ("latency_warm p99 µs", "latency_warm_p99_ms", "milliseconds", 1e3, "{:.1f}", False),
     "cpu_share": ("CPU % of the run", "cpu_share", "ratio", 100, "{:.1f}", False),
+    # bench/openloop: each client's first request (cold: to its connection attempt)
+    "first_lag_p50": ("send lag p50 µs, first requests", "send_lag_first_p50_ms", "milliseconds", 1e3, "{:.1f}", False),
+    "first_lag_p99": ("send lag p99 µs, first requests", "send_lag_first_p99_ms", "milliseconds", 1e3, "{:.1f}", False),
 }
 
 

@@ -255,7 +255,7 @@ static void conn_open(struct lg_client *c, uint64_t origin)
     }
     struct lg_req *r = lg_req_start(c, origin ? origin : now, now, true);
     lg_req_record_send_lag(w, r); /* a cold request is acted on when its connection starts */
-    if (c->tp->open(c) < 0) {
+    if (c->fd < 0 && c->tp->open(c) < 0) { /* the open loop's socket is made ahead */
         conn_abort(c);
         return;
     }
@@ -269,6 +269,29 @@ static void conn_open(struct lg_client *c, uint64_t origin)
     c->state = LG_CONN_SETUP;
     c->phase_ns = lg_event_fresh(w);
     setup_continue(c, w->stages[0]->start(c));
+}
+
+/* Open loop: the next connection's socket is made now, ahead of the moment
+ * its cold request falls due (the cohort's before the level starts, a
+ * reconnect's as the last connection closes): socket() is not part of the
+ * attempt, connect() is. A failure is left for that moment, when opening
+ * fails again and is counted. */
+void lg_client_prepare(struct lg_client *c)
+{
+    struct lg_worker *w = c->w;
+    if (w->cfg->rate <= 0 || c->fd >= 0 || c->state != LG_CONN_CLOSED) return;
+    if (c->tp->open(c) < 0 && c->fd >= 0) {
+        close(c->fd);
+        c->fd = -1;
+    }
+    c->fail_class = 0;
+}
+
+/* A connection closed while the level goes on: the open loop prepares the
+ * next one's socket. */
+static void conn_closed_midlevel(struct lg_client *c)
+{
+    if (!c->w->draining && !c->w->stopped) lg_client_prepare(c);
 }
 
 /* Every request in flight on the connection gets the failure's class; the
@@ -293,6 +316,7 @@ static void conn_abort(struct lg_client *c)
         if (c->slots[i].flags & LG_REQ_ACTIVE) lg_req_finish(c, &c->slots[i], cls, false);
     conn_close(c);
     c->fail_class = 0;
+    conn_closed_midlevel(c);
     if (!w->draining && !w->stopped) {
         double delay = 0.;
         if (w->cfg->rate <= 0 && !c->conn_succeeded) delay = (double)w->cfg->retry_delay_ns / 1e9;
@@ -363,10 +387,12 @@ static void start_requests(struct lg_client *c)
     c->in_send++;
     if (c->state == LG_CONN_READY && c->close_when_idle && c->inflight == 0) {
         /* what the driver still has to say (HTTP/2's GOAWAY) goes out first */
-        if (w->drv->flush && drv_flush(c) < 0)
+        if (w->drv->flush && drv_flush(c) < 0) {
             conn_abort(c);
-        else
+        } else {
             conn_close(c);
+            conn_closed_midlevel(c);
+        }
     }
     for (unsigned budget = c->n_free; budget > 0 && may_start(c); budget--) {
         if (c->state == LG_CONN_CLOSED) {
@@ -532,6 +558,7 @@ static void peer_closed(struct lg_client *c)
         /* an idle keep-alive connection the server closed: no error, the
          * next request reconnects and is cold */
         conn_close(c);
+        conn_closed_midlevel(c);
     }
 }
 
@@ -586,6 +613,7 @@ static void on_read_event(struct ev_loop *loop, ev_io *io, int revents)
     else if (c->state == LG_CONN_READY)
         read_ready(c);
     lg_client_kick(c);
+    if (c->w->cfg->rate > 0) lg_schedule_check(c->w);
     lg_worker_maybe_finish(c->w);
 }
 
@@ -618,6 +646,7 @@ static void on_write_event(struct ev_loop *loop, ev_io *io, int revents)
         }
     }
     lg_client_kick(c);
+    if (w->cfg->rate > 0) lg_schedule_check(w);
     lg_worker_maybe_finish(w);
 }
 

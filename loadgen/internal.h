@@ -262,6 +262,8 @@ void lg_req_departed(struct lg_client *c, struct lg_req *r);
 void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void *state_mem,
                      struct lg_req *slot_mem, uint32_t *free_mem);
 void lg_client_begin(struct lg_client *c); /* level start: connect or arm the schedule */
+/* Open loop: the socket of the client's next connection, made ahead. */
+void lg_client_prepare(struct lg_client *c);
 void lg_client_teardown(struct lg_client *c);
 void lg_client_kick(struct lg_client *c);
 /* Queues c for the worker's settle watchers (its send path left work). */
@@ -293,6 +295,9 @@ int lg_store_init(struct lg_store *s, unsigned n_classes, unsigned n_extra, size
                   size_t timeline_len);
 /* The series of the driver's request groups (none when n_groups is 0). */
 int lg_store_init_groups(struct lg_store *s, unsigned n_groups, size_t max_samples);
+/* Open loop: room made, and touched, for the samples of `requests` requests
+ * on `connections` connections (see lg_series_prepare). */
+int lg_store_prepare(struct lg_store *s, size_t requests, size_t connections);
 void lg_store_free(struct lg_store *s, unsigned n_classes);
 void lg_store_error(struct lg_worker *w, int cls, const char *detail);
 

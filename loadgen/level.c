@@ -7,9 +7,16 @@
 #include "loadgen/start.h"
 #include "stats/metrickind.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* How long before the open loop's first moment its workers are started: a
+ * worker took about 0.1 ms to begin waiting on its timer (a trace of the
+ * loop at 20,000/s under chrt, on a loaded 2-core machine); the rest is room
+ * for a thread that starts late. */
+#define OPEN_LOOP_LEAD_NS (2 * LG_NS_PER_MS)
 
 static void *worker_thread(void *arg)
 {
@@ -268,8 +275,7 @@ static int collect_client_attempts(struct lg_level_result *res, const struct coh
 
 /* Spreads the shard's clients of the level over the workers, in order of
  * their global ids (the open loop's schedule walks them in that order). */
-static void cohort_place(struct lg_levels *lv, struct cohort *co, unsigned clients, unsigned mine,
-                         uint64_t start)
+static void cohort_place(struct lg_levels *lv, struct cohort *co, unsigned clients, unsigned mine)
 {
     const struct lg_config *cfg = lv->cfg;
     unsigned next = 0;
@@ -279,8 +285,6 @@ static void cohort_place(struct lg_levels *lv, struct cohort *co, unsigned clien
         w->clients = co->clients + next;
         w->n_clients = share;
         w->level_clients = clients;
-        w->level_start_ns = start;
-        w->deadline_ns = start + cfg->duration_ns;
         w->draining = false;
         w->stopped = false;
         for (unsigned k = 0; k < share; k++) {
@@ -292,6 +296,41 @@ static void cohort_place(struct lg_levels *lv, struct cohort *co, unsigned clien
         }
         next += share;
     }
+}
+
+/* The state every client's driver keeps: calloc leaves a large block
+ * unmapped until it is first written, and a fault on a cold request's path
+ * would be paid after its moment. */
+static void cohort_touch(struct cohort *co, unsigned n)
+{
+    if (co->states) memset(co->states, 0, (size_t)(n ? n : 1) * co->state_size);
+}
+
+/* The open loop gets ready before its first moment: room for the samples its
+ * schedule will give each worker (so none allocates or faults a page in while
+ * it keeps time), and every client's socket. */
+static int open_loop_prepare(struct lg_levels *lv, unsigned clients)
+{
+    const struct lg_config *cfg = lv->cfg;
+    double scheduled = ceil(cfg->rate * ((double)cfg->duration_ns / 1e9));
+    for (unsigned i = 0; i < lv->nw; i++) {
+        struct lg_worker *w = &lv->ws[i];
+        if (w->n_clients == 0) continue;
+        double share = scheduled * w->n_clients / clients + w->n_clients;
+        size_t requests = share < (double)cfg->max_samples ? (size_t)share : cfg->max_samples;
+        if (lg_store_prepare(&w->store, requests, w->n_clients) < 0) return -1;
+        for (unsigned k = 0; k < w->n_clients; k++)
+            lg_client_prepare(&w->clients[k]);
+    }
+    return 0;
+}
+
+/* A level prepared but never run: the clients' sockets close. */
+static void cohort_abandon(struct lg_levels *lv)
+{
+    for (unsigned i = 0; i < lv->nw; i++)
+        for (unsigned k = 0; k < lv->ws[i].n_clients; k++)
+            lg_client_teardown(&lv->ws[i].clients[k]);
 }
 
 /* Runs the workers from `start` until they have all ended. */
@@ -317,7 +356,7 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     unsigned mine = lg_shard_clients(clients, cfg->shard_index, cfg->shard_count);
     struct cohort co;
     enum lg_level_outcome out = LG_LEVEL_NO_MEMORY;
-    bool level_active = false;
+    bool level_active = false, placed = false;
     /* everything that takes time happens before the start */
     if (cohort_alloc(&co, mine, cfg->slots, lv->drv->client_state_size) < 0) goto out;
     uint64_t whole = cfg->duration_ns / LG_NS_PER_S;
@@ -328,17 +367,29 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
             lg_store_init_groups(&lv->ws[i].store, lv->drv->n_groups, cfg->max_samples) < 0)
             goto out;
 
+    cohort_place(lv, &co, clients, mine);
+    cohort_touch(&co, mine);
+    placed = true;
+    if (cfg->rate > 0 && open_loop_prepare(lv, clients) < 0) goto out;
+
+    /* the open loop's first moment comes a little after the workers are
+     * told to start, so that each is waiting on its timer for it */
+    uint64_t lead = cfg->rate > 0 ? OPEN_LOOP_LEAD_NS : 0;
     uint64_t at = lg_level_start_at(cfg, k), start, wall;
     if (at) {
-        enum lg_wait_result wr = lg_wait_until(cfg, at, &start, &wall);
+        enum lg_wait_result wr = lg_wait_until(cfg, at, lead, &start, &wall);
         out = wr == LG_WAIT_LATE ? LG_LEVEL_LATE : LG_LEVEL_NOT_RUN;
         if (wr != LG_WAIT_STARTED) goto out;
     } else {
-        start = lg_now_ns();
-        wall = lg_ref_wall_ns();
+        start = lg_now_ns() + lead;
+        wall = lg_ref_wall_ns() + lead;
     }
-    cohort_place(lv, &co, clients, mine, start);
+    for (unsigned i = 0; i < lv->nw; i++) {
+        lv->ws[i].level_start_ns = start;
+        lv->ws[i].deadline_ns = start + cfg->duration_ns;
+    }
     level_active = true;
+    placed = false; /* the workers tear their clients down */
     workers_run(lv, clients, start);
     uint64_t end = lg_now_ns();
     out = LG_LEVEL_NOT_RUN;
@@ -350,8 +401,9 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     res->requested_start_ns = at;
     res->actual_start_ns = wall;
     res->interrupted = lg_control_interrupted() != 0;
-    res->seconds =
-        (double)((end < start + cfg->duration_ns ? end : start + cfg->duration_ns) - start) / 1e9;
+    /* (an open loop stopped within its lead ends before its start) */
+    uint64_t until = end < start + cfg->duration_ns ? end : start + cfg->duration_ns;
+    res->seconds = until > start ? (double)(until - start) / 1e9 : 0.;
     for (unsigned j = 0; j < mine; j++)
         if (co.clients[j].attempts == 0) res->idle_clients++;
     if (level_collect(lv, res) < 0 || collect_client_attempts(res, &co, mine) < 0) goto out;
@@ -361,6 +413,7 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     out = LG_LEVEL_DONE;
 out:
     if (level_active) lg_control_level_end(NULL);
+    if (placed) cohort_abandon(lv);
     for (unsigned i = 0; i < lv->nw; i++)
         lg_store_free(&lv->ws[i].store, lv->n_classes);
     cohort_free(&co);

@@ -19,6 +19,10 @@ void lg_schedule_begin(struct lg_worker *w);
 /* The deadline: makes due everything scheduled before it (and starts what can
  * start), then stops the timer. */
 void lg_schedule_end(struct lg_worker *w);
+/* At the end of a client's event, by the clock the event last read (no read
+ * of its own): what fell due while the loop was busy goes now, instead of
+ * after the rest of the loop's iteration and another poll. */
+void lg_schedule_check(struct lg_worker *w);
 /* The scheduled time of a client's request number `k` in this level. */
 uint64_t lg_schedule_due(const struct lg_worker *w, const struct lg_client *c, uint64_t k);
 

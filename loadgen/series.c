@@ -40,6 +40,15 @@ static int reserve(struct lg_series *s, size_t n)
     return 0;
 }
 
+int lg_series_prepare(struct lg_series *s, size_t n)
+{
+    if (n > s->limit) n = s->limit;
+    size_t had = s->cap;
+    if (reserve(s, n) < 0) return -1;
+    if (s->cap > had) memset(s->v + had, 0, (s->cap - had) * sizeof(*s->v));
+    return 0;
+}
+
 int lg_series_merge(struct lg_series *out, struct lg_series *const *parts, size_t n,
                     struct stats_rng *rng)
 {

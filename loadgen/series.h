@@ -25,6 +25,11 @@ void lg_series_free(struct lg_series *s);
 /* Grows the array; returns -1 when memory is exhausted. */
 int lg_series_grow(struct lg_series *s);
 
+/* Makes room for `n` samples (at most the limit) and touches the memory, so
+ * that offering them later neither allocates nor faults a page in. -1 when
+ * memory is exhausted. */
+int lg_series_prepare(struct lg_series *s, size_t n);
+
 /* Offers one sample. Amortised O(1); allocates only when the array doubles. */
 static inline void lg_series_add(struct lg_series *s, uint64_t x, struct stats_rng *rng)
 {

@@ -47,22 +47,26 @@ uint64_t lg_ref_wall_ns(void)
     return (uint64_t)((int64_t)lg_wall_ns() - clock_offset_ns);
 }
 
-enum lg_wait_result lg_wait_until(const struct lg_config *cfg, uint64_t at, uint64_t *mono_ns,
-                                  uint64_t *wall_ns)
+enum lg_wait_result lg_wait_until(const struct lg_config *cfg, uint64_t at, uint64_t lead_ns,
+                                  uint64_t *mono_ns, uint64_t *wall_ns)
 {
     at = (uint64_t)((int64_t)at + clock_offset_ns); /* the reference's moment, by this clock */
     uint64_t now = lg_wall_ns();
     if (now > at + cfg->max_late_ns) return LG_WAIT_LATE;
-    /* steps of at most 50 ms; the last one ends exactly at `at` */
-    while ((now = lg_wall_ns()) < at) {
+    uint64_t wake = at > lead_ns ? at - lead_ns : 0;
+    /* steps of at most 50 ms; the last one ends exactly at `wake` */
+    while ((now = lg_wall_ns()) < wake) {
         if (lg_control_interrupted()) return LG_WAIT_INTERRUPTED;
-        uint64_t until = at - now > 50 * LG_NS_PER_MS ? now + 50 * LG_NS_PER_MS : at;
+        uint64_t until = wake - now > 50 * LG_NS_PER_MS ? now + 50 * LG_NS_PER_MS : wake;
         struct timespec ts = {(time_t)(until / LG_NS_PER_S), (long)(until % LG_NS_PER_S)};
         while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR) {
         }
     }
-    *mono_ns = lg_now_ns();
-    *wall_ns = lg_ref_wall_ns();
+    uint64_t mono = lg_now_ns(), ref = lg_ref_wall_ns();
+    now = lg_wall_ns();
+    uint64_t ahead = at > now ? at - now : 0; /* the lead, as it turned out */
+    *mono_ns = mono + ahead;
+    *wall_ns = ref + ahead;
     return LG_WAIT_STARTED;
 }
 

@@ -34,12 +34,12 @@ uint64_t lg_wall_ns(void);
 uint64_t lg_level_start_at(const struct lg_config *cfg, unsigned k);
 
 enum lg_wait_result { LG_WAIT_STARTED, LG_WAIT_LATE, LG_WAIT_INTERRUPTED };
-/* Sleeps until wall-clock `at` (in short steps, so a signal is not kept
- * waiting), then reads the clocks: *mono_ns and *wall_ns are the moment the
- * level starts. LG_WAIT_LATE (without waiting) when `at` passed more than
- * --max-late ago. */
-enum lg_wait_result lg_wait_until(const struct lg_config *cfg, uint64_t at, uint64_t *mono_ns,
-                                  uint64_t *wall_ns);
+/* Sleeps until `lead_ns` before wall-clock `at` (in short steps, so a signal
+ * is not kept waiting), then reads the clocks: *mono_ns and *wall_ns are the
+ * moment `at` (or now, when it has passed), the level's start. LG_WAIT_LATE
+ * (without waiting) when `at` passed more than --max-late ago. */
+enum lg_wait_result lg_wait_until(const struct lg_config *cfg, uint64_t at, uint64_t lead_ns,
+                                  uint64_t *mono_ns, uint64_t *wall_ns);
 /* This clock minus the reference's (--clock-ref), in ns, as measured; 0
  * without a reference. lg_wait_until waits for the reference's moment and
  * reports the reference's time. */

@@ -32,6 +32,18 @@ int lg_store_init_groups(struct lg_store *s, unsigned n_groups, size_t max_sampl
     return 0;
 }
 
+int lg_store_prepare(struct lg_store *s, size_t requests, size_t connections)
+{
+    static const int per_request[] = {LG_S_LATENCY_WARM, LG_S_TTFB, LG_S_SEND_LAG};
+    static const int per_connection[] = {LG_S_LATENCY_COLD, LG_S_CONNECT, LG_S_PROXY_CONNECT,
+                                         LG_S_TLS_HANDSHAKE};
+    for (size_t i = 0; i < sizeof(per_request) / sizeof(per_request[0]); i++)
+        if (lg_series_prepare(&s->series[per_request[i]], requests) < 0) return -1;
+    for (size_t i = 0; i < sizeof(per_connection) / sizeof(per_connection[0]); i++)
+        if (lg_series_prepare(&s->series[per_connection[i]], connections) < 0) return -1;
+    return 0;
+}
+
 void lg_store_free(struct lg_store *s, unsigned n_classes)
 {
     for (int i = 0; i < LG_S__COUNT; i++)

@@ -5,7 +5,8 @@ timing and fairness rules, for the integration tests.
 usage: reqlogcheck.py LOG [--first-attempts] [--clients N]
 
 Every record: origin <= sent <= done, latency and ttfb not negative, latency
-equal to done - origin (to the printed precision). --first-attempts: in each
+equal to done - origin (to the printed precision); a cold record, and only
+one, has attempt_ms (its connection attempt's start), origin <= attempt <= sent. --first-attempts: in each
 level, the level's first attempts in start order (origin_ms) come from
 distinct clients, one each, before any client's second (--clients N: the
 level has N clients; default: the level's key). Prints the records and
@@ -31,6 +32,11 @@ def main(argv):
             o, s, d, lat = r["origin_ms"], r["sent_ms"], r["done_ms"], r["latency_ms"]
             if not (o <= s <= d):
                 errs.append("line %d: moments out of order: origin %s sent %s done %s" % (i, o, s, d))
+            if r["cold"] != ("attempt_ms" in r):
+                errs.append("line %d: attempt_ms on a record with cold %s" % (i, r["cold"]))
+            elif r["cold"] and not (o <= r["attempt_ms"] <= s):
+                errs.append("line %d: connection attempt at %s, not between origin %s and sent %s"
+                            % (i, r["attempt_ms"], o, s))
             if lat < 0 or r.get("ttfb_ms", 0) < 0:
                 errs.append("line %d: negative latency %s or ttfb %s" % (i, lat, r.get("ttfb_ms")))
             if abs(lat - (d - o)) > 0.01:

@@ -25,6 +25,15 @@ vg_run() { # label command...: prints the command's exit status, for the caller 
     echo "$rc"
 }
 
+# open_fds LABEL: the descriptors valgrind --track-fds found open at exit that
+# the process did not inherit (sockets, files it opened and never closed)
+open_fds() {
+    awk '/^==[0-9]+== Open / { d = $0; next }
+         /<inherited from parent>/ { d = ""; next }
+         d != "" && /^==[0-9]+== *$/ { print d; d = "" }
+         END { if (d != "") print d }' "$TMPROOT/$1.err"
+}
+
 t_httpload_http1_tls_h2_under_valgrind() {
     local rc
     rc=$(vg_run h1 "$HTTPLOAD" --levels 1,4 -d 500ms --log "$TMPROOT/log" --meta "$TMPROOT/meta" \
@@ -51,6 +60,26 @@ t_httpload_targets_and_churn_under_valgrind() {
         "$NGINX_HTTP_PORT" >"$TMPROOT/vbad"
     rc=$(vg_run targets-bad "$HTTPLOAD" --targets "$TMPROOT/vbad")
     assert_eq "$rc" 2 "a refused --targets file"
+}
+
+# The open loop makes each client's socket before the level starts, and a
+# reconnect's as the last connection closes: every one is closed again,
+# whether the level ran (a new connection every second request) or was never
+# run (its --start-at more than --max-late past).
+t_open_loop_closes_the_sockets_it_made_ahead() {
+    local rc at
+    local -a VG=("${VG[@]}" --track-fds=yes) # vg_run's, for this test only
+    rc=$(vg_run ol "$HTTPLOAD" -c 3 -R 20 --conn-requests 2 -d 1s --max-error-rate 1 \
+        "http://127.0.0.1:$NGINX_HTTP_PORT/")
+    assert_eq "$rc" 0 "open loop with --conn-requests 2: exit status"
+    doc "$TMPROOT/ol.out" --invariants "v('c3.attempts') >= 6" \
+        "v('c3.connect_attempts') >= v('c3.attempts') / 2"
+    assert_eq "$(open_fds ol)" "" "descriptors left open after the open loop ran"
+    at=$(awk -v now="$(date +%s.%N)" 'BEGIN { printf "@%.3f", now - 10 }')
+    rc=$(vg_run ol-late "$HTTPLOAD" -q -c 3 -R 20 -d 1s --start-at "$at" \
+        "http://127.0.0.1:$NGINX_HTTP_PORT/")
+    assert_eq "$rc" 5 "open loop level past --max-late: exit status"
+    assert_eq "$(open_fds ol-late)" "" "descriptors left open after a level that never ran"
 }
 
 # HTTP/3: clean runs (streams, --conn-requests so connections close and

@@ -24,6 +24,35 @@ static void keeps_everything_below_the_limit(void **state)
     lg_series_free(&s);
 }
 
+/* The open loop's room made before a level: offering that many samples
+ * never moves the array (no allocation while the loop keeps time); the room
+ * stops at the limit, and beyond the room the series grows as before. */
+static void prepared_room_is_used_without_allocating(void **state)
+{
+    struct lg_series s;
+    struct stats_rng rng;
+    stats_rng_seed(&rng, 1);
+    lg_series_init(&s, 10000);
+    assert_int_equal(lg_series_prepare(&s, 5000), 0);
+    assert_int_equal(s.cap, 5000);
+    assert_int_equal(s.n, 0);
+    const uint64_t *room = s.v;
+    for (int i = 0; i < 5000; i++)
+        lg_series_add(&s, i, &rng);
+    assert_ptr_equal(s.v, room);
+    for (int i = 5000; i < 7000; i++)
+        lg_series_add(&s, i, &rng);
+    assert_int_equal(s.n, 7000);
+    for (uint64_t i = 0; i < 7000; i++)
+        assert_true(s.v[i] == i);
+    lg_series_free(&s);
+
+    lg_series_init(&s, 300);
+    assert_int_equal(lg_series_prepare(&s, 1000000), 0);
+    assert_int_equal(s.cap, 300);
+    lg_series_free(&s);
+}
+
 static void reservoir_is_bounded_and_uniform(void **state)
 {
     struct lg_series s;
@@ -102,6 +131,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(keeps_everything_below_the_limit),
+        cmocka_unit_test(prepared_room_is_used_without_allocating),
         cmocka_unit_test(reservoir_is_bounded_and_uniform),
         cmocka_unit_test(merge_concatenates_when_it_fits),
         cmocka_unit_test(merge_samples_in_proportion_to_what_each_saw),
