@@ -386,7 +386,7 @@ static void start_requests(struct lg_client *c)
     if (w->stopped || c->abort_pending) return;
     c->in_send++;
     if (c->state == LG_CONN_READY && c->close_when_idle && c->inflight == 0) {
-        /* what the driver still has to say (HTTP/2's GOAWAY) goes out first */
+        /* what the driver still has to say (its goodbye frame) goes out first */
         if (w->drv->flush && drv_flush(c) < 0) {
             conn_abort(c);
         } else {
@@ -748,6 +748,5 @@ void lg_conn_fail(struct lg_client *c, int error_class, const char *detail)
 
 void lg_fail_run(struct lg_client *c, const char *why)
 {
-    (void)c;
-    lg_control_fail(why);
+    lg_control_fail(c->w->run, why);
 }

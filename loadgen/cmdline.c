@@ -372,21 +372,20 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
            scale_option(cfg, opt, arg) || machine_option(cfg, opt, arg);
 }
 
-/* getopt's tables, made from ours. Static: a usage error exits from inside
- * the parse loop, and an allocation would then be a leak, whose report
- * (LeakSanitizer's) would add lines to the one-line error. */
+/* getopt's tables, made from ours, on the stack (about 4 KiB): a usage
+ * error exits from inside the parse loop, and an allocation would then be a
+ * leak, whose report (LeakSanitizer's) would add lines to the one-line
+ * error. */
 enum { MAX_OPTIONS = 128 };
-static struct option getopt_longopts[MAX_OPTIONS + 1];
-static char getopt_shortopts[2 + 3 * MAX_OPTIONS];
 
 int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct lg_config *cfg,
                      struct lg_tls_options *tls)
 {
     size_t n = cl->n_options + (cl->tls ? N_TLS : 0) + N_SHARED;
     if (n > MAX_OPTIONS) lg_usage_error(cl->tool, "%zu options are more than the parser holds", n);
-    struct option *longopts = getopt_longopts;
-    char *shortopts = getopt_shortopts;
-    memset(longopts, 0, sizeof(getopt_longopts));
+    struct option longopts[MAX_OPTIONS + 1];
+    char shortopts[2 + 3 * MAX_OPTIONS];
+    memset(longopts, 0, sizeof(longopts));
     size_t k = 0;
     shortopts[k++] = ':'; /* a missing value is reported as ':' */
     const char *group;

@@ -99,9 +99,3 @@ void lg_h2_pool_destroy(struct lg_h2_pool *p)
         p->chunks = next;
     }
 }
-
-nghttp2_mem lg_h2_pool_mem(struct lg_h2_pool *p)
-{
-    return (nghttp2_mem){p, lg_h2_pool_malloc, lg_h2_pool_free, lg_h2_pool_calloc,
-                         lg_h2_pool_realloc};
-}

@@ -34,7 +34,7 @@ static bool read_stat(struct lg_proctree *t, const char *pid)
     long n = lg_procfs_read(dirfd(t->proc), path, &t->buf, &t->cap);
     if (n < 0) return false; /* exited since it was listed */
     if (!lg_grow(&t->rows, &t->cap_rows, t->n_rows + 1, sizeof(*t->rows), 64)) {
-        lg_control_fail("out of memory reading /proc for --watch");
+        lg_control_fail(t->run, "out of memory reading /proc for --watch");
         return false;
     }
     if (lg_procfs_parse_stat(t->buf, (size_t)n, &t->rows[t->n_rows]) < 0) return false;
@@ -55,7 +55,7 @@ static bool push_pid(struct lg_proctree *t, size_t *tail, int pid)
 {
     if (*tail >= MAX_PIDS) return false;
     if (!lg_grow(&t->pending, &t->cap_pending, *tail + 1, sizeof(int), 64)) {
-        lg_control_fail("out of memory reading /proc for --watch");
+        lg_control_fail(t->run, "out of memory reading /proc for --watch");
         return false;
     }
     t->pending[(*tail)++] = pid;
@@ -108,11 +108,11 @@ static int cmp_row_pid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static const struct lg_proc_stat *sort_rows; /* for cmp_idx_ppid: qsort has no context */
-
-static int cmp_idx_ppid(const void *a, const void *b)
+/* Row indexes by their rows' parent pid; the rows come as qsort_r's context. */
+static int cmp_idx_ppid(const void *a, const void *b, void *rows_arg)
 {
-    int x = sort_rows[*(const size_t *)a].ppid, y = sort_rows[*(const size_t *)b].ppid;
+    const struct lg_proc_stat *rows = rows_arg;
+    int x = rows[*(const size_t *)a].ppid, y = rows[*(const size_t *)b].ppid;
     return (x > y) - (x < y);
 }
 
@@ -131,14 +131,13 @@ void lg_proctree_scan(struct lg_proctree *t, const int *roots, size_t n_roots)
     t->n_rows = k;
     if (!lg_grow(&t->by_ppid, &t->cap_by_ppid, t->n_rows, sizeof(size_t), 64) ||
         !lg_grow(&t->queue, &t->cap_queue, t->n_rows, sizeof(size_t), 64)) {
-        lg_control_fail("out of memory reading /proc for --watch");
+        lg_control_fail(t->run, "out of memory reading /proc for --watch");
         t->n_rows = 0;
         return;
     }
     for (size_t i = 0; i < t->n_rows; i++)
         t->by_ppid[i] = i;
-    sort_rows = t->rows;
-    if (t->n_rows) qsort(t->by_ppid, t->n_rows, sizeof(size_t), cmp_idx_ppid);
+    if (t->n_rows) qsort_r(t->by_ppid, t->n_rows, sizeof(size_t), cmp_idx_ppid, t->rows);
 }
 
 long lg_proctree_find(const struct lg_proctree *t, int pid)

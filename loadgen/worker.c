@@ -217,7 +217,9 @@ void lg_worker_run_level(struct lg_worker *w)
         for (; begun < w->n_clients; begun++) {
             /* tens of thousands of connects take a while: a signal or a
              * failure must not wait for all of them */
-            if ((begun & 255) == 255 && (lg_control_interrupted() || lg_control_failure())) break;
+            if ((begun & 255) == 255 &&
+                (lg_control_interrupted(w->run) || lg_control_failure(w->run)))
+                break;
             w->event_ns = 0;
             lg_client_begin(&w->clients[begun]);
         }

@@ -113,7 +113,7 @@ t_tls_insecure_skips_verification() {
 # (its access log has one line per request: "r" on a resumed session).
 resume_log() {
     local f=$SRV/nginx/resume-$1.log
-    if [ -f "$f" ]; then echo "$(wc -l <"$f") $(grep -c '^r$' "$f")"; else echo "0 0"; fi
+    if [ -f "$f" ]; then echo "$(wc -l <"$f") $(count_lines '^r$' "$f")"; else echo "0 0"; fi
 }
 
 # --tls-resume resumes a client's session on each reconnect, whether the
