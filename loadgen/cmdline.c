@@ -96,6 +96,9 @@ static const struct lg_option tls_options[] = {
      "server name to send and verify (default: the host,\nwhen it is a name)"},
     {"tls-resume", 0, no_argument, LG_OPT_TLS_RESUME, NULL, "    --tls-resume",
      "resume a client's TLS session when it reconnects"},
+    {"max-handshakes", 0, required_argument, LG_OPT_MAX_HANDSHAKES, NULL, "    --max-handshakes N",
+     "closed loop: at most N connections of a loop thread\nbeing set up at once; the other clients "
+     "start\ntheir attempt as one ends (default: no limit)"},
 };
 enum { N_TLS = sizeof(tls_options) / sizeof(tls_options[0]) };
 
@@ -159,8 +162,9 @@ static void print_help(const struct lg_cmdline *cl)
     printf("\n%s", exit_statuses);
 }
 
-static int tls_option(struct lg_tls_options *t, int opt, const char *arg)
+static int tls_option(const char *tool, struct lg_tls_options *t, int opt, const char *arg)
 {
+    unsigned long long u;
     switch (opt) {
     case 'k':
         t->insecure = true;
@@ -173,6 +177,11 @@ static int tls_option(struct lg_tls_options *t, int opt, const char *arg)
         return 1;
     case LG_OPT_TLS_RESUME:
         t->resume = true;
+        return 1;
+    case LG_OPT_MAX_HANDSHAKES:
+        if (lg_parse_unsigned(arg, 1, 1000000, &u) < 0)
+            lg_usage_error(tool, "--max-handshakes: '%s' is not a count from 1 to 1000000", arg);
+        t->max_handshakes = (unsigned)u;
         return 1;
     default:
         return 0;
@@ -412,7 +421,7 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
             lg_usage_error(cl->tool, "unknown option %s", a);
         }
         if (config_option(cfg, opt, optarg)) continue;
-        if (cl->tls && tls_option(tls, opt, optarg)) continue;
+        if (cl->tls && tls_option(cl->tool, tls, opt, optarg)) continue;
         cl->handle(cl->ctx, opt, optarg);
     }
     return optind;

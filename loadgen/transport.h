@@ -105,6 +105,9 @@ struct lg_tls_config {
     const char *sni;         /* server name, or NULL to send none */
     const char *verify_host; /* name the certificate must match, or NULL with --insecure */
     bool resume;             /* reuse a client's session across its reconnects */
+    /* --max-handshakes: connections a loop thread sets up at once in a
+     * closed loop (0: no limit) */
+    unsigned max_handshakes;
 };
 
 /* Builds the SSL_CTX: system store plus cafile, verification unless insecure,
