@@ -5,7 +5,7 @@
  * section 4.1), so a reply is found by its stream, not by its ID. */
 #include "dnsload/dns.h"
 #include "loadgen/grow.h"
-#include "loadgen/h2session.h"
+#include "proto/h2session.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * transport's driver. */
 #include "dnsload/dns.h"
 #include "dnsload/queries.h"
-#include "loadgen/h2session.h"
+#include "proto/h2session.h"
 #include "loadgen/options.h"
 #include "loadgen/transport.h"
 

@@ -17,6 +17,11 @@ void h1_init(struct h1_parser *p)
     memset(p, 0, sizeof(*p));
 }
 
+void h1_use_probe(struct h1_parser *p, enum h1_simd limit)
+{
+    p->probe = (uint8_t)(1 + h1_simd_level(limit));
+}
+
 void h1_reset(struct h1_parser *p, bool head_request)
 {
     char *carry = p->carry;
@@ -372,7 +377,8 @@ H1_AVX2 static int scan_lines_avx2(struct h1_parser *p, const uint8_t *d, size_t
 
 static ALWAYS_INLINE int scan_lines(struct h1_parser *p, const uint8_t *d, size_t len, size_t *pos)
 {
-    if (!p->probe) p->probe = (uint8_t)(1 + h1_simd_level()); /* chosen once per parser */
+    if (!p->probe)
+        p->probe = (uint8_t)(1 + h1_simd_level(H1_SIMD_AVX2)); /* chosen once per parser */
     switch ((enum h1_simd)(p->probe - 1)) {
 #if defined(H1_HAVE_X86)
     case H1_SIMD_AVX2:

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "httpload/h1scan.h"
+
 /* A response's header block (status line, headers, or trailers) may not be
  * larger than this: beyond it the response is a protocol error. */
 #define H1_HEADER_LIMIT (64 * 1024)
@@ -64,6 +66,9 @@ struct h1_parser {
 /* A zeroed parser is initialised too. The widest probe the CPU has
  * (h1scan.h) is chosen when the first line is read, and kept. */
 void h1_init(struct h1_parser *p);
+/* The parser uses the widest probe up to `limit` instead (tests: every
+ * version on one machine); h1_reset keeps the choice. */
+void h1_use_probe(struct h1_parser *p, enum h1_simd limit);
 /* Prepares for the response to the next request. */
 void h1_reset(struct h1_parser *p, bool head_request);
 void h1_free(struct h1_parser *p);

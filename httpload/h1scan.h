@@ -23,12 +23,10 @@ struct h1_chunk {
 
 enum h1_simd { H1_SIMD_BYTES, H1_SIMD_SSE2, H1_SIMD_AVX2 };
 
-/* The most the parser may use (default H1_SIMD_AVX2): tests lower it to run
+/* The widest probe this CPU has, up to `limit`: a parser uses
+ * h1_simd_level(H1_SIMD_AVX2); tests lower the limit (h1_use_probe) to run
  * every version on the same machine. */
-extern enum h1_simd h1_simd_limit;
-
-/* What the parser uses on this CPU under h1_simd_limit. */
-enum h1_simd h1_simd_level(void);
+enum h1_simd h1_simd_level(enum h1_simd limit);
 
 /* 32 copies of each byte the probes look for, aligned for loads. They are
  * defined in h1scan.c, out of the compiler's sight here, so that it loads

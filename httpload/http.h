@@ -12,7 +12,7 @@
 
 #include "httpload/h1parse.h"
 #include "loadgen/engine.h"
-#include "loadgen/h2session.h"
+#include "proto/h2session.h"
 
 enum http_mode { HTTP_MODE_AUTO, HTTP_MODE_1, HTTP_MODE_2, HTTP_MODE_3 };
 

@@ -2,7 +2,7 @@
  * carries the requests; this file only supplies the request, remembers each
  * stream's status and turns a finished stream into a counted response. */
 #include "httpload/http.h"
-#include "loadgen/h2session.h"
+#include "proto/h2session.h"
 
 #include <stdlib.h>
 

@@ -1,7 +1,8 @@
 /* Request building. See request.h. */
 #include "httpload/request.h"
-#include "loadgen/h2session.h"
 #include "loadgen/options.h"
+#include "proto/h2session.h"
+#include "proto/tunnel.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -292,6 +293,7 @@ int request_build_connect(const struct request_spec *s, const char *authority, s
     }
     puts_(&b, "\r\n");
     if (b.failed) return -1;
+    t->tunnel = &lg_stage_tunnel;
     t->tunnel_request = b.p;
     t->tunnel_request_len = b.n;
     return 0;

@@ -96,6 +96,9 @@ static const struct lg_option tls_options[] = {
      "server name to send and verify (default: the host,\nwhen it is a name)"},
     {"tls-resume", 0, no_argument, LG_OPT_TLS_RESUME, NULL, "    --tls-resume",
      "resume a client's TLS session when it reconnects"},
+    {"max-handshakes", 0, required_argument, LG_OPT_MAX_HANDSHAKES, NULL, "    --max-handshakes N",
+     "closed loop: at most N connections of a loop thread\nbeing set up at once; the other clients "
+     "start\ntheir attempt as one ends (default: no limit)"},
 };
 enum { N_TLS = sizeof(tls_options) / sizeof(tls_options[0]) };
 
@@ -159,8 +162,9 @@ static void print_help(const struct lg_cmdline *cl)
     printf("\n%s", exit_statuses);
 }
 
-static int tls_option(struct lg_tls_options *t, int opt, const char *arg)
+static int tls_option(const char *tool, struct lg_tls_options *t, int opt, const char *arg)
 {
+    unsigned long long u;
     switch (opt) {
     case 'k':
         t->insecure = true;
@@ -173,6 +177,11 @@ static int tls_option(struct lg_tls_options *t, int opt, const char *arg)
         return 1;
     case LG_OPT_TLS_RESUME:
         t->resume = true;
+        return 1;
+    case LG_OPT_MAX_HANDSHAKES:
+        if (lg_parse_unsigned(arg, 1, 1000000, &u) < 0)
+            lg_usage_error(tool, "--max-handshakes: '%s' is not a count from 1 to 1000000", arg);
+        t->max_handshakes = (unsigned)u;
         return 1;
     default:
         return 0;
@@ -366,21 +375,20 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
            scale_option(cfg, opt, arg) || machine_option(cfg, opt, arg);
 }
 
-/* getopt's tables, made from ours. Static: a usage error exits from inside
- * the parse loop, and an allocation would then be a leak, whose report
- * (LeakSanitizer's) would add lines to the one-line error. */
+/* getopt's tables, made from ours, on the stack (about 4 KiB): a usage
+ * error exits from inside the parse loop, and an allocation would then be a
+ * leak, whose report (LeakSanitizer's) would add lines to the one-line
+ * error. */
 enum { MAX_OPTIONS = 128 };
-static struct option getopt_longopts[MAX_OPTIONS + 1];
-static char getopt_shortopts[2 + 3 * MAX_OPTIONS];
 
 int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct lg_config *cfg,
                      struct lg_tls_options *tls)
 {
     size_t n = cl->n_options + (cl->tls ? N_TLS : 0) + N_SHARED;
     if (n > MAX_OPTIONS) lg_usage_error(cl->tool, "%zu options are more than the parser holds", n);
-    struct option *longopts = getopt_longopts;
-    char *shortopts = getopt_shortopts;
-    memset(longopts, 0, sizeof(getopt_longopts));
+    struct option longopts[MAX_OPTIONS + 1];
+    char shortopts[2 + 3 * MAX_OPTIONS];
+    memset(longopts, 0, sizeof(longopts));
     size_t k = 0;
     shortopts[k++] = ':'; /* a missing value is reported as ':' */
     const char *group;
@@ -416,7 +424,7 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
             lg_usage_error(cl->tool, "unknown option %s", a);
         }
         if (config_option(cfg, opt, optarg)) continue;
-        if (cl->tls && tls_option(tls, opt, optarg)) continue;
+        if (cl->tls && tls_option(cl->tool, tls, opt, optarg)) continue;
         cl->handle(cl->ctx, opt, optarg);
     }
     return optind;

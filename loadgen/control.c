@@ -4,6 +4,7 @@
 #include "loadgen/control.h"
 #include "loadgen/internal.h"
 #include "loadgen/progress.h"
+#include "loadgen/runctx.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -19,111 +20,111 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-static struct {
-    pthread_t thread;
-    bool running;
-    int sigfd;
-    _Atomic int wakefd; /* lg_control_fail writes it from any thread */
-    pthread_mutex_t mu; /* guards what follows and every progress/watch call */
-    bool level_active, quit;
-    uint64_t next_tick_ns;
-    struct lg_worker *ws;
-    unsigned n;
-} C = {.sigfd = -1, .wakefd = -1, .mu = PTHREAD_MUTEX_INITIALIZER};
+void lg_control_init(struct lg_control *ctl)
+{
+    memset(ctl, 0, sizeof(*ctl));
+    ctl->sigfd = -1;
+    atomic_init(&ctl->wakefd, -1);
+    pthread_mutex_init(&ctl->mu, NULL);
+}
 
-static _Atomic int interrupted_by;
-static _Atomic int failed;   /* 0, 1: a reason is being stored, 2: stored */
-static bool failure_handled; /* the control thread has stopped the workers for it */
-static char failure[256];
+void lg_control_destroy(struct lg_control *ctl)
+{
+    pthread_mutex_destroy(&ctl->mu);
+}
 
-static void wake(void)
+static void wake(struct lg_control *ctl)
 {
     uint64_t one = 1;
-    int fd = atomic_load(&C.wakefd);
+    int fd = atomic_load(&ctl->wakefd);
     if (fd < 0) return; /* no control thread: nothing runs that must stop */
     ssize_t rc = write(fd, &one, sizeof(one));
     (void)rc; /* an eventfd counter cannot overflow here */
 }
 
-static void stop_workers(void)
+static void stop_workers(struct lg_control *ctl)
 {
-    pthread_mutex_lock(&C.mu);
-    for (unsigned i = 0; C.level_active && i < C.n; i++)
-        ev_async_send(C.ws[i].loop, &C.ws[i].wakeup);
-    pthread_mutex_unlock(&C.mu);
+    pthread_mutex_lock(&ctl->mu);
+    for (unsigned i = 0; ctl->level_active && i < ctl->n; i++)
+        ev_async_send(ctl->ws[i].loop, &ctl->ws[i].wakeup);
+    pthread_mutex_unlock(&ctl->mu);
 }
 
-static void on_signal(int sig)
+static void on_signal(struct lg_control *ctl, int sig)
 {
-    atomic_store(&interrupted_by, sig);
-    stop_workers();
+    atomic_store(&ctl->interrupted_by, sig);
+    stop_workers(ctl);
 }
 
 /* Takes no lock and allocates nothing, so any thread may call it whatever it
- * holds (the sampling code calls it with C.mu held): the first reason is
- * kept, and the control thread, woken, stops the workers. */
-void lg_control_fail(const char *why)
+ * holds (the sampling code calls it with the control mutex held): the first
+ * reason is kept, and the control thread, woken, stops the workers. */
+void lg_control_fail(struct lg_run_ctx *run, const char *why)
 {
+    struct lg_control *ctl = &run->control;
     int expected = 0;
-    if (atomic_compare_exchange_strong(&failed, &expected, 1)) {
+    if (atomic_compare_exchange_strong(&ctl->failed, &expected, 1)) {
         size_t n = 0;
-        for (; why[n] && n < sizeof(failure) - 1; n++)
-            failure[n] = why[n];
-        failure[n] = 0;
-        atomic_store(&failed, 2); /* the message is complete */
+        for (; why[n] && n < sizeof(ctl->failure) - 1; n++)
+            ctl->failure[n] = why[n];
+        ctl->failure[n] = 0;
+        atomic_store(&ctl->failed, 2); /* the message is complete */
     }
-    wake();
+    wake(ctl);
 }
 
-const char *lg_control_failure(void)
+const char *lg_control_failure(struct lg_run_ctx *run)
 {
-    return atomic_load(&failed) == 2 ? failure : NULL;
+    return atomic_load(&run->control.failed) == 2 ? run->control.failure : NULL;
 }
 
 static void *control_main(void *arg)
 {
+    struct lg_run_ctx *run = arg;
+    struct lg_control *ctl = &run->control;
     /* Sampling (--watch's trees, the generator's own CPU and memory) yields
      * the CPU to the request loops whenever both want it. Not SCHED_IDLE: this
      * thread also takes the signals, which must stop a run within a second
      * however busy the loops keep the CPUs. */
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
     for (;;) {
-        pthread_mutex_lock(&C.mu);
-        if (C.quit) {
-            pthread_mutex_unlock(&C.mu);
+        pthread_mutex_lock(&ctl->mu);
+        if (ctl->quit) {
+            pthread_mutex_unlock(&ctl->mu);
             return NULL;
         }
         uint64_t now = lg_now_ns();
-        if (C.level_active && now >= C.next_tick_ns) {
-            lg_progress_tick();
+        if (ctl->level_active && now >= ctl->next_tick_ns) {
+            lg_progress_tick(run);
             do
-                C.next_tick_ns += LG_NS_PER_S;
-            while (C.next_tick_ns <= now);
+                ctl->next_tick_ns += LG_NS_PER_S;
+            while (ctl->next_tick_ns <= now);
         }
         struct timespec ts, *timeout = NULL;
-        if (C.level_active) {
-            uint64_t wait = C.next_tick_ns - now;
+        if (ctl->level_active) {
+            uint64_t wait = ctl->next_tick_ns - now;
             ts.tv_sec = (time_t)(wait / LG_NS_PER_S);
             ts.tv_nsec = (long)(wait % LG_NS_PER_S);
             timeout = &ts;
         }
-        pthread_mutex_unlock(&C.mu);
+        pthread_mutex_unlock(&ctl->mu);
 
-        struct pollfd fds[2] = {{.fd = C.sigfd, .events = POLLIN},
-                                {.fd = C.wakefd, .events = POLLIN}};
+        struct pollfd fds[2] = {{.fd = ctl->sigfd, .events = POLLIN},
+                                {.fd = ctl->wakefd, .events = POLLIN}};
         if (ppoll(fds, 2, timeout, NULL) < 0 && errno != EINTR) continue;
         if (fds[0].revents & POLLIN) {
             struct signalfd_siginfo si;
-            if (read(C.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) on_signal((int)si.ssi_signo);
+            if (read(ctl->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+                on_signal(ctl, (int)si.ssi_signo);
         }
         if (fds[1].revents & POLLIN) {
             uint64_t v;
-            ssize_t rc = read(C.wakefd, &v, sizeof(v));
+            ssize_t rc = read(ctl->wakefd, &v, sizeof(v));
             (void)rc; /* only clears the counter */
         }
-        if (atomic_load(&failed) && !failure_handled) {
-            failure_handled = true;
-            stop_workers();
+        if (atomic_load(&ctl->failed) && !ctl->failure_handled) {
+            ctl->failure_handled = true;
+            stop_workers(ctl);
         }
     }
 }
@@ -142,79 +143,84 @@ void lg_signals_block(void)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
-int lg_control_start(const struct lg_config *cfg)
+int lg_control_start(struct lg_run_ctx *run, const struct lg_config *cfg)
 {
     (void)cfg;
+    struct lg_control *ctl = &run->control;
     sigset_t set;
     run_signals(&set);
     /* main() blocked them before any thread existed (lg_signals_block), so
      * every thread (the --log writer, the workers) inherits the mask; this
      * only covers a caller that did not */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
-    atomic_store(&interrupted_by, 0);
-    C.quit = false;
-    failure_handled = false;
-    C.sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+    atomic_store(&ctl->interrupted_by, 0);
+    ctl->quit = false;
+    ctl->failure_handled = false;
+    ctl->sigfd = signalfd(-1, &set, SFD_CLOEXEC);
     int wakefd = eventfd(0, EFD_CLOEXEC);
-    atomic_store(&C.wakefd, wakefd);
-    if (C.sigfd < 0 || wakefd < 0) goto fail;
-    int err = pthread_create(&C.thread, NULL, control_main, NULL);
+    atomic_store(&ctl->wakefd, wakefd);
+    if (ctl->sigfd < 0 || wakefd < 0) goto fail;
+    int err = pthread_create(&ctl->thread, NULL, control_main, run);
     if (err) {
         errno = err;
         goto fail;
     }
-    C.running = true;
+    ctl->running = true;
     return 0;
 fail:
-    if (C.sigfd >= 0) close(C.sigfd);
-    wakefd = atomic_exchange(&C.wakefd, -1);
-    if (wakefd >= 0) close(wakefd);
-    C.sigfd = -1;
+    if (ctl->sigfd >= 0) close(ctl->sigfd);
+    int fd = atomic_exchange(&ctl->wakefd, -1);
+    if (fd >= 0) close(fd);
+    ctl->sigfd = -1;
     return -1;
 }
 
-void lg_control_stop(void)
+void lg_control_stop(struct lg_run_ctx *run)
 {
-    if (!C.running) return;
-    pthread_mutex_lock(&C.mu);
-    C.quit = true;
-    pthread_mutex_unlock(&C.mu);
-    wake();
-    pthread_join(C.thread, NULL);
-    C.running = false;
-    close(C.sigfd);
-    close(atomic_exchange(&C.wakefd, -1));
-    C.sigfd = -1;
+    struct lg_control *ctl = &run->control;
+    if (!ctl->running) return;
+    pthread_mutex_lock(&ctl->mu);
+    ctl->quit = true;
+    pthread_mutex_unlock(&ctl->mu);
+    wake(ctl);
+    pthread_join(ctl->thread, NULL);
+    ctl->running = false;
+    close(ctl->sigfd);
+    close(atomic_exchange(&ctl->wakefd, -1));
+    ctl->sigfd = -1;
 }
 
-int lg_control_interrupted(void)
+int lg_control_interrupted(struct lg_run_ctx *run)
 {
-    return atomic_load(&interrupted_by);
+    return atomic_load(&run->control.interrupted_by);
 }
 
-void lg_control_level_begin(struct lg_worker *ws, unsigned n, unsigned clients, uint64_t start_ns)
+void lg_control_level_begin(struct lg_run_ctx *run, struct lg_worker *ws, unsigned n,
+                            unsigned clients, uint64_t start_ns)
 {
-    pthread_mutex_lock(&C.mu);
-    lg_progress_begin(ws, n, clients, ws[0].cfg, start_ns);
-    C.ws = ws;
-    C.n = n;
-    C.next_tick_ns = start_ns + LG_NS_PER_S;
-    C.level_active = true;
-    pthread_mutex_unlock(&C.mu);
-    wake();
+    struct lg_control *ctl = &run->control;
+    pthread_mutex_lock(&ctl->mu);
+    lg_progress_begin(run, ws, n, clients, ws[0].cfg, start_ns);
+    ctl->ws = ws;
+    ctl->n = n;
+    ctl->next_tick_ns = start_ns + LG_NS_PER_S;
+    ctl->level_active = true;
+    pthread_mutex_unlock(&ctl->mu);
+    wake(ctl);
     /* a signal that came before the workers were known still stops them */
-    if (lg_control_interrupted() || atomic_load(&failed))
+    if (lg_control_interrupted(run) || atomic_load(&ctl->failed))
         for (unsigned i = 0; i < n; i++)
             ev_async_send(ws[i].loop, &ws[i].wakeup);
 }
 
-int lg_control_level_end(struct lg_level_result *res)
+int lg_control_level_end(struct lg_run_ctx *run, struct lg_level_result *res)
 {
-    pthread_mutex_lock(&C.mu);
-    C.level_active = false;
-    int rc = res ? lg_progress_collect(res) : 0;
-    lg_progress_end();
-    pthread_mutex_unlock(&C.mu);
-    wake();
+    struct lg_control *ctl = &run->control;
+    pthread_mutex_lock(&ctl->mu);
+    ctl->level_active = false;
+    int rc = res ? lg_progress_collect(run, res) : 0;
+    lg_progress_end(run);
+    pthread_mutex_unlock(&ctl->mu);
+    wake(ctl);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* The engine's public face: what a tool configures, and the table of functions
- * a protocol driver plugs in. The engine owns event loops, threads, levels,
- * sockets, timers and samples; a driver only turns bytes into requests and
- * responses, and never sees levels or threads. */
+ * a protocol driver plugs in. The engine knows connections, requests and the
+ * slots a client keeps requests in, never what the bytes mean: it owns event
+ * loops, threads, levels, sockets, timers and samples; a driver only turns
+ * bytes into requests and responses, and never sees levels or threads. */
 #ifndef LOADGEN_ENGINE_H
 #define LOADGEN_ENGINE_H
 
@@ -14,6 +15,7 @@ struct lg_client;
 struct lg_tls_config;
 struct lg_quic_config;
 struct lg_level_result;
+struct lg_stage;
 
 /* Error classes every driver shares; a driver's own classes follow these. */
 enum lg_error {
@@ -22,7 +24,7 @@ enum lg_error {
     LG_ERR_CONNECT_TIMEOUT,
     LG_ERR_CONNECT, /* any other connect failure (unreachable, no ports) */
     LG_ERR_PROXY_REFUSED,
-    LG_ERR_PROXY_TIMEOUT, /* the proxy did not answer CONNECT within --timeout */
+    LG_ERR_PROXY_TIMEOUT, /* the proxy did not open the tunnel within --timeout */
     LG_ERR_TLS_HANDSHAKE,
     LG_ERR_TLS_VERIFY,
     LG_ERR_RESET,
@@ -43,9 +45,9 @@ struct lg_driver {
      * recorded (one sentence each, same order as error_names) */
     const char *const *error_descriptions;
     unsigned n_errors;
-    const char *const *counter_names; /* extra exact counts (e.g. rcode.NOERROR) */
+    const char *const *counter_names; /* extra exact counts of the driver's own */
     unsigned n_counters;
-    /* Request groups (httpload's targets): a request the driver puts in group
+    /* Request groups (a tool's targets): a request the driver puts in group
      * g (lg_req_group, 1..n_groups) also gives its latency sample to
      * <group_names[g-1]>.latency_cold_ms or .latency_warm_ms. */
     const char *const *group_names;
@@ -62,11 +64,12 @@ struct lg_driver {
     /* Queued output was written out; a driver with more to send sends it now. */
     int (*on_writable)(struct lg_client *c);
     /* Optional: the engine has started what it could for now (the end of an
-     * event); a driver that gathers output (HTTP/2 frames of several
-     * streams) writes it, in one write where it fits. */
+     * event); a driver that gathers output (the frames of several requests
+     * multiplexed on one connection) writes it, in one write where it fits. */
     int (*flush)(struct lg_client *c);
     /* Request `slot` passed its timeout. Return 0 if the connection stays
-     * usable (DNS over UDP, an HTTP/2 stream reset), -1 to close it. */
+     * usable (a datagram protocol, or a multiplexed one that can cancel the
+     * one request), -1 to close it. */
     int (*on_timeout)(struct lg_client *c, unsigned slot);
     /* The connection is gone (closed by either side): forget its state. */
     void (*on_close)(struct lg_client *c);
@@ -83,7 +86,11 @@ struct lg_driver {
 struct lg_target {
     struct sockaddr_storage addr; /* the server, or the proxy when tunnelling */
     socklen_t addrlen;
-    const char *tunnel_request; /* CONNECT request bytes, or NULL */
+    /* A tunnel through the proxy at addr: the setup stage that opens it
+     * (proto/tunnel.h), after connect and before TLS, and the request bytes
+     * it sends first; NULL for none. */
+    const struct lg_stage *tunnel;
+    const char *tunnel_request;
     size_t tunnel_request_len;
     struct lg_tls_config *tls; /* NULL for cleartext */
     /* QUIC (its own TLS, a UDP socket per client, streams for the driver's
@@ -212,19 +219,23 @@ bool lg_client_alpn_is(const struct lg_client *c, const char *proto);
 int lg_conn_write(struct lg_client *c, const void *data, size_t len);
 /* True while queued output waits for the socket. */
 bool lg_conn_write_blocked(const struct lg_client *c);
-/* How many requests this connection carries at once (HTTP/1.1: 1; HTTP/2:
- * the server's stream limit). Defaults to the slots per client. */
+/* How many requests this connection carries at once (1 for a protocol of one
+ * request at a time; a multiplexed one: the server's limit). Defaults to the
+ * slots per client. */
 void lg_conn_set_capacity(struct lg_client *c, unsigned n);
 /* The server says how many requests it takes at once on this connection
- * (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS): sets the capacity to at most n,
+ * (a multiplexed protocol's announced limit): sets the capacity to at most n,
  * and when n is below the slots per client the level reports the cap (stderr
  * and --meta) instead of running at the server's limit without a word. */
 void lg_conn_peer_limit(struct lg_client *c, unsigned n);
-/* Close the connection once nothing is in flight (Connection: close, GOAWAY);
- * the next request reconnects and is cold. */
+/* Close the connection once nothing is in flight (the server said it will
+ * take no more, or the driver ran out of request ids); the next request
+ * reconnects and is cold. */
 void lg_conn_close_when_idle(struct lg_client *c);
-/* True while the driver submits the last request its connection will carry
- * (--conn-requests reached it): HTTP/1.1 sends Connection: close with it. */
+/* True once the connection closes when idle (--conn-requests reached, the
+ * server said it takes no more, the driver ran out of request ids): a
+ * request submitted now is the connection's last, and a driver may tell the
+ * server so with it. */
 bool lg_conn_last_request(const struct lg_client *c);
 /* Records why the connection is failing; every request in flight on it gets
  * this class. Return -1 from the callback afterwards. */

@@ -25,8 +25,9 @@ static const char *const base_error_descriptions[LG_ERR__BASE_COUNT] = {
     [LG_ERR_CONNECT_REFUSED] = "the server refused the connection (nothing listens on the port)",
     [LG_ERR_CONNECT_TIMEOUT] = "the connection was not established within --timeout",
     [LG_ERR_CONNECT] = "the connection could not be established",
-    [LG_ERR_PROXY_REFUSED] = "the proxy did not open the tunnel (CONNECT not answered with 2xx)",
-    [LG_ERR_PROXY_TIMEOUT] = "the proxy did not answer CONNECT within --timeout",
+    [LG_ERR_PROXY_REFUSED] =
+        "the proxy did not open the tunnel (it refused, or its reply was malformed)",
+    [LG_ERR_PROXY_TIMEOUT] = "the proxy did not open the tunnel within --timeout",
     [LG_ERR_TLS_HANDSHAKE] = "the TLS handshake failed or did not finish",
     [LG_ERR_TLS_VERIFY] = "the server's certificate could not be verified",
     [LG_ERR_RESET] = "the connection was reset or failed with requests in flight",

@@ -23,6 +23,10 @@ enum { RESERVE_BYTES = 4 << 20, HEADER = 16 };
 static _Alignas(16) unsigned char reserve[RESERVE_BYTES];
 static _Atomic size_t reserve_used;
 static const char *tool_name = "loadgen";
+/* libev's allocator is one for the process (ev_set_allocator takes no
+ * context), so the run it fails is kept here, the one piece of a run's state
+ * outside its context: the run that installed it last. */
+static struct lg_run_ctx *_Atomic failing_run;
 
 static bool in_reserve(const void *p)
 {
@@ -79,7 +83,8 @@ static void *ev_alloc(void *ptr, long size)
     void *grown = realloc(ptr, n);
     if (grown) return grown;
     /* realloc failed: ptr is as it was */
-    lg_control_fail("out of memory in the event loop");
+    struct lg_run_ctx *run = atomic_load(&failing_run);
+    if (run) lg_control_fail(run, "out of memory in the event loop");
     grown = reserve_take(n);
     if (!grown) give_up();
     if (ptr) {
@@ -89,8 +94,15 @@ static void *ev_alloc(void *ptr, long size)
     return grown;
 }
 
-void lg_evalloc_install(const char *tool)
+void lg_evalloc_install(struct lg_run_ctx *run, const char *tool)
 {
     tool_name = tool;
+    atomic_store(&failing_run, run);
     ev_set_allocator(ev_alloc);
+}
+
+void lg_evalloc_forget(struct lg_run_ctx *run)
+{
+    struct lg_run_ctx *expected = run;
+    atomic_compare_exchange_strong(&failing_run, &expected, NULL);
 }

@@ -3,8 +3,13 @@
 #ifndef LOADGEN_EVALLOC_H
 #define LOADGEN_EVALLOC_H
 
-/* Installs it, before the first loop is made; `tool` names the program in
- * the one message printed if even the reserve runs out. */
-void lg_evalloc_install(const char *tool);
+struct lg_run_ctx;
+
+/* Installs it, before the first loop is made: memory running out fails
+ * `run`; `tool` names the program in the one message printed if even the
+ * reserve runs out. */
+void lg_evalloc_install(struct lg_run_ctx *run, const char *tool);
+/* `run` is ending: a later failure fails no run (none has loops then). */
+void lg_evalloc_forget(struct lg_run_ctx *run);
 
 #endif

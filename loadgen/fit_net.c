@@ -23,9 +23,10 @@ unsigned lg_fit_time_wait_s(const struct lg_needs *n, const struct lg_machine *m
     return reuse ? 1 : 60;
 }
 
-/* The generator counts as the side that closes (it does under HTTP/2's
- * GOAWAY and for DNS over TCP, and races the server under HTTP/1.1's
- * Connection: close), so each closed connection keeps its port. A UDP
+/* The generator counts as the side that closes (it does when a multiplexed
+ * protocol says goodbye and for queries over TCP, and races the server when
+ * a one-at-a-time protocol announces the close), so each closed connection
+ * keeps its port. A UDP
  * socket frees its port when it closes. */
 double lg_fit_ports_needed(const struct lg_needs *n, const struct lg_machine *m, double rate)
 {

@@ -94,9 +94,8 @@ static void write_preflight(struct lg_jsonout *o, const struct lg_fitness *f)
     lg_json_lit(o, "]}");
 }
 
-void lg_preflight_write_meta(struct lg_jsonout *o)
+void lg_preflight_write_meta(struct lg_jsonout *o, const struct lg_fitness *f)
 {
-    const struct lg_fitness *f = lg_preflight_result();
     if (!f) return;
     write_machine(o, f);
     write_preflight(o, f);

@@ -1,10 +1,11 @@
-/* The HTTP/2 session's allocator: nghttp2 allocates several small blocks per
- * request (the stream, queue items, decoded header values) and frees them
- * when the stream closes; a pool per session recycles them by size class. */
+/* A per-connection allocator of small blocks, recycled by size class: the
+ * protocol libraries (the QUIC transport's below the engine's API, the
+ * tools' above it) allocate several small blocks per request or packet and
+ * free them soon after; a pool per session serves them without malloc and
+ * free. */
 #ifndef LOADGEN_H2POOL_H
 #define LOADGEN_H2POOL_H
 
-#include <nghttp2/nghttp2.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,11 +20,8 @@ struct lg_h2_pool {
     size_t left;
 };
 
-/* nghttp2's allocator table drawing from the pool (zeroed by the caller). */
-nghttp2_mem lg_h2_pool_mem(struct lg_h2_pool *p);
-/* The same four functions (user data: the pool), for the libraries whose
- * allocator tables have nghttp2's shape: ngtcp2's and nghttp3's (QUIC and
- * HTTP/3 allocate per packet and per stream as nghttp2 does per frame). */
+/* The four functions of an allocator table with user data (the pool, zeroed
+ * by the caller), in the shape those libraries' tables share. */
 void *lg_h2_pool_malloc(size_t size, void *pool);
 void lg_h2_pool_free(void *ptr, void *pool);
 void *lg_h2_pool_calloc(size_t n, size_t size, void *pool);

@@ -1,6 +1,7 @@
 /* The engine's data model in one screen: a worker (one thread, one event
  * loop, one store of samples) owns a cohort of clients; a client owns one
- * connection and a few request slots. Only engine files include this. */
+ * connection and a few request slots. Only engine files include this, and
+ * the setup stages that plug into it from the protocol layer (proto/tunnel.c). */
 #ifndef LOADGEN_INTERNAL_H
 #define LOADGEN_INTERNAL_H
 
@@ -13,7 +14,6 @@
 #include "stats/rng.h"
 #include "loadgen/series.h"
 #include "loadgen/transport.h"
-#include "loadgen/tunnel.h"
 
 /* Sample series every level has; doc/output-format.md defines them. */
 enum lg_series_id {
@@ -102,6 +102,7 @@ enum lg_conn_state {
 };
 
 struct lg_worker;
+struct lg_run_ctx;
 
 struct lg_client {
     struct lg_worker *w;
@@ -118,7 +119,8 @@ struct lg_client {
     size_t alpn_len;
     uint64_t conn_start_ns; /* attempt start of the current connection */
     uint64_t phase_ns;      /* start of the current setup stage */
-    struct lg_tunnel_state tunnel;
+    /* a setup stage's own state while it runs (proto/tunnel.c's) */
+    _Alignas(8) unsigned char stage_state[32];
     unsigned conn_attempts; /* connections it tried to open in this level */
     unsigned established;   /* of those, the ones set up */
     unsigned inflight;
@@ -142,6 +144,10 @@ struct lg_client {
     bool abort_pending, ends_pending, read_pending;
     bool settle_queued;
     struct lg_client *settle_next;
+    /* --max-handshakes: its connection counts among the worker's being set
+     * up (opening), or it waits for its turn to start one (turn_waiting) */
+    bool opening, turn_waiting;
+    struct lg_client *turn_next;
     unsigned n_unsent; /* open loop: started requests whose bytes wait (LG_REQ_UNSENT) */
     /* open loop: the client's requests the schedule made due, and those
      * started; the difference is its backlog, waiting for a slot */
@@ -155,6 +161,7 @@ struct lg_client {
 };
 
 struct lg_worker {
+    struct lg_run_ctx *run; /* the run this worker's levels belong to */
     unsigned index;
     struct ev_loop *loop;
     pthread_t thread;
@@ -195,6 +202,11 @@ struct lg_worker {
     struct lg_client *settle_head, *settle_tail;
     ev_check settle_check;
     ev_idle settle_idle;
+    /* --max-handshakes (closed loop, TLS): at most open_limit connections
+     * being set up at once (n_opening); the clients waiting for their turn
+     * to start one, first come first served (0: no limit) */
+    unsigned open_limit, n_opening;
+    struct lg_client *turn_head, *turn_tail;
     /* open loop (schedule.c) */
     struct lg_schedule {
         int fd; /* timerfd; -1 in a closed loop */

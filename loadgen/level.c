@@ -337,12 +337,12 @@ static void cohort_abandon(struct lg_levels *lv)
 static void workers_run(struct lg_levels *lv, unsigned clients, uint64_t start)
 {
     struct lg_worker *ws = lv->ws;
-    lg_control_level_begin(ws, lv->nw, clients, start);
+    lg_control_level_begin(lv->run, ws, lv->nw, clients, start);
     for (unsigned i = 1; i < lv->nw; i++) {
         ws[i].spawned = pthread_create(&ws[i].thread, NULL, worker_thread, &ws[i]) == 0;
         /* a loop run later on this thread would not run concurrently: the
          * level could not be what was asked for */
-        if (!ws[i].spawned) lg_control_fail("cannot start an event-loop thread");
+        if (!ws[i].spawned) lg_control_fail(lv->run, "cannot start an event-loop thread");
     }
     lg_worker_run_level(&ws[0]);
     for (unsigned i = 1; i < lv->nw; i++)
@@ -377,12 +377,12 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     uint64_t lead = cfg->rate > 0 ? OPEN_LOOP_LEAD_NS : 0;
     uint64_t at = lg_level_start_at(cfg, k), start, wall;
     if (at) {
-        enum lg_wait_result wr = lg_wait_until(cfg, at, lead, &start, &wall);
+        enum lg_wait_result wr = lg_wait_until(lv->run, cfg, at, lead, &start, &wall);
         out = wr == LG_WAIT_LATE ? LG_LEVEL_LATE : LG_LEVEL_NOT_RUN;
         if (wr != LG_WAIT_STARTED) goto out;
     } else {
         start = lg_now_ns() + lead;
-        wall = lg_ref_wall_ns() + lead;
+        wall = lg_ref_wall_ns(lv->run) + lead;
     }
     for (unsigned i = 0; i < lv->nw; i++) {
         lv->ws[i].level_start_ns = start;
@@ -393,14 +393,14 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     workers_run(lv, clients, start);
     uint64_t end = lg_now_ns();
     out = LG_LEVEL_NOT_RUN;
-    if (lg_control_failure()) goto out; /* nothing of this level will be reported */
+    if (lg_control_failure(lv->run)) goto out; /* nothing of this level will be reported */
 
     out = LG_LEVEL_NO_MEMORY;
     res->clients = clients;
     res->shard_clients = mine;
     res->requested_start_ns = at;
     res->actual_start_ns = wall;
-    res->interrupted = lg_control_interrupted() != 0;
+    res->interrupted = lg_control_interrupted(lv->run) != 0;
     /* (an open loop stopped within its lead ends before its start) */
     uint64_t until = end < start + cfg->duration_ns ? end : start + cfg->duration_ns;
     res->seconds = until > start ? (double)(until - start) / 1e9 : 0.;
@@ -408,15 +408,15 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
         if (co.clients[j].attempts == 0) res->idle_clients++;
     if (level_collect(lv, res) < 0 || collect_client_attempts(res, &co, mine) < 0) goto out;
     level_active = false;
-    if (lg_control_level_end(res) < 0) goto out;
+    if (lg_control_level_end(lv->run, res) < 0) goto out;
     /* the level's last samples (sampling, --watch) may have failed the run */
     out = LG_LEVEL_NOT_RUN;
-    if (lg_control_failure()) goto out;
+    if (lg_control_failure(lv->run)) goto out;
     out = LG_LEVEL_NO_MEMORY;
     if (lg_selfwatch_collect(res, lv->ws, lv->nw, cfg, lv->drv) < 0) goto out;
     out = LG_LEVEL_DONE;
 out:
-    if (level_active) lg_control_level_end(NULL);
+    if (level_active) lg_control_level_end(lv->run, NULL);
     if (placed) cohort_abandon(lv);
     for (unsigned i = 0; i < lv->nw; i++)
         lg_store_free(&lv->ws[i].store, lv->n_classes);

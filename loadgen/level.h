@@ -12,9 +12,11 @@ struct lg_config;
 struct lg_driver;
 struct lg_worker;
 struct lg_level_result;
+struct lg_run_ctx;
 
 /* What every level of a run shares. */
 struct lg_levels {
+    struct lg_run_ctx *run;
     const struct lg_config *cfg;
     const struct lg_driver *drv;
     struct lg_worker *ws;

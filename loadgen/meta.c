@@ -176,7 +176,7 @@ static void write_extra(struct lg_jsonout *o, const struct lg_meta_section *extr
 int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *drv,
                   const char *started_at, const struct lg_level_result *levels, size_t n_levels,
                   const struct lg_meta_section *extra, const struct lg_clock_ref *ref,
-                  int exit_status)
+                  const struct lg_fitness *fitness, int exit_status)
 {
     struct lg_jsonout o;
     if (lg_jsonout_open(&o, fd, 65536) < 0) return -1;
@@ -243,7 +243,7 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     write_levels(&o, cfg, drv, levels, n_levels);
     lg_json_lit(&o, "\n  ]");
     write_extra(&o, extra);
-    lg_preflight_write_meta(&o);
+    lg_preflight_write_meta(&o, fitness);
     lg_json_lit(&o, "\n}\n");
     return lg_jsonout_close(&o);
 }

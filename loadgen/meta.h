@@ -11,6 +11,7 @@ struct lg_driver;
 struct lg_level_result;
 struct lg_meta_section;
 struct lg_clock_ref;
+struct lg_fitness;
 
 void lg_meta_wallclock(char *buf, size_t len);
 /* Writes the descriptor to fd (opened by the caller before the run, so an
@@ -19,6 +20,6 @@ void lg_meta_wallclock(char *buf, size_t len);
 int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *drv,
                   const char *started_at, const struct lg_level_result *levels, size_t n_levels,
                   const struct lg_meta_section *extra, const struct lg_clock_ref *ref,
-                  int exit_status);
+                  const struct lg_fitness *fitness, int exit_status);
 
 #endif

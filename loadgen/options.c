@@ -147,7 +147,7 @@ int lg_parse_levels(const char *s, unsigned **levels, size_t *n)
 
 bool lg_tls_options_given(const struct lg_tls_options *t)
 {
-    return t->cacert || t->sni || t->insecure || t->resume;
+    return t->cacert || t->sni || t->insecure || t->resume || t->max_handshakes;
 }
 
 void lg_resolve_target(const char *tool, const char *what, const char *host, unsigned port,

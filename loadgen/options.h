@@ -55,6 +55,7 @@ enum {
     LG_OPT_PREFLIGHT,
     LG_OPT_REQUIRE_FIT,
     LG_OPT_MAX_TIMER_FLOOR,
+    LG_OPT_MAX_HANDSHAKES,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
 
@@ -91,10 +92,11 @@ struct lg_cmdline {
 
 /* TLS options both tools share (short form -k). */
 struct lg_tls_options {
-    const char *cacert; /* --cacert FILE */
-    const char *sni;    /* --sni NAME */
-    bool insecure;      /* -k, --insecure */
-    bool resume;        /* --tls-resume */
+    const char *cacert;      /* --cacert FILE */
+    const char *sni;         /* --sni NAME */
+    bool insecure;           /* -k, --insecure */
+    bool resume;             /* --tls-resume */
+    unsigned max_handshakes; /* --max-handshakes: per loop thread, 0: no limit */
 };
 bool lg_tls_options_given(const struct lg_tls_options *t);
 

@@ -1,5 +1,5 @@
 /* The preflight: what the options need, the checks in order, their lines on
- * stderr, and the result kept for --meta. See preflight.h. */
+ * stderr, and the result kept for --meta (in the run context). See preflight.h. */
 #include "loadgen/preflight.h"
 #include "loadgen/clock.h"
 #include "loadgen/engine.h"
@@ -18,18 +18,9 @@
  * something, short enough to wait for. */
 #define STRAYS_WINDOW_NS 500000000u
 
-/* This run's checks, for --meta. */
-static struct lg_fitness result;
-static bool have_result;
-
 const char *lg_verdict_name(enum lg_verdict v)
 {
     return v == LG_FIT_OK ? "ok" : v == LG_FIT_WARN ? "warn" : "unfit";
-}
-
-const struct lg_fitness *lg_preflight_result(void)
-{
-    return have_result ? &result : NULL;
 }
 
 static bool is_loopback(const struct lg_target *tgt)
@@ -156,18 +147,17 @@ static void print_check(const char *tool, const struct lg_check *c)
 
 /* Reads the machine and runs the cheap checks into `result`; n: what the
  * options need. */
-static void check_machine(const struct lg_config *cfg, const struct lg_driver *drv,
-                          const struct lg_target *tgt, const struct lg_probe *probe,
-                          struct lg_needs *n)
+static void check_machine(struct lg_fitness *result, const struct lg_config *cfg,
+                          const struct lg_driver *drv, const struct lg_target *tgt,
+                          const struct lg_probe *probe, struct lg_needs *n)
 {
-    memset(&result, 0, sizeof(result));
+    memset(result, 0, sizeof(*result));
     uint64_t start = lg_now_ns();
-    lg_machine_read(&result.machine);
-    lg_timer_floor_measure(&result.timer);
+    lg_machine_read(&result->machine);
+    lg_timer_floor_measure(&result->timer);
     needs_of(cfg, drv, tgt, probe, n);
-    cheap_checks(&result, n);
-    result.took_s = (double)(lg_now_ns() - start) / 1e9;
-    have_result = true;
+    cheap_checks(result, n);
+    result->took_s = (double)(lg_now_ns() - start) / 1e9;
 }
 
 static int interrupted(const struct lg_config *cfg, int stop_fd)
@@ -195,7 +185,8 @@ int lg_preflight_main(const struct lg_config *cfg, const struct lg_driver *drv,
                     stop_fd, &probe);
     if (probe.stopped) return interrupted(cfg, stop_fd);
     struct lg_needs n;
-    check_machine(cfg, drv, tgt, &probe, &n);
+    struct lg_fitness result;
+    check_machine(&result, cfg, drv, tgt, &probe, &n);
     result.full = true;
     struct lg_strays strays;
     int measured = lg_strays_measure(&result.machine.allowed, STRAYS_WINDOW_NS, stop_fd, &strays);
@@ -218,15 +209,15 @@ int lg_preflight_main(const struct lg_config *cfg, const struct lg_driver *drv,
     return result.n_unfit ? LG_EXIT_UNFIT : LG_EXIT_OK;
 }
 
-int lg_preflight_before_run(const struct lg_config *cfg, const struct lg_driver *drv,
-                            const struct lg_target *tgt)
+int lg_preflight_before_run(struct lg_fitness *result, const struct lg_config *cfg,
+                            const struct lg_driver *drv, const struct lg_target *tgt)
 {
     struct lg_needs n;
-    check_machine(cfg, drv, tgt, NULL, &n);
-    tally(&result);
-    for (size_t i = 0; i < result.n_checks; i++)
-        if (result.checks[i].verdict == LG_FIT_UNFIT) print_check(cfg->tool, &result.checks[i]);
-    if (result.n_unfit && cfg->require_fit) {
+    check_machine(result, cfg, drv, tgt, NULL, &n);
+    tally(result);
+    for (size_t i = 0; i < result->n_checks; i++)
+        if (result->checks[i].verdict == LG_FIT_UNFIT) print_check(cfg->tool, &result->checks[i]);
+    if (result->n_unfit && cfg->require_fit) {
         fprintf(stderr,
                 "%s: --require-fit: this machine is unfit for these options; nothing sent\n",
                 cfg->tool);

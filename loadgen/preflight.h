@@ -45,17 +45,17 @@ struct lg_fitness {
  * most one probe; LG_EXIT_OK when fit, LG_EXIT_UNFIT when not. */
 int lg_preflight_main(const struct lg_config *cfg, const struct lg_driver *drv,
                       const struct lg_target *tgt);
-/* Before a run: the cheap checks, a warning line on stderr for each unfit
- * one; -1 when one is unfit and --require-fit was given. */
-int lg_preflight_before_run(const struct lg_config *cfg, const struct lg_driver *drv,
-                            const struct lg_target *tgt);
-/* The checks of this run (before_run's or main's), or NULL before them. */
-const struct lg_fitness *lg_preflight_result(void);
+/* Before a run: the cheap checks into *result (the run context's, for
+ * --meta), a warning line on stderr for each unfit one; -1 when one is
+ * unfit and --require-fit was given. */
+int lg_preflight_before_run(struct lg_fitness *result, const struct lg_config *cfg,
+                            const struct lg_driver *drv, const struct lg_target *tgt);
 
 const char *lg_verdict_name(enum lg_verdict v);
 
 /* Writes the "machine" and "preflight" members (each preceded by ",\n  ")
- * of --meta from the checks of this run; nothing before they ran. */
-void lg_preflight_write_meta(struct lg_jsonout *o);
+ * of --meta from the checks of this run; nothing when f is NULL (they did
+ * not run). */
+void lg_preflight_write_meta(struct lg_jsonout *o, const struct lg_fitness *f);
 
 #endif

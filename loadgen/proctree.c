@@ -30,9 +30,9 @@ int lg_proctree_dirfd(const struct lg_proctree *t)
 
 /* A read of /proc that failed: the process exited since it was listed,
  * unless memory ran out, which would leave a silent gap in the samples. */
-static void read_failed(void)
+static void read_failed(const struct lg_proctree *t)
 {
-    if (errno == ENOMEM) lg_control_fail("out of memory reading /proc for --watch");
+    if (errno == ENOMEM) lg_control_fail(t->run, "out of memory reading /proc for --watch");
 }
 
 static bool read_stat(struct lg_proctree *t, const char *pid)
@@ -41,11 +41,11 @@ static bool read_stat(struct lg_proctree *t, const char *pid)
     snprintf(path, sizeof(path), "%s/stat", pid);
     long n = lg_procfs_read(dirfd(t->proc), path, &t->buf, &t->cap);
     if (n < 0) {
-        read_failed();
+        read_failed(t);
         return false;
     }
     if (!lg_grow(&t->rows, &t->cap_rows, t->n_rows + 1, sizeof(*t->rows), 64)) {
-        lg_control_fail("out of memory reading /proc for --watch");
+        lg_control_fail(t->run, "out of memory reading /proc for --watch");
         return false;
     }
     if (lg_procfs_parse_stat(t->buf, (size_t)n, &t->rows[t->n_rows]) < 0) return false;
@@ -66,7 +66,7 @@ static bool push_pid(struct lg_proctree *t, size_t *tail, int pid)
 {
     if (*tail >= MAX_PIDS) return false;
     if (!lg_grow(&t->pending, &t->cap_pending, *tail + 1, sizeof(int), 64)) {
-        lg_control_fail("out of memory reading /proc for --watch");
+        lg_control_fail(t->run, "out of memory reading /proc for --watch");
         return false;
     }
     t->pending[(*tail)++] = pid;
@@ -80,12 +80,12 @@ static void queue_children(struct lg_proctree *t, const char *pid, size_t *tail)
     snprintf(path, sizeof(path), "%s/task", pid);
     int fd = openat(dirfd(t->proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-        read_failed();
+        read_failed(t);
         return;
     }
     DIR *tasks = fdopendir(fd);
     if (!tasks) {
-        read_failed();
+        read_failed(t);
         close(fd);
         return;
     }
@@ -95,7 +95,7 @@ static void queue_children(struct lg_proctree *t, const char *pid, size_t *tail)
         char cpath[64 + sizeof(de->d_name) + 16];
         snprintf(cpath, sizeof(cpath), "%s/%s/children", path, de->d_name);
         long n = lg_procfs_read(dirfd(t->proc), cpath, &t->buf, &t->cap);
-        if (n < 0) read_failed();
+        if (n < 0) read_failed(t);
         for (char *p = t->buf, *end; n > 0 && *p; p = end) {
             long child = strtol(p, &end, 10);
             if (end == p) break;
@@ -124,11 +124,11 @@ static int cmp_row_pid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static const struct lg_proc_stat *sort_rows; /* for cmp_idx_ppid: qsort has no context */
-
-static int cmp_idx_ppid(const void *a, const void *b)
+/* Row indexes by their rows' parent pid; the rows come as qsort_r's context. */
+static int cmp_idx_ppid(const void *a, const void *b, void *rows_arg)
 {
-    int x = sort_rows[*(const size_t *)a].ppid, y = sort_rows[*(const size_t *)b].ppid;
+    const struct lg_proc_stat *rows = rows_arg;
+    int x = rows[*(const size_t *)a].ppid, y = rows[*(const size_t *)b].ppid;
     return (x > y) - (x < y);
 }
 
@@ -147,14 +147,13 @@ void lg_proctree_scan(struct lg_proctree *t, const int *roots, size_t n_roots)
     t->n_rows = k;
     if (!lg_grow(&t->by_ppid, &t->cap_by_ppid, t->n_rows, sizeof(size_t), 64) ||
         !lg_grow(&t->queue, &t->cap_queue, t->n_rows, sizeof(size_t), 64)) {
-        lg_control_fail("out of memory reading /proc for --watch");
+        lg_control_fail(t->run, "out of memory reading /proc for --watch");
         t->n_rows = 0;
         return;
     }
     for (size_t i = 0; i < t->n_rows; i++)
         t->by_ppid[i] = i;
-    sort_rows = t->rows;
-    if (t->n_rows) qsort(t->by_ppid, t->n_rows, sizeof(size_t), cmp_idx_ppid);
+    if (t->n_rows) qsort_r(t->by_ppid, t->n_rows, sizeof(size_t), cmp_idx_ppid, t->rows);
 }
 
 long lg_proctree_find(const struct lg_proctree *t, int pid)

@@ -11,10 +11,13 @@
 
 #include "loadgen/procfs.h"
 
+struct lg_run_ctx;
+
 struct lg_proctree {
-    DIR *proc;        /* /proc */
-    bool by_children; /* the kernel has children files */
-    bool whole_host;  /* force the pass over every process (tests) */
+    struct lg_run_ctx *run; /* whose run a failed allocation fails (lg_control_fail) */
+    DIR *proc;              /* /proc */
+    bool by_children;       /* the kernel has children files */
+    bool whole_host;        /* force the pass over every process (tests) */
     char *buf;
     size_t cap;
     struct lg_proc_stat *rows; /* the processes read, in pid order */

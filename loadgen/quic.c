@@ -1,6 +1,6 @@
 /* QUIC over ngtcp2 0.12 with GnuTLS: the handshake stage, the transport
  * that moves a ready connection's packets, and the stream calls the
- * application (HTTP/3) uses. The only file that calls ngtcp2. Packets are
+ * application protocol over it uses. The only file that calls ngtcp2. Packets are
  * read in batches (recvmmsg) and written in batches (UDP GSO), the
  * connection's timers (loss, acknowledgement, idle) run on the engine's
  * per-connection timer, and every way a connection fails is given a class

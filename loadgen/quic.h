@@ -1,6 +1,6 @@
 /* QUIC as a transport (ngtcp2 with GnuTLS): one connection per client on its
  * own connected UDP socket, set up by a handshake stage (quic_handshake_ms),
- * carrying many streams. An application protocol over QUIC (HTTP/3) plugs in
+ * carrying many streams. An application protocol over QUIC (a tool's) plugs in
  * a table of stream callbacks and uses the stream calls below; only
  * loadgen/quic.c calls ngtcp2, so moving to another ngtcp2 API touches one
  * file. Nothing here knows what the streams carry. */

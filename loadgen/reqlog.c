@@ -26,6 +26,7 @@ struct logbuf {
 };
 
 struct lg_reqlog {
+    struct lg_run_ctx *run; /* whose run a lost record fails */
     int fd;
     const struct lg_driver *drv;
     lg_reqlog_namer name;
@@ -99,8 +100,8 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-struct lg_reqlog *lg_reqlog_open(const char *path, const struct lg_driver *drv,
-                                 lg_reqlog_namer name)
+struct lg_reqlog *lg_reqlog_open(struct lg_run_ctx *run, const char *path,
+                                 const struct lg_driver *drv, lg_reqlog_namer name)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) return NULL;
@@ -110,6 +111,7 @@ struct lg_reqlog *lg_reqlog_open(const char *path, const struct lg_driver *drv,
         errno = ENOMEM;
         return NULL;
     }
+    log->run = run;
     log->fd = fd;
     log->drv = drv;
     log->name = name;
@@ -149,7 +151,7 @@ static void hand_off(struct lg_reqlog *log, unsigned i, bool want_new)
     } else if (!(b = malloc(sizeof(*b)))) {
         /* a record would be lost: the run fails (status 4, which says why)
          * rather than leave a log of a part of it */
-        lg_control_fail("out of memory for --log records");
+        lg_control_fail(log->run, "out of memory for --log records");
         return;
     }
     log->out[i].b = b;

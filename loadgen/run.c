@@ -14,6 +14,7 @@
 #include "loadgen/quic.h"
 #include "loadgen/reqlog.h"
 #include "loadgen/results.h"
+#include "loadgen/runctx.h"
 #include "loadgen/schedule.h"
 #include "loadgen/selfwatch.h"
 #include "loadgen/start.h"
@@ -64,6 +65,7 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
     const struct lg_driver *drv = lv->drv;
     for (unsigned i = 0; i < lv->nw; i++) {
         struct lg_worker *w = &lv->ws[i];
+        w->run = lv->run;
         w->index = i;
         w->cfg = cfg;
         w->drv = drv;
@@ -77,7 +79,7 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
         /* the one place that asks what kind of socket the driver wants */
         if (tgt->quic) {
             /* QUIC's transport and handshake come with its configuration:
-             * a tool without HTTP/3 links none of it */
+             * a tool that uses no QUIC links none of it */
             w->tp = tgt->quic->transport;
             w->stages[w->n_stages++] = tgt->quic->stage;
         } else {
@@ -85,7 +87,7 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
                     : tgt->tls    ? &lg_transport_tls
                                   : &lg_transport_stream;
             if (!drv->datagram) w->stages[w->n_stages++] = &lg_stage_connect;
-            if (tgt->tunnel_request) w->stages[w->n_stages++] = &lg_stage_tunnel;
+            if (tgt->tunnel) w->stages[w->n_stages++] = tgt->tunnel;
             if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
         }
         stats_rng_seed(&w->rng, cfg->seed * 7919 + i + 1);
@@ -199,7 +201,8 @@ static size_t run_levels(struct lg_levels *lv, struct lg_level_result *results,
 {
     const struct lg_config *cfg = lv->cfg;
     size_t done = 0;
-    for (size_t l = 0; l < cfg->n_levels && !lg_control_interrupted() && !lg_control_failure();
+    for (size_t l = 0;
+         l < cfg->n_levels && !lg_control_interrupted(lv->run) && !lg_control_failure(lv->run);
          l++) {
         enum lg_level_outcome out = lg_level_run(lv, (unsigned)l, &results[l]);
         if (out == LG_LEVEL_NO_MEMORY) {
@@ -240,13 +243,15 @@ struct outputs {
 /* Opens them before anything runs, so an unwritable path is a usage error,
  * not a lost result; memory (or a thread) that could not be had is status
  * 4. Returns the status to exit with, or LG_EXIT_OK. */
-static int outputs_open(const struct lg_config *cfg, const struct lg_driver *drv, struct outputs *o)
+static int outputs_open(struct lg_run_ctx *run, const struct lg_config *cfg,
+                        const struct lg_driver *drv, struct outputs *o)
 {
     memset(o, 0, sizeof(*o));
     o->doc.fd = o->meta.fd = -1;
     if (lg_pipedoc_bound(cfg->tool, &o->handoff_ns) < 0) return LG_EXIT_USAGE;
     const char *what = "--log", *path = cfg->log_path;
-    if (cfg->log_path && !(o->log = lg_reqlog_open(cfg->log_path, drv, lg_error_name))) goto fail;
+    if (cfg->log_path && !(o->log = lg_reqlog_open(run, cfg->log_path, drv, lg_error_name)))
+        goto fail;
     what = "--output";
     path = cfg->output_path;
     if (cfg->output_path && lg_outfile_open(&o->doc, cfg->output_path) < 0) goto fail;
@@ -296,10 +301,11 @@ static void outputs_write_meta(const struct lg_config *cfg, const struct lg_driv
                                struct outputs *o, const struct lg_level_result *results,
                                size_t done, const char *started_at,
                                const struct lg_meta_section *meta_extra,
-                               const struct lg_clock_ref *ref, int status)
+                               const struct lg_clock_ref *ref, const struct lg_fitness *fitness,
+                               int status)
 {
     if (o->meta.fd >= 0 && (lg_meta_write(o->meta.fd, cfg, drv, started_at, results, done,
-                                          meta_extra, ref, status) < 0 ||
+                                          meta_extra, ref, fitness, status) < 0 ||
                             lg_outfile_commit(&o->meta) < 0))
         fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
 }
@@ -312,19 +318,21 @@ static void outputs_close(const struct lg_config *cfg, struct outputs *o)
         fprintf(stderr, "%s: --log %s: write failed\n", cfg->tool, cfg->log_path);
 }
 
-int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struct lg_target *tgt,
-           void *driver_ctx, const struct lg_meta_section *meta_extra)
+/* lg_run with its run context. */
+static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const struct lg_driver *drv,
+                  const struct lg_target *tgt, void *driver_ctx,
+                  const struct lg_meta_section *meta_extra)
 {
-    if (cfg->preflight) return lg_preflight_main(cfg, drv, tgt);
-    struct lg_levels lv = {.cfg = cfg, .drv = drv, .n_classes = LG_ERR__BASE_COUNT + drv->n_errors};
+    struct lg_levels lv = {
+        .run = run, .cfg = cfg, .drv = drv, .n_classes = LG_ERR__BASE_COUNT + drv->n_errors};
     struct outputs out;
     if (check_fd_limit(cfg) < 0) return LG_EXIT_USAGE;
-    if (lg_preflight_before_run(cfg, drv, tgt) < 0) return LG_EXIT_UNFIT;
-    int opened = outputs_open(cfg, drv, &out);
+    if (lg_preflight_before_run(&lv.run->fitness, cfg, drv, tgt) < 0) return LG_EXIT_UNFIT;
+    int opened = outputs_open(run, cfg, drv, &out);
     if (opened != LG_EXIT_OK) return opened;
     signal(SIGPIPE, SIG_IGN);
-    lg_evalloc_install(cfg->tool);
-    if (lg_control_start(cfg) < 0) {
+    lg_evalloc_install(run, cfg->tool);
+    if (lg_control_start(lv.run, cfg) < 0) {
         fprintf(stderr, "%s: cannot start the control thread: %s\n", cfg->tool, strerror(errno));
         outputs_close(cfg, &out);
         return LG_EXIT_FAILED;
@@ -337,11 +345,11 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         if (lg_clock_ref_measure((const struct sockaddr *)&cfg->clock_ref_addr,
                                  cfg->clock_ref_addrlen, &ref, why, sizeof(why)) < 0) {
             fprintf(stderr, "%s: --clock-ref %s: %s\n", cfg->tool, cfg->clock_ref, why);
-            lg_control_stop();
+            lg_control_stop(lv.run);
             outputs_close(cfg, &out);
             return LG_EXIT_USAGE;
         }
-        lg_set_clock_offset((int64_t)(ref.offset_s * 1e9));
+        lg_set_clock_offset(lv.run, (int64_t)(ref.offset_s * 1e9));
     }
 
     lv.nw = cfg->threads ? cfg->threads : 1;
@@ -359,9 +367,9 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
     status = LG_EXIT_OK;
     size_t done = run_levels(&lv, results, out.log, &status);
     if (status == LG_EXIT_FAILED) goto out; /* said why; no document, even of earlier levels */
-    if (lg_control_failure()) {
+    if (lg_control_failure(lv.run)) {
         fprintf(stderr, "%s: %s; the run could not be carried out, no document\n", cfg->tool,
-                lg_control_failure());
+                lg_control_failure(lv.run));
         status = LG_EXIT_FAILED;
         goto out;
     }
@@ -384,15 +392,15 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
         goto out;
     }
     if (status == LG_EXIT_OK) status = run_status(cfg, results, done);
-    if (lg_control_interrupted()) {
+    if (lg_control_interrupted(lv.run)) {
         fprintf(stderr, "%s: interrupted by signal %d: the document holds what was measured\n",
-                cfg->tool, lg_control_interrupted());
+                cfg->tool, lg_control_interrupted(lv.run));
         status = LG_EXIT_INTERRUPTED;
     }
     outputs_write_meta(cfg, drv, &out, results, done, started_at, meta_extra,
-                       cfg->clock_ref ? &ref : NULL, status);
+                       cfg->clock_ref ? &ref : NULL, &lv.run->fitness, status);
 out:
-    lg_control_stop();
+    lg_control_stop(lv.run);
     workers_free(lv.ws, lv.nw);
     if (results)
         for (size_t l = 0; l < cfg->n_levels; l++)
@@ -401,5 +409,17 @@ out:
     free(results);
     free(lv.ws);
     free(rbufs);
+    return status;
+}
+
+int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struct lg_target *tgt,
+           void *driver_ctx, const struct lg_meta_section *meta_extra)
+{
+    if (cfg->preflight) return lg_preflight_main(cfg, drv, tgt);
+    struct lg_run_ctx run;
+    lg_run_ctx_init(&run);
+    int status = run_in(&run, cfg, drv, tgt, driver_ctx, meta_extra);
+    lg_evalloc_forget(&run); /* its loops are gone; the context goes next */
+    lg_run_ctx_free(&run);
     return status;
 }

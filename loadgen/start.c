@@ -3,6 +3,7 @@
 #include "loadgen/clock.h"
 #include "loadgen/control.h"
 #include "loadgen/engine.h"
+#include "loadgen/runctx.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -35,34 +36,32 @@ uint64_t lg_level_start_at(const struct lg_config *cfg, unsigned k)
     return cfg->start_at_ns + (uint64_t)k * (cfg->duration_ns + cfg->timeout_ns + LG_LEVEL_GAP_NS);
 }
 
-static int64_t clock_offset_ns;
-
-void lg_set_clock_offset(int64_t offset_ns)
+void lg_set_clock_offset(struct lg_run_ctx *run, int64_t offset_ns)
 {
-    clock_offset_ns = offset_ns;
+    run->clock_offset_ns = offset_ns;
 }
 
-uint64_t lg_ref_wall_ns(void)
+uint64_t lg_ref_wall_ns(struct lg_run_ctx *run)
 {
-    return (uint64_t)((int64_t)lg_wall_ns() - clock_offset_ns);
+    return (uint64_t)((int64_t)lg_wall_ns() - run->clock_offset_ns);
 }
 
-enum lg_wait_result lg_wait_until(const struct lg_config *cfg, uint64_t at, uint64_t lead_ns,
-                                  uint64_t *mono_ns, uint64_t *wall_ns)
+enum lg_wait_result lg_wait_until(struct lg_run_ctx *run, const struct lg_config *cfg, uint64_t at,
+                                  uint64_t lead_ns, uint64_t *mono_ns, uint64_t *wall_ns)
 {
-    at = (uint64_t)((int64_t)at + clock_offset_ns); /* the reference's moment, by this clock */
+    at = (uint64_t)((int64_t)at + run->clock_offset_ns); /* the reference's moment, by this clock */
     uint64_t now = lg_wall_ns();
     if (now > at + cfg->max_late_ns) return LG_WAIT_LATE;
     uint64_t wake = at > lead_ns ? at - lead_ns : 0;
     /* steps of at most 50 ms; the last one ends exactly at `wake` */
     while ((now = lg_wall_ns()) < wake) {
-        if (lg_control_interrupted()) return LG_WAIT_INTERRUPTED;
+        if (lg_control_interrupted(run)) return LG_WAIT_INTERRUPTED;
         uint64_t until = wake - now > 50 * LG_NS_PER_MS ? now + 50 * LG_NS_PER_MS : wake;
         struct timespec ts = {(time_t)(until / LG_NS_PER_S), (long)(until % LG_NS_PER_S)};
         while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR) {
         }
     }
-    uint64_t mono = lg_now_ns(), ref = lg_ref_wall_ns();
+    uint64_t mono = lg_now_ns(), ref = lg_ref_wall_ns(run);
     now = lg_wall_ns();
     uint64_t ahead = at > now ? at - now : 0; /* the lead, as it turned out */
     *mono_ns = mono + ahead;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct lg_config;
+struct lg_run_ctx;
 
 /* Between the end of one level's drain window and the next level's start:
  * room to collect the level and set up the next cohort. */
@@ -38,14 +39,14 @@ enum lg_wait_result { LG_WAIT_STARTED, LG_WAIT_LATE, LG_WAIT_INTERRUPTED };
  * is not kept waiting), then reads the clocks: *mono_ns and *wall_ns are the
  * moment `at` (or now, when it has passed), the level's start. LG_WAIT_LATE
  * (without waiting) when `at` passed more than --max-late ago. */
-enum lg_wait_result lg_wait_until(const struct lg_config *cfg, uint64_t at, uint64_t lead_ns,
-                                  uint64_t *mono_ns, uint64_t *wall_ns);
+enum lg_wait_result lg_wait_until(struct lg_run_ctx *run, const struct lg_config *cfg, uint64_t at,
+                                  uint64_t lead_ns, uint64_t *mono_ns, uint64_t *wall_ns);
 /* This clock minus the reference's (--clock-ref), in ns, as measured; 0
  * without a reference. lg_wait_until waits for the reference's moment and
  * reports the reference's time. */
-void lg_set_clock_offset(int64_t offset_ns);
+void lg_set_clock_offset(struct lg_run_ctx *run, int64_t offset_ns);
 /* The wall clock now, as the reference would read it. */
-uint64_t lg_ref_wall_ns(void);
+uint64_t lg_ref_wall_ns(struct lg_run_ctx *run);
 
 /* The host clock as the kernel reports it (adjtimex). */
 struct lg_clock_state {

@@ -5,6 +5,7 @@
  * TLS transport the connection uses once the handshake is done. */
 #include "loadgen/internal.h"
 #include "loadgen/options.h"
+#include "loadgen/tlsmem.h"
 
 #include <arpa/inet.h>
 
@@ -63,12 +64,14 @@ static int config_failed(SSL_CTX *ctx, char *err, size_t errlen, const char *wha
 int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecure,
                        const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen)
 {
+    lg_tlsmem_init(); /* before OpenSSL's first allocation */
     ERR_clear_error();
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
     if (!ctx) return config_failed(NULL, err, errlen, "cannot create a TLS context");
     if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1)
         return config_failed(ctx, err, errlen, "cannot require TLS 1.2 or later");
-    /* Idle clients hold no TLS buffers: thousands of connections stay small. */
+    /* Idle clients hold no TLS buffers: thousands of connections stay small
+     * (the buffers freed after each record are kept for the next by tlsmem.c) */
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
                               SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     /* One recv takes every record the socket holds (not a header and a body
@@ -115,6 +118,7 @@ int lg_tls_setup(struct lg_tls_config *t, const struct lg_tls_options *o, const 
     t->sni = o->sni ? o->sni : (ip ? NULL : host);
     t->verify_host = o->insecure ? NULL : (o->sni ? o->sni : host);
     t->resume = o->resume;
+    t->max_handshakes = o->max_handshakes;
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /* How a client's bytes move (a transport, wrk's struct sock: a TCP or Unix
  * stream, a connected UDP socket, TLS over a stream) and how its connection
- * is set up (stages run in order: TCP connect, proxy CONNECT, TLS handshake).
+ * is set up (stages run in order: TCP connect, a proxy tunnel, TLS handshake).
  * Each call reports what it waits for; the client alone owns the watchers. */
 #ifndef LOADGEN_TRANSPORT_H
 #define LOADGEN_TRANSPORT_H
@@ -82,7 +82,6 @@ struct lg_stage {
 };
 
 extern const struct lg_stage lg_stage_connect; /* TCP or Unix connect */
-extern const struct lg_stage lg_stage_tunnel;  /* CONNECT through an HTTP proxy */
 extern const struct lg_stage lg_stage_tls;     /* TLS handshake */
 
 /* The transport's own timer, one per connection (QUIC's retransmission,
@@ -106,6 +105,9 @@ struct lg_tls_config {
     const char *sni;         /* server name, or NULL to send none */
     const char *verify_host; /* name the certificate must match, or NULL with --insecure */
     bool resume;             /* reuse a client's session across its reconnects */
+    /* --max-handshakes: connections a loop thread sets up at once in a
+     * closed loop (0: no limit) */
+    unsigned max_handshakes;
 };
 
 /* Builds the SSL_CTX: system store plus cafile, verification unless insecure,

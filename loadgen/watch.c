@@ -9,6 +9,7 @@
 #include "loadgen/procfs.h"
 #include "loadgen/proctree.h"
 #include "loadgen/results.h"
+#include "loadgen/runctx.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -48,6 +49,7 @@ struct comm_series {
 };
 
 struct watch {
+    struct lg_watcher *watcher; /* that samples it */
     const struct lg_watch_spec *spec;
     int pid;
     uint64_t root_start; /* identifies the root across samples (pids are reused) */
@@ -60,20 +62,6 @@ struct watch {
     size_t n_comms, cap_comms;
     struct dvec tree[WM__COUNT];
 };
-
-static struct {
-    const char *tool;
-    unsigned clients;
-    struct watch *w;
-    size_t n;
-    struct lg_proctree pt;
-    int *roots;
-    char *buf;
-    size_t cap;
-    double tick_s;
-    uint64_t page;
-    bool no_rollup, noted_no_rollup;
-} S;
 
 /* --- options ----------------------------------------------------------- */
 
@@ -178,10 +166,11 @@ void lg_watch_free_specs(struct lg_config *cfg)
 
 /* --- scanning ---------------------------------------------------------- */
 
-static void dvec_push(struct dvec *d, double x)
+static void dvec_push(struct watch *wt, struct dvec *d, double x)
 {
     if (!lg_grow(&d->v, &d->cap, d->n + 1, sizeof(*d->v), 16)) {
-        lg_control_fail("out of memory for --watch samples"); /* never a silent gap */
+        lg_control_fail(wt->watcher->run,
+                        "out of memory for --watch samples"); /* never a silent gap */
         return;
     }
     d->v[d->n++] = x;
@@ -194,12 +183,12 @@ static int cmp_member_pid(const void *a, const void *b)
 }
 
 /* Reads the processes of every tree still watched. */
-static void scan(void)
+static void scan(struct lg_watcher *watcher)
 {
     size_t n = 0;
-    for (size_t i = 0; i < S.n; i++)
-        if (!S.w[i].gone) S.roots[n++] = S.w[i].pid;
-    lg_proctree_scan(&S.pt, S.roots, n);
+    for (size_t i = 0; i < watcher->n; i++)
+        if (!watcher->w[i].gone) watcher->roots[n++] = watcher->w[i].pid;
+    lg_proctree_scan(&watcher->pt, watcher->roots, n);
 }
 
 static struct member *find_member(struct member *v, size_t n, int pid)
@@ -215,7 +204,7 @@ static unsigned comm_index(struct watch *wt, const char *comm)
     for (unsigned i = 0; i < wt->n_comms; i++)
         if (strcmp(wt->comms[i].key, key) == 0) return i;
     if (!lg_grow(&wt->comms, &wt->cap_comms, wt->n_comms + 1, sizeof(*wt->comms), 8)) {
-        lg_control_fail("out of memory for --watch's command names");
+        lg_control_fail(wt->watcher->run, "out of memory for --watch's command names");
         return 0;
     }
     struct comm_series *c = &wt->comms[wt->n_comms];
@@ -228,21 +217,22 @@ static unsigned comm_index(struct watch *wt, const char *comm)
  * Returns false when the root is gone. */
 static bool collect_tree(struct watch *wt)
 {
-    long root = lg_proctree_find(&S.pt, wt->pid);
+    struct lg_watcher *watcher = wt->watcher;
+    long root = lg_proctree_find(&watcher->pt, wt->pid);
     if (root < 0) return false;
-    const struct lg_proc_stat *rs = &S.pt.rows[root];
+    const struct lg_proc_stat *rs = &watcher->pt.rows[root];
     if (rs->state == 'Z' || rs->state == 'X') return false;
     if (wt->root_start && rs->starttime != wt->root_start) return false; /* pid reused */
     wt->root_start = rs->starttime;
-    size_t tail = lg_proctree_walk(&S.pt, (size_t)root);
+    size_t tail = lg_proctree_walk(&watcher->pt, (size_t)root);
     if (!lg_grow(&wt->cur, &wt->cap_cur, tail, sizeof(*wt->cur), 64)) {
-        lg_control_fail("out of memory for a --watch tree");
+        lg_control_fail(wt->watcher->run, "out of memory for a --watch tree");
         wt->n_cur = 0;
         return true;
     }
     wt->n_cur = tail;
     for (size_t i = 0; i < tail; i++) {
-        const struct lg_proc_stat *st = &S.pt.rows[S.pt.queue[i]];
+        const struct lg_proc_stat *st = &watcher->pt.rows[watcher->pt.queue[i]];
         wt->cur[i] = (struct member){
             .pid = st->pid,
             .ppid = st->ppid,
@@ -250,7 +240,7 @@ static bool collect_tree(struct watch *wt)
             .self_ticks = st->utime + st->stime,
             .child_ticks = st->cutime + st->cstime,
             .comm = comm_index(wt, st->comm),
-            .row = S.pt.queue[i],
+            .row = watcher->pt.queue[i],
         };
     }
     qsort(wt->cur, wt->n_cur, sizeof(*wt->cur), cmp_member_pid);
@@ -321,12 +311,13 @@ static int count_fds(int dfd, int pid, uint64_t *out)
 
 static void sample_watch(struct watch *wt)
 {
+    struct lg_watcher *watcher = wt->watcher;
     if (wt->gone) return;
     if (!collect_tree(wt)) {
         wt->gone = true;
         fprintf(stderr,
                 "%s: --watch %s: process %d exited during level c%u; its series end after %zu s\n",
-                S.tool, wt->spec->name, wt->pid, S.clients, wt->samples);
+                watcher->tool, wt->spec->name, wt->pid, watcher->clients, wt->samples);
         return;
     }
     for (size_t i = 0; i < wt->n_comms; i++) {
@@ -337,23 +328,23 @@ static void sample_watch(struct watch *wt)
     }
     double ticks = 0;
     account_cpu(wt, &ticks);
-    int dfd = lg_proctree_dirfd(&S.pt);
-    double tree[WM__COUNT] = {ticks * S.tick_s};
-    bool pss_known = !S.no_rollup, fds_known = true;
+    int dfd = lg_proctree_dirfd(&watcher->pt);
+    double tree[WM__COUNT] = {ticks * watcher->tick_s};
+    bool pss_known = !watcher->no_rollup, fds_known = true;
     for (size_t i = 0; i < wt->n_cur; i++) {
         const struct member *m = &wt->cur[i];
-        const struct lg_proc_stat *st = &S.pt.rows[m->row];
+        const struct lg_proc_stat *st = &watcher->pt.rows[m->row];
         struct comm_series *c = &wt->comms[m->comm];
         c->present = true;
-        if (S.no_rollup) c->pss_known = false;
+        if (watcher->no_rollup) c->pss_known = false;
         if (st->state == 'Z' || st->state == 'X') continue; /* no memory, no descriptors */
-        double rss = (double)(st->rss_pages * S.page);
-        if (!S.no_rollup) {
+        double rss = (double)(st->rss_pages * watcher->page);
+        if (!watcher->no_rollup) {
             char path[64];
             snprintf(path, sizeof(path), "%d/smaps_rollup", m->pid);
             struct lg_proc_rollup r;
-            long n = lg_procfs_read(dfd, path, &S.buf, &S.cap);
-            if (n >= 0 && lg_procfs_parse_rollup(S.buf, (size_t)n, &r) == 0) {
+            long n = lg_procfs_read(dfd, path, &watcher->buf, &watcher->cap);
+            if (n >= 0 && lg_procfs_parse_rollup(watcher->buf, (size_t)n, &r) == 0) {
                 rss = (double)r.rss; /* from the same walk as PSS, so PSS <= RSS holds */
                 c->sum[WM_PSS] += (double)r.pss;
                 c->sum[WM_USS] += (double)r.uss;
@@ -365,10 +356,11 @@ static void sample_watch(struct watch *wt)
                     fprintf(stderr,
                             "%s: --watch %s: cannot read /proc/%d/smaps_rollup (%s): pss_bytes "
                             "and uss_bytes are left out where it counts\n",
-                            S.tool, wt->spec->name, m->pid, strerror(errno));
+                            watcher->tool, wt->spec->name, m->pid, strerror(errno));
                 wt->noted_pss = true;
             } else if (n < 0 && errno == ENOMEM) {
-                lg_control_fail("out of memory reading /proc for --watch"); /* no silent gap */
+                lg_control_fail(wt->watcher->run,
+                                "out of memory reading /proc for --watch"); /* no silent gap */
             } /* else the process is exiting: it holds no memory any more */
         }
         c->sum[WM_RSS] += rss;
@@ -378,30 +370,30 @@ static void sample_watch(struct watch *wt)
             c->sum[WM_FDS] += (double)fds;
             tree[WM_FDS] += (double)fds;
         } else if (errno == ENOMEM) {
-            lg_control_fail("out of memory reading /proc for --watch");
+            lg_control_fail(wt->watcher->run, "out of memory reading /proc for --watch");
         } else if (errno == EACCES || errno == EPERM) {
             c->fds_known = fds_known = false;
             if (!wt->noted_fds)
                 fprintf(stderr,
                         "%s: --watch %s: cannot read /proc/%d/fd (%s): fds is left out where it "
                         "counts\n",
-                        S.tool, wt->spec->name, m->pid, strerror(errno));
+                        watcher->tool, wt->spec->name, m->pid, strerror(errno));
             wt->noted_fds = true;
         }
     }
     for (int k = 0; k < WM__COUNT; k++) {
         if ((k == WM_PSS || k == WM_USS) && !pss_known) continue;
         if (k == WM_FDS && !fds_known) continue;
-        dvec_push(&wt->tree[k], tree[k]);
+        dvec_push(wt, &wt->tree[k], tree[k]);
     }
     for (size_t i = 0; i < wt->n_comms; i++) {
         struct comm_series *c = &wt->comms[i];
         if (!c->present) continue;
-        c->sum[WM_CPU] *= S.tick_s;
+        c->sum[WM_CPU] *= watcher->tick_s;
         for (int k = 0; k < WM__COUNT; k++) {
             if ((k == WM_PSS || k == WM_USS) && !c->pss_known) continue;
             if (k == WM_FDS && !c->fds_known) continue;
-            dvec_push(&c->m[k], c->sum[k]);
+            dvec_push(wt, &c->m[k], c->sum[k]);
         }
     }
     wt->samples++;
@@ -410,6 +402,7 @@ static void sample_watch(struct watch *wt)
 /* The CPU baseline: the tree as it is now, without a sample. */
 static void baseline_watch(struct watch *wt)
 {
+    struct lg_watcher *watcher = wt->watcher;
     wt->n_prev = 0;
     if (wt->gone) return;
     if (!collect_tree(wt)) {
@@ -417,7 +410,7 @@ static void baseline_watch(struct watch *wt)
         fprintf(stderr,
                 "%s: --watch %s: process %d is not running at the start of level c%u; nothing "
                 "is sampled for it\n",
-                S.tool, wt->spec->name, wt->pid, S.clients);
+                watcher->tool, wt->spec->name, wt->pid, watcher->clients);
         return;
     }
 }
@@ -436,44 +429,47 @@ static void swap_members(struct watch *wt)
 
 /* --- the level ----------------------------------------------------------- */
 
-void lg_watch_level_begin(const struct lg_config *cfg, unsigned clients)
+void lg_watch_level_begin(struct lg_watcher *watcher, const struct lg_config *cfg, unsigned clients)
 {
     if (!cfg->n_watches) return;
-    S.tool = cfg->tool;
-    S.clients = clients;
-    if (!S.w) {
-        S.w = calloc(cfg->n_watches, sizeof(*S.w));
-        S.roots = calloc(cfg->n_watches, sizeof(*S.roots));
-        if (!S.w || !S.roots) {
-            free(S.w);
-            free(S.roots);
-            S.w = NULL;
-            S.roots = NULL;
-            lg_control_fail("out of memory for --watch"); /* never a silent gap */
+    watcher->tool = cfg->tool;
+    watcher->clients = clients;
+    if (!watcher->w) {
+        watcher->w = calloc(cfg->n_watches, sizeof(*watcher->w));
+        watcher->roots = calloc(cfg->n_watches, sizeof(*watcher->roots));
+        if (!watcher->w || !watcher->roots) {
+            free(watcher->w);
+            free(watcher->roots);
+            watcher->w = NULL;
+            watcher->roots = NULL;
+            lg_control_fail(watcher->run, "out of memory for --watch"); /* never a silent gap */
             return;
         }
-        S.n = cfg->n_watches;
-        for (size_t i = 0; i < S.n; i++) {
-            S.w[i].spec = &cfg->watches[i];
-            S.w[i].pid = cfg->watches[i].pid;
+        watcher->n = cfg->n_watches;
+        for (size_t i = 0; i < watcher->n; i++) {
+            watcher->w[i].watcher = watcher;
+            watcher->w[i].spec = &cfg->watches[i];
+            watcher->w[i].pid = cfg->watches[i].pid;
         }
         long tck = sysconf(_SC_CLK_TCK);
-        S.tick_s = 1.0 / (double)(tck > 0 ? tck : 100);
+        watcher->tick_s = 1.0 / (double)(tck > 0 ? tck : 100);
         long page = sysconf(_SC_PAGESIZE);
-        S.page = (uint64_t)(page > 0 ? page : 4096);
-        S.no_rollup = access("/proc/self/smaps_rollup", R_OK) != 0;
-        if (S.no_rollup)
+        watcher->page = (uint64_t)(page > 0 ? page : 4096);
+        watcher->no_rollup = access("/proc/self/smaps_rollup", R_OK) != 0;
+        if (watcher->no_rollup)
             fprintf(stderr,
                     "%s: --watch: this kernel has no /proc/<pid>/smaps_rollup; pss_bytes and "
                     "uss_bytes are left out\n",
-                    S.tool);
+                    watcher->tool);
     }
-    if (lg_proctree_open(&S.pt) < 0) {
-        if (errno == ENOMEM) lg_control_fail("out of memory reading /proc for --watch");
+    watcher->pt.run = watcher->run;
+    if (lg_proctree_open(&watcher->pt) < 0) {
+        if (errno == ENOMEM)
+            lg_control_fail(watcher->run, "out of memory reading /proc for --watch");
         return; /* no /proc: nothing is sampled */
     }
-    for (size_t i = 0; i < S.n; i++) {
-        struct watch *wt = &S.w[i];
+    for (size_t i = 0; i < watcher->n; i++) {
+        struct watch *wt = &watcher->w[i];
         wt->samples = 0;
         if (wt->spec->pidfile) { /* the service may have been restarted between levels */
             const char *why;
@@ -488,24 +484,24 @@ void lg_watch_level_begin(const struct lg_config *cfg, unsigned clients)
             }
         }
     }
-    scan();
+    scan(watcher);
     /* a scan cut short by memory running out fails the run: no process is
      * said to be gone on its account */
-    if (lg_control_failure()) return;
-    for (size_t i = 0; i < S.n; i++) {
-        baseline_watch(&S.w[i]);
-        swap_members(&S.w[i]);
+    if (lg_control_failure(watcher->run)) return;
+    for (size_t i = 0; i < watcher->n; i++) {
+        baseline_watch(&watcher->w[i]);
+        swap_members(&watcher->w[i]);
     }
 }
 
-void lg_watch_sample(void)
+void lg_watch_sample(struct lg_watcher *watcher)
 {
-    if (!S.n || !S.pt.proc) return;
-    scan();
-    if (lg_control_failure()) return;
-    for (size_t i = 0; i < S.n; i++) {
-        sample_watch(&S.w[i]);
-        if (!S.w[i].gone) swap_members(&S.w[i]);
+    if (!watcher->n || !watcher->pt.proc) return;
+    scan(watcher);
+    if (lg_control_failure(watcher->run)) return;
+    for (size_t i = 0; i < watcher->n; i++) {
+        sample_watch(&watcher->w[i]);
+        if (!watcher->w[i].gone) swap_members(&watcher->w[i]);
     }
 }
 
@@ -516,10 +512,10 @@ static int add_series(struct lg_level_result *res, const char *name, int k, stru
     return rc;
 }
 
-int lg_watch_collect(struct lg_level_result *res)
+int lg_watch_collect(struct lg_watcher *watcher, struct lg_level_result *res)
 {
-    for (size_t i = 0; i < S.n; i++) {
-        struct watch *wt = &S.w[i];
+    for (size_t i = 0; i < watcher->n; i++) {
+        struct watch *wt = &watcher->w[i];
         char name[160];
         for (int k = 0; k < WM__COUNT; k++) {
             snprintf(name, sizeof(name), "watch.%s.%s", wt->spec->name, metric_names[k]);
@@ -535,10 +531,10 @@ int lg_watch_collect(struct lg_level_result *res)
     return 0;
 }
 
-void lg_watch_level_end(void)
+void lg_watch_level_end(struct lg_watcher *watcher)
 {
-    for (size_t i = 0; i < S.n; i++) {
-        struct watch *wt = &S.w[i];
+    for (size_t i = 0; i < watcher->n; i++) {
+        struct watch *wt = &watcher->w[i];
         for (int k = 0; k < WM__COUNT; k++) {
             free(wt->tree[k].v);
             wt->tree[k] = (struct dvec){0};
@@ -549,5 +545,22 @@ void lg_watch_level_end(void)
         wt->n_comms = 0; /* commands are found afresh each level */
         wt->n_prev = wt->n_cur = 0;
     }
-    lg_proctree_close(&S.pt);
+    lg_proctree_close(&watcher->pt);
+}
+
+void lg_watch_free(struct lg_watcher *watcher)
+{
+    for (size_t i = 0; i < watcher->n; i++) {
+        struct watch *wt = &watcher->w[i];
+        free(wt->prev);
+        free(wt->cur);
+        free(wt->comms);
+    }
+    free(watcher->w);
+    free(watcher->roots);
+    free(watcher->buf);
+    watcher->w = NULL;
+    watcher->roots = NULL;
+    watcher->buf = NULL;
+    watcher->n = watcher->cap = 0;
 }

@@ -136,10 +136,11 @@ static int one_read(struct h1_parser *p, const uint8_t *d, size_t n, size_t *use
 
 /* Our parser on d[0..n), in two reads split at `split`, then the close when
  * the response is still open: *at_eof says whether the close completed it. */
-static int ours(const uint8_t *d, size_t n, size_t split, struct h1_parser *p, size_t *used,
-                bool *at_eof)
+static int ours(enum h1_simd probe, const uint8_t *d, size_t n, size_t split, struct h1_parser *p,
+                size_t *used, bool *at_eof)
 {
     h1_init(p);
+    h1_use_probe(p, probe);
     h1_reset(p, false);
     size_t u1 = 0, u2 = 0;
     if (split > n) split = n;
@@ -236,22 +237,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct h1_parser a, b;
     size_t used_a, used_b;
     bool eof_a, eof_b;
-    h1_simd_limit = H1_SIMD_AVX2;
-    int ra = ours(d, n, n, &a, &used_a, &eof_a);
+    int ra = ours(H1_SIMD_AVX2, d, n, n, &a, &used_a, &eof_a);
     /* split invariance, with every probe the machine has */
     for (int level = H1_SIMD_AVX2; level >= H1_SIMD_BYTES; level--) {
-        h1_simd_limit = (enum h1_simd)level;
-        if (h1_simd_level() != (enum h1_simd)level) continue;
-        int rb = ours(d, n, split, &b, &used_b, &eof_b);
+        if (h1_simd_level((enum h1_simd)level) != (enum h1_simd)level) continue;
+        int rb = ours((enum h1_simd)level, d, n, split, &b, &used_b, &eof_b);
         same(ra, &a, used_a, eof_a, rb, &b, used_b, eof_b);
         h1_free(&b);
         if (level != H1_SIMD_AVX2) {
-            rb = ours(d, n, n, &b, &used_b, &eof_b);
+            rb = ours((enum h1_simd)level, d, n, n, &b, &used_b, &eof_b);
             same(ra, &a, used_a, eof_a, rb, &b, used_b, eof_b);
             h1_free(&b);
         }
     }
-    h1_simd_limit = H1_SIMD_AVX2;
 
     struct oracle o;
     http_parser hp;

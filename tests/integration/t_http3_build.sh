@@ -14,10 +14,13 @@ W=$TMPROOT/http3build
 
 # A pkg-config directory holding every .pc file the system has but ngtcp2's.
 blind_pkgconfig() {
-    local d=$W/pc dir
+    local d=$W/pc dir pc
     mkdir -p "$d"
+    # the first directory in pkg-config's path wins, as pkg-config itself reads them
     for dir in $(pkg-config --variable pc_path pkg-config | tr ':' ' '); do
-        [ -d "$dir" ] && cp -n "$dir"/*.pc "$d"/ 2>/dev/null
+        for pc in "$dir"/*.pc; do
+            if [ -f "$pc" ] && [ ! -e "$d/${pc##*/}" ]; then cp "$pc" "$d"/; fi
+        done
     done
     rm -f "$d"/libngtcp2*.pc
     echo "$d"

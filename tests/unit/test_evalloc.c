@@ -48,10 +48,17 @@ void *failing_malloc(size_t n)
 #undef realloc
 #undef malloc
 
+/* the run evalloc fails: only its address matters here */
+static char the_run_tag;
+#define THE_RUN ((struct lg_run_ctx *)(void *)&the_run_tag)
 static const char *failure;
-void lg_control_fail(const char *why)
+static struct lg_run_ctx *failed_run;
+void lg_control_fail(struct lg_run_ctx *run, const char *why)
 {
-    if (!failure) failure = why;
+    if (!failure) {
+        failure = why;
+        failed_run = run;
+    }
 }
 
 static void fill(unsigned char *p, size_t n, unsigned char seed)
@@ -70,6 +77,7 @@ static bool holds(const unsigned char *p, size_t n, unsigned char seed)
 static void test_a_failed_growth_is_served_from_the_reserve(void **state)
 {
     (void)state;
+    atomic_store(&failing_run, THE_RUN);
     unsigned char *p = ev_alloc(NULL, 100);
     assert_non_null(p);
     assert_false(in_reserve(p));
@@ -80,6 +88,7 @@ static void test_a_failed_growth_is_served_from_the_reserve(void **state)
     assert_true(in_reserve(q));
     assert_true(holds(q, 100, 7));
     assert_string_equal(failure, "out of memory in the event loop");
+    assert_ptr_equal(failed_run, THE_RUN);
     /* a block of the reserve grows on the heap again once memory is back */
     fill(q, 300, 3);
     unsigned char *r = ev_alloc(q, 500);

@@ -15,6 +15,17 @@
 #include "httpload/h1parse.h"
 #include "httpload/h1scan.h"
 
+/* The widest probe this run of the tests may use (main() runs them once per
+ * probe the machine has). */
+static enum h1_simd probe_limit = H1_SIMD_AVX2;
+
+/* A parser set up for this run's probe. */
+static void init(struct h1_parser *p)
+{
+    h1_init(p);
+    h1_use_probe(p, probe_limit);
+}
+
 /* Feeds msg[0..len) in pieces of `step` bytes, each in a heap buffer of its
  * own exact size, so that AddressSanitizer catches a read past a piece
  * (vector loads included); returns the final result. */
@@ -47,7 +58,7 @@ static void at_every_split_n(const char *msg, size_t len, bool head, int want, u
 {
     for (size_t step = 1; step <= len; step++) {
         struct h1_parser p;
-        h1_init(&p);
+        init(&p);
         h1_reset(&p, head);
         size_t used;
         int rc = feedn(&p, msg, len, step, &used);
@@ -88,7 +99,7 @@ static void to_eof_at_every_split(const char *msg, uint16_t status, uint64_t bod
     size_t len = strlen(msg);
     for (size_t step = 1; step <= len; step++) {
         struct h1_parser p;
-        h1_init(&p);
+        init(&p);
         h1_reset(&p, false);
         size_t used;
         assert_int_equal(feed(&p, msg, step, &used), H1_MORE);
@@ -105,7 +116,7 @@ static void to_eof_at_every_split(const char *msg, uint16_t status, uint64_t bod
 static bool closes_after(const char *msg)
 {
     struct h1_parser p;
-    h1_init(&p);
+    init(&p);
     h1_reset(&p, false);
     size_t used;
     assert_int_equal(feed(&p, msg, 1 << 20, &used), H1_COMPLETE);
@@ -170,7 +181,7 @@ static void interim_responses_are_skipped(void **state)
 static void close_delimited_body_ends_at_eof(void **state)
 {
     struct h1_parser p;
-    h1_init(&p);
+    init(&p);
     h1_reset(&p, false);
     size_t used;
     assert_int_equal(feed(&p, "HTTP/1.0 200 OK\r\n\r\nsome body", 1000, &used), H1_MORE);
@@ -184,7 +195,7 @@ static void connection_semantics(void **state)
 {
     struct h1_parser p;
     size_t used;
-    h1_init(&p);
+    init(&p);
     h1_reset(&p, false);
     assert_int_equal(
         feed(&p, "HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\nContent-Length: 0\r\n\r\n",
@@ -251,7 +262,7 @@ static void header_block_limit(void **state)
     msg[n] = '\0';
     for (size_t step = 7; step < n; step *= 9) {
         struct h1_parser p;
-        h1_init(&p);
+        init(&p);
         h1_reset(&p, false);
         size_t used;
         assert_int_equal(feed(&p, msg, step, &used), H1_ERROR);
@@ -265,7 +276,7 @@ static void eof_before_or_inside_a_response(void **state)
 {
     struct h1_parser p;
     size_t used;
-    h1_init(&p);
+    init(&p);
     h1_reset(&p, false);
     assert_int_equal(h1_parse_eof(&p), H1_ERROR);
     assert_string_equal(p.error, "connection closed before a response");
@@ -279,7 +290,7 @@ static void eof_before_or_inside_a_response(void **state)
 static void bytes_after_the_response_are_left_over(void **state)
 {
     struct h1_parser p;
-    h1_init(&p);
+    init(&p);
     h1_reset(&p, false);
     const char *msg = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA";
     size_t used = 0;
@@ -420,7 +431,7 @@ static void interim_then_a_response_without_body(void **state)
                    "\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz",
                    false, H1_COMPLETE, 200, 1);
     struct h1_parser p;
-    h1_init(&p);
+    init(&p);
     h1_reset(&p, false);
     size_t used;
     assert_int_equal(feed(&p,
@@ -473,7 +484,7 @@ static void long_header_lines(void **state)
         size_t len = (size_t)h + n + (size_t)t;
         for (size_t step = 1; step <= len; step = step * 3 + 1) {
             struct h1_parser p;
-            h1_init(&p);
+            init(&p);
             h1_reset(&p, false);
             size_t used;
             assert_int_equal(feedn(&p, msg, len, step, &used), H1_COMPLETE);
@@ -510,10 +521,7 @@ static void probes_agree(void **state)
     static const uint8_t alphabet[] = {'\n', '\r', ':',  ' ',  '\t', 0,    'a',  'Z',  0x80, 0xff,
                                        0x0b, 0x0c, 0x0e, 0x39, 0x3b, 0x1f, 0x21, 0x01, 0x7f, 0x8a};
     uint32_t x = 12345;
-    enum h1_simd saved = h1_simd_limit;
-    h1_simd_limit = H1_SIMD_AVX2;
-    enum h1_simd best = h1_simd_level();
-    h1_simd_limit = saved;
+    enum h1_simd best = h1_simd_level(H1_SIMD_AVX2);
     uint8_t s[H1_PROBE];
     for (int round = 0; round < 20000; round++) {
         for (unsigned i = 0; i < H1_PROBE; i++) {
@@ -539,26 +547,33 @@ static void probes_agree(void **state)
     }
 }
 
-/* Each run of the tests uses the probe main() chose for it, whether the
- * parser was set up by h1_init or, as http1.c does, zeroed and reset; the
- * choice stays with the parser. */
+/* Each run of the tests uses the probe main() chose for it (h1_use_probe),
+ * which stays with the parser over responses; a parser set up by h1_init or,
+ * as http1.c does, zeroed and reset, takes the widest the CPU has. */
 static void the_parser_uses_the_chosen_probe(void **state)
 {
     struct h1_parser p;
     size_t used;
     memset(&p, 0xff, sizeof(p));
-    h1_init(&p);
+    init(&p);
     h1_reset(&p, false);
     assert_int_equal(feed(&p, "HTTP/1.1 204 No Content\r\n\r\n", 100, &used), H1_COMPLETE);
-    assert_int_equal(p.probe, 1 + h1_simd_level());
+    assert_int_equal(p.probe, 1 + h1_simd_level(probe_limit));
     h1_reset(&p, true);
-    assert_int_equal(p.probe, 1 + h1_simd_level());
+    assert_int_equal(p.probe, 1 + h1_simd_level(probe_limit));
     h1_free(&p);
+    struct h1_parser plain;
+    memset(&plain, 0xff, sizeof(plain));
+    h1_init(&plain);
+    h1_reset(&plain, false);
+    assert_int_equal(feed(&plain, "HTTP/1.1 204 No Content\r\n\r\n", 100, &used), H1_COMPLETE);
+    assert_int_equal(plain.probe, 1 + h1_simd_level(H1_SIMD_AVX2));
+    h1_free(&plain);
     struct h1_parser zeroed;
     memset(&zeroed, 0, sizeof(zeroed));
     h1_reset(&zeroed, false);
     assert_int_equal(feed(&zeroed, "HTTP/1.1 204 No Content\r\n\r\n", 100, &used), H1_COMPLETE);
-    assert_int_equal(zeroed.probe, 1 + h1_simd_level());
+    assert_int_equal(zeroed.probe, 1 + h1_simd_level(H1_SIMD_AVX2));
     h1_free(&zeroed);
 }
 
@@ -592,8 +607,8 @@ int main(void)
     static const char *const names[] = {"h1parse (byte loop)", "h1parse (SSE2)", "h1parse (AVX2)"};
     int failed = 0;
     for (int level = H1_SIMD_BYTES; level <= H1_SIMD_AVX2; level++) {
-        h1_simd_limit = (enum h1_simd)level;
-        if (h1_simd_level() != (enum h1_simd)level) {
+        probe_limit = (enum h1_simd)level;
+        if (h1_simd_level(probe_limit) != probe_limit) {
             printf("skip %s: this machine does not have it\n", names[level]);
             continue;
         }

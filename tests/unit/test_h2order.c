@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "loadgen/h2session.h"
+#include "proto/h2session.h"
 #include "loadgen/internal.h"
 
 #include <stdio.h>

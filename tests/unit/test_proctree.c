@@ -21,8 +21,9 @@
 
 /* proctree.c reports running out of memory to the control thread */
 static const char *failure;
-void lg_control_fail(const char *why)
+void lg_control_fail(struct lg_run_ctx *run, const char *why)
 {
+    (void)run;
     failure = why;
 }
 

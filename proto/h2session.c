@@ -1,8 +1,8 @@
-/* The engine's HTTP/2 client session (nghttp2) shared by httpload and dnsload's
+/* The HTTP/2 client session (nghttp2) shared by httpload and dnsload's
  * DoH: one nghttp2 session per connection, one stream per request slot, each
  * request serialized whole (HEADERS, then its DATA) before the next, output
  * coalesced into few writes, request bodies written from the caller's buffer. */
-#include "loadgen/h2session.h"
+#include "proto/h2session.h"
 #include "loadgen/h2pool.h"
 
 #include <nghttp2/nghttp2.h>
@@ -461,7 +461,8 @@ struct lg_h2 *lg_h2_open(struct lg_client *c, const struct lg_h2_callbacks *cb)
     /* no retained closed streams and no RFC 7540 priority tree: a load
      * generator never reprioritises, and both cost time per stream */
     nghttp2_option_set_no_closed_streams(opt, 1);
-    nghttp2_mem mem = lg_h2_pool_mem(&h->pool);
+    nghttp2_mem mem = {&h->pool, lg_h2_pool_malloc, lg_h2_pool_free, lg_h2_pool_calloc,
+                       lg_h2_pool_realloc};
     rv = nghttp2_session_client_new3(&h->session, cbs, h, opt, &mem);
     nghttp2_session_callbacks_del(cbs);
     nghttp2_option_del(opt);

@@ -1,9 +1,9 @@
-/* The HTTP/2 client session of the engine (nghttp2), used by httpload's
+/* The HTTP/2 client session (nghttp2) of the protocol layer, used by httpload's
  * HTTP/2 connections and by dnsload's DoH: one session per connection, one
  * stream per request slot, callbacks that copy nothing, flow-control windows
  * large enough that multi-megabyte bodies do not stall. */
-#ifndef LOADGEN_H2SESSION_H
-#define LOADGEN_H2SESSION_H
+#ifndef PROTO_H2SESSION_H
+#define PROTO_H2SESSION_H
 
 #include <stddef.h>
 #include <stdint.h>

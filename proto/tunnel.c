@@ -1,13 +1,22 @@
 /* The CONNECT stage. See tunnel.h. The reply is read in small pieces and
  * never past its blank line, so the bytes after it (the TLS server's) stay
  * in the socket for the next stage. */
-#include "loadgen/tunnel.h"
+#include "proto/tunnel.h"
 #include "loadgen/internal.h"
+#include "loadgen/transport.h"
 
 #include <stdio.h>
 #include <string.h>
 
 enum { TUNNEL_REPLY_MAX = 16384 };
+
+_Static_assert(sizeof(struct lg_tunnel_state) <= sizeof(((struct lg_client *)0)->stage_state),
+               "the tunnel's state fits the client's stage state");
+
+static struct lg_tunnel_state *tunnel_state(struct lg_client *c)
+{
+    return (struct lg_tunnel_state *)(void *)c->stage_state;
+}
 
 static int reply_status(const struct lg_tunnel_state *t)
 {
@@ -25,7 +34,7 @@ static int reply_status(const struct lg_tunnel_state *t)
 static enum lg_step read_reply(struct lg_client *c)
 {
     static const char end[] = "\r\n\r\n";
-    struct lg_tunnel_state *t = &c->tunnel;
+    struct lg_tunnel_state *t = tunnel_state(c);
     uint8_t buf[4];
     for (;;) {
         /* At most what could complete the blank line: the reply is short and
@@ -68,7 +77,7 @@ static enum lg_step read_reply(struct lg_client *c)
 static enum lg_step tunnel_step(struct lg_client *c)
 {
     const struct lg_target *tg = c->w->tgt;
-    struct lg_tunnel_state *t = &c->tunnel;
+    struct lg_tunnel_state *t = tunnel_state(c);
     while (t->sent < tg->tunnel_request_len) {
         ssize_t n = lg_stream_write(c, (const uint8_t *)tg->tunnel_request + t->sent,
                                     tg->tunnel_request_len - t->sent);
@@ -81,7 +90,7 @@ static enum lg_step tunnel_step(struct lg_client *c)
 
 static enum lg_step tunnel_start(struct lg_client *c)
 {
-    memset(&c->tunnel, 0, sizeof(c->tunnel));
+    memset(tunnel_state(c), 0, sizeof(struct lg_tunnel_state));
     return tunnel_step(c);
 }
 
