@@ -603,9 +603,20 @@ static inline bool settle_due(const struct lg_client *c)
     return c->ends_pending | c->abort_pending | c->read_pending;
 }
 
+/* libev could not watch the socket (epoll_ctl failed: the kernel's memory,
+ * or its limit of watches, ran out) and has stopped its watchers: no fault
+ * of the target, and the level cannot be carried out as asked. */
+static bool unwatchable(struct lg_client *c, int revents)
+{
+    if (!(revents & EV_ERROR)) return false;
+    lg_fail_run(c, "the event loop cannot watch a socket (epoll_ctl failed)");
+    return true;
+}
+
 static void on_read_event(struct ev_loop *loop, ev_io *io, int revents)
 {
     struct lg_client *c = io->data;
+    if (unwatchable(c, revents)) return;
     c->w->event_ns = 0;
     if (settle_due(c)) lg_client_settle(c); /* what its send path left comes first */
     if (c->state == LG_CONN_SETUP)
@@ -620,6 +631,7 @@ static void on_read_event(struct ev_loop *loop, ev_io *io, int revents)
 static void on_write_event(struct ev_loop *loop, ev_io *io, int revents)
 {
     struct lg_client *c = io->data;
+    if (unwatchable(c, revents)) return;
     struct lg_worker *w = c->w;
     w->event_ns = 0;
     if (settle_due(c)) lg_client_settle(c);

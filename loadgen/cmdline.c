@@ -200,19 +200,22 @@ static int load_option(struct lg_config *cfg, int opt, const char *arg)
             lg_usage_error(tool, "--clients: '%s' is not a client count from 1 to 10000000", arg);
         free(cfg->levels);
         cfg->levels = malloc(sizeof(unsigned));
-        if (!cfg->levels) lg_usage_error(tool, "out of memory");
+        if (!cfg->levels) lg_out_of_memory(tool, "reading the options");
         cfg->levels[0] = (unsigned)u;
         cfg->n_levels = 1;
         return 1;
-    case LG_OPT_LEVELS:
+    case LG_OPT_LEVELS: {
         free(cfg->levels);
         cfg->levels = NULL;
-        if (lg_parse_levels(arg, &cfg->levels, &cfg->n_levels) < 0)
+        int rc = lg_parse_levels(arg, &cfg->levels, &cfg->n_levels);
+        if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "reading --levels");
+        if (rc < 0)
             lg_usage_error(tool,
                            "--levels: '%s' is not a list of distinct client counts (example: "
                            "1,16,64)",
                            arg);
         return 1;
+    }
     case 'd':
         if (lg_parse_duration(arg, &cfg->duration_ns) < 0)
             lg_usage_error(tool, "--duration: '%s' is not a duration (examples: 500ms, 10s, 2m)",

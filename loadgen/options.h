@@ -10,8 +10,10 @@
 #include <stdint.h>
 
 #include "loadgen/engine.h"
+#include "loadgen/nomem.h"
 
-/* Value parsers: 0 on success, -1 (nothing written) when the text is not valid. */
+/* Value parsers: 0 on success, -1 (nothing written) when the text is not
+ * valid, LG_NO_MEMORY when an allocation failed. */
 int lg_parse_duration(const char *s, uint64_t *ns); /* 500ms, 10s, 2m, 1h, 250us; bare = s */
 int lg_parse_levels(const char *s, unsigned **levels, size_t *n); /* 1,16,64 */
 int lg_parse_unsigned(const char *s, unsigned long long min, unsigned long long max,

@@ -111,7 +111,8 @@ struct lg_tls_config {
 };
 
 /* Builds the SSL_CTX: system store plus cafile, verification unless insecure,
- * ALPN list in wire format (may be NULL). Returns -1 with a message in err. */
+ * ALPN list in wire format (may be NULL). Returns -1 with a message in err,
+ * LG_NO_MEMORY (options.h) when memory ran out. */
 int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecure,
                        const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen);
 void lg_tls_config_free(struct lg_tls_config *t);
