@@ -206,7 +206,9 @@ static int write_page(const struct report_page *page, const char *output)
     snprintf(temporary, len, "%s.%ld.tmp", output, (long)getpid());
     FILE *out = fopen(temporary, "w");
     int status;
-    if (out == NULL) {
+    if (out == NULL && errno == ENOMEM) {
+        status = no_memory("report", "while opening %s", output);
+    } else if (out == NULL) {
         status = usage_error("report", "cannot write %s: %s", output, strerror(errno));
     } else if (report_page_write(out, page) != 0) {
         fclose(out);

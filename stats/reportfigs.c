@@ -48,7 +48,7 @@ static size_t index_of(const unsigned long *clients, size_t n, unsigned long c)
 
 static int finish(FILE *out, struct plot *p, struct arrays *a, int failed, int *figures)
 {
-    if (!failed && !a->failed && plot_has_data(p)) plot_write(out, p, figures);
+    if (!failed && !a->failed && plot_has_data(p) && plot_write(out, p, figures) < 0) failed = 1;
     plot_free(p);
     failed |= a->failed;
     arrays_free(a);

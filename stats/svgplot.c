@@ -281,50 +281,45 @@ static double text_width(const char *s)
     return 6.6 * (double)strlen(s);
 }
 
-/* Lays entries out in rows across the figure; returns the rows, and each
- * entry's position when x_out and row_out are given. */
-static size_t legend_layout(const struct plot_legend_entry *entries, size_t n, double *x_out,
-                            size_t *row_out)
+/* Places the next legend entry: *x and *row are where the previous one left
+ * off (12 and 0 before the first); returns the entry's x. Rows wrap at the
+ * figure's width. */
+static double legend_place(const struct plot_legend_entry *e, double *x, size_t *row)
 {
-    size_t rows = n ? 1 : 0;
-    double x = 12;
-    for (size_t i = 0; i < n; i++) {
-        double w = LEGEND_SAMPLE + 8 + text_width(entries[i].name) + 18;
-        if (x > 12 && x + w > PLOT_WIDTH - 8) {
-            rows++;
-            x = 12;
-        }
-        if (x_out) x_out[i] = x;
-        if (row_out) row_out[i] = rows - 1;
-        x += w;
+    double w = LEGEND_SAMPLE + 8 + text_width(e->name) + 18;
+    if (*x > 12 && *x + w > PLOT_WIDTH - 8) {
+        (*row)++;
+        *x = 12;
     }
-    return rows;
+    double at = *x;
+    *x += w;
+    return at;
+}
+
+/* The rows the entries take. */
+static size_t legend_rows(const struct plot_legend_entry *entries, size_t n)
+{
+    double x = 12;
+    size_t row = 0;
+    for (size_t i = 0; i < n; i++)
+        legend_place(&entries[i], &x, &row);
+    return n ? row + 1 : 0;
 }
 
 double plot_legend_height(const struct plot_legend_entry *entries, size_t n)
 {
-    return (double)legend_layout(entries, n, NULL, NULL) * LEGEND_ROW + 8;
+    return (double)legend_rows(entries, n) * LEGEND_ROW + 8;
 }
 
 double plot_draw_legend(FILE *out, const struct plot_legend_entry *entries, size_t n, double top)
 {
-    double *xs = calloc(n ? n : 1, sizeof *xs);
-    size_t *rows = calloc(n ? n : 1, sizeof *rows);
-    if (xs == NULL || rows == NULL) { /* one entry per row then: still every name */
-        free(xs);
-        free(rows);
-        xs = NULL;
-        rows = NULL;
-    } else {
-        legend_layout(entries, n, xs, rows);
-    }
+    /* placed as they are drawn: nothing to allocate, so the legend is always whole */
+    double next_x = 12;
+    size_t row = 0;
     char a[HTML_NUMBER_MAX], b[HTML_NUMBER_MAX], c[HTML_NUMBER_MAX], d[HTML_NUMBER_MAX];
     fputs("<g class=\"legend\">\n", out);
-    size_t last_row = 0;
     for (size_t i = 0; i < n; i++) {
-        double x = xs ? xs[i] : 12;
-        size_t row = rows ? rows[i] : i;
-        last_row = row;
+        double x = legend_place(&entries[i], &next_x, &row);
         double y = top + 12 + LEGEND_ROW * (double)row;
         const struct plot_legend_entry *e = &entries[i];
         fputs("<g class=\"legend-entry\">", out);
@@ -348,9 +343,7 @@ double plot_draw_legend(FILE *out, const struct plot_legend_entry *entries, size
         fputs("</text></g>\n", out);
     }
     fputs("</g>\n", out);
-    free(xs);
-    free(rows);
-    return (double)(n ? last_row + 1 : 0) * LEGEND_ROW + 8;
+    return (double)(n ? row + 1 : 0) * LEGEND_ROW + 8;
 }
 
 /* ---- line charts ---- */
@@ -418,12 +411,14 @@ static bool same_style(struct series_style a, struct series_style b)
     return strcmp(a.colour, b.colour) == 0 && strcmp(a.dash, b.dash) == 0 && a.marker == b.marker;
 }
 
-void plot_write(FILE *out, const struct plot *p, int *figures)
+int plot_write(FILE *out, const struct plot *p, int *figures)
 {
-    /* one legend entry per distinct name and style, in order */
+    /* one legend entry per distinct name and style, in order; without room
+     * for them the figure is not drawn at all, never drawn without its legend */
     struct plot_legend_entry *entries = calloc(p->n_series ? p->n_series : 1, sizeof *entries);
+    if (entries == NULL) return -1;
     size_t n_entries = 0;
-    for (size_t s = 0; entries && s < p->n_series; s++) {
+    for (size_t s = 0; s < p->n_series; s++) {
         bool seen = false;
         for (size_t e = 0; e < n_entries && !seen; e++)
             seen = strcmp(entries[e].name, p->series[s].name) == 0 &&
@@ -472,7 +467,8 @@ void plot_write(FILE *out, const struct plot *p, int *figures)
     for (size_t s = 0; s < p->n_series; s++)
         draw_series(out, &f, &p->series[s]);
     fputs("</g>\n", out);
-    if (entries) plot_draw_legend(out, entries, n_entries, f.bottom + AXIS_BELOW);
+    plot_draw_legend(out, entries, n_entries, f.bottom + AXIS_BELOW);
     free(entries);
     plot_figure_close(out, p->caption);
+    return 0;
 }

@@ -66,8 +66,9 @@ void plot_mark(struct plot *p, double x, const char *label);
 /* Does any series have a point the axes can show? */
 bool plot_has_data(const struct plot *p);
 
-/* Writes the figure; *figures counts the page's figures (for ids). */
-void plot_write(FILE *out, const struct plot *p, int *figures);
+/* Writes the figure; *figures counts the page's figures (for ids). -1, with
+ * nothing written, when memory ran out. */
+int plot_write(FILE *out, const struct plot *p, int *figures);
 
 void plot_free(struct plot *p);
 
