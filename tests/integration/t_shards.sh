@@ -370,8 +370,9 @@ check("results" in mounts and "results" in vols, "a results volume mounted")
 root = mounts.get("results", "/nonexistent")
 check(re.search(r"--meta %s/\S*\$\(JOB_COMPLETION_INDEX\)\.meta\.json" % re.escape(root), cmd) is not None,
       "--meta on the volume, one per shard")
-check(re.search(r">\s*%s/\S*\$\(JOB_COMPLETION_INDEX\)\.json" % re.escape(root), cmd) is not None,
-      "the document redirected to the volume, one per shard")
+check(re.search(r"(?:-o|--output)\s+%s/\S*\$\(JOB_COMPLETION_INDEX\)\.json(?:\s|$)" % re.escape(root),
+                cmd) is not None,
+      "the document written with -o to the volume (renamed into place when whole), one per shard")
 claim = vols.get("results", {}).get("persistentVolumeClaim", {}).get("claimName")
 check(pvc is not None and pvc["metadata"]["name"] == claim
       and "ReadWriteMany" in pvc["spec"]["accessModes"], "a ReadWriteMany claim for the volume")
