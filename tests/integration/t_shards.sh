@@ -296,10 +296,13 @@ assert m["run_id"] == "fanout-test", m["run_id"]' "$W/fanout/shard-$k.meta.json"
         --shards "$W"/fanout/shard-[0-3].json >/dev/null ||
         fail "fanout's merge is not the sum of its shards"
     [ ! -e "$W/fanout-remote" ] || fail "fanout left its files on the hosts"
-    # the four options fanout sets are refused on its command line
+    # the five options fanout sets are refused on its command line
     run_tool "$W/fanout.out" "$W/fanout.err" "$TOP/scripts/fanout" a b -- "$HTTPLOAD" --shard 0/2 "$(URL /)"
     assert_eq "$RC" 2 "fanout with --shard given"
     assert_contains "$W/fanout.err" "--shard is set by fanout itself"
+    run_tool "$W/fanout.out" "$W/fanout.err" "$TOP/scripts/fanout" a b -- "$HTTPLOAD" -o x.json "$(URL /)"
+    assert_eq "$RC" 2 "fanout with -o given"
+    assert_contains "$W/fanout.err" "-o is set by fanout itself"
 }
 
 # fanout measures every host's clock against its own before starting, through
