@@ -9,7 +9,7 @@
 # run is bounded by timeout(1): a generator that hangs is killed, and its
 # figures for that round are left out (and said so on stderr).
 # Environment: BUILD (default build-bench), LG_PORT_BASE (default 48000),
-# SRV (default /tmp/srv-bench), ROUNDS (default 3), DURATION (seconds, default 5),
+# SRV (default /tmp/srv-bench-LG_PORT_BASE), ROUNDS (default 3), DURATION (seconds, default 5),
 # OUT (where the documents go; default results/bench), QUICK=1 (no strace and
 # no callgrind: speed only), CG_ONLY=1 (the subject under callgrind only),
 # KEEP=1 (keep the work folder with every tool's
@@ -22,7 +22,9 @@ HTTPLOAD=${HTTPLOAD:-$BUILD/httpload/httpload}
 DNSLOAD=${DNSLOAD:-$BUILD/dnsload/dnsload}
 LOADSTATS=${LOADSTATS:-$BUILD/stats/loadstats}
 export LG_PORT_BASE=${LG_PORT_BASE:-48000}
-export SRV=${SRV:-/tmp/srv-bench}
+# one folder per port base: a bench server found there is reused, and stopped
+# on exit, so two people benching with different bases must not share it
+export SRV=${SRV:-/tmp/srv-bench-$LG_PORT_BASE}
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-5}
 GEN_CPU=${GEN_CPU:-0}
@@ -39,7 +41,6 @@ export BENCH_H2C_PORT=$((LG_PORT_BASE + 182))
 BENCH_TLS_PROTOCOLS=${BENCH_TLS_PROTOCOLS:-TLSv1.2}
 BENCH_TLS_CIPHERS=${BENCH_TLS_CIPHERS:-ECDHE-RSA-AES128-GCM-SHA256}
 BENCH_TLS13_SUITES=${BENCH_TLS13_SUITES:-TLS_AES_128_GCM_SHA256}
-export KNOT_PORT=${KNOT_PORT:-$((LG_PORT_BASE + 53))}
 
 # servers.sh gives need_certs, _wait_port and stop_servers (which stops every
 # server whose pid file is under $SRV, the bench nginx and knot included)
@@ -47,6 +48,9 @@ export KNOT_PORT=${KNOT_PORT:-$((LG_PORT_BASE + 53))}
 . "$TOP/tests/integration/servers.sh"
 # shellcheck source=tests/integration/servers_dns.sh
 . "$TOP/tests/integration/servers_dns.sh"
+# knot for the benches, away from the tests' knot on the same base (+53), so
+# a bench and a test run can share a base
+export KNOT_PORT=$((LG_PORT_BASE + 153))
 
 die() { echo "${0##*/}: $*" >&2; exit 2; }
 note() { echo "${0##*/}: $*" >&2; }
@@ -200,7 +204,8 @@ grinded() {
 requests_of() {
     local out=$WORK/$2.out err=$WORK/$2.err
     case $1 in
-    httpload | dnsload) sed -n 's/^[a-z]*load: level c[0-9]*: \([0-9]*\) requests in .*/\1/p' "$err" | awk '{ s += $1 } END { if (NR) print s }' ;;
+    httpload | httpload_mh | dnsload) sed -n 's/^[a-z]*load: level c[0-9]*: \([0-9]*\) requests in .*/\1/p' "$err" | awk '{ s += $1 } END { if (NR) print s }' ;;
+    floor) sed -n 's/^floor: \([0-9]*\) requests in .*/\1/p' "$err" ;;
     wrk) awk '/ requests in / { print $1 }' "$out" ;;
     h2load) awk '/^requests:/ { print $8 }' "$out" ;;
     dnsperf) awk '/Queries completed:/ { print $3 }' "$out" ;;
@@ -212,6 +217,7 @@ rate_of() {
     local out=$WORK/$2.out err=$WORK/$2.err
     case $1 in
     httpload | dnsload) sed -n 's/^[a-z]*load: level c[0-9]*: [0-9]* requests in [0-9.]*s (\([0-9.]*\)\/s).*/\1/p' "$err" | head -n 1 ;;
+    floor) sed -n 's/^floor: [0-9]* requests in [0-9.]* s (\([0-9.]*\)\/s).*/\1/p' "$err" ;;
     wrk) awk '/^Requests\/sec:/ { print $2 }' "$out" ;;
     h2load) awk '/^finished in/ { print $4 }' "$out" ;;
     dnsperf) awk '/Queries per second:/ { print $4 }' "$out" ;;
@@ -277,7 +283,8 @@ measure_instructions() {
 
 # run_rounds TOOL...: $ROUNDS rounds; in each, every tool's timed run (the
 # order rotates from round to round, so no tool always runs first or last),
-# then unless QUICK=1 every tool under strace and under callgrind. CG_ONLY=1:
+# then unless QUICK=1 every tool (only those in DEEP_TOOLS, when it is set)
+# under strace and under callgrind. CG_ONLY=1:
 # only the first tool (the subject), only under callgrind (instructions per
 # request and the function table, for work on one code path). cmd_for runs
 # inside it: a cmd_for must not read a global named tools, ntools, r, i or k,
@@ -296,13 +303,19 @@ run_rounds() {
         [ -n "${QUICK:-}" ] && continue
         for ((i = 0; i < ntools; i++)); do
             k=$(((i + r - 1) % ntools))
-            measure_syscalls "${tools[k]}" "$r"
+            if deep "${tools[k]}"; then measure_syscalls "${tools[k]}" "$r"; fi
         done
         for ((i = 0; i < ntools; i++)); do
             k=$(((i + r - 1) % ntools))
-            measure_instructions "${tools[k]}" "$r"
+            if deep "${tools[k]}"; then measure_instructions "${tools[k]}" "$r"; fi
         done
     done
+}
+
+# deep TOOL: whether TOOL runs under strace and callgrind (DEEP_TOOLS: a
+# list of tools, or every tool when empty)
+deep() {
+    [ -z "${DEEP_TOOLS:-}" ] || [[ " $DEEP_TOOLS " == *" $1 "* ]]
 }
 
 # top_functions TOOL: the functions of TOOL with the highest self cost per

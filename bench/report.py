@@ -18,11 +18,16 @@ treats "higher is worse" for every unit but requests_per_second, so the
 throughput ratio is stored inverted, as time_per_request
 (anchor req/s / subject req/s): for every ratio key, lower is better.
 
-usage: report.py --rows FILE --bench NAME --subject TOOL --anchors A,B
+With --base (bench/floor) the subject is the reference instead: every
+ratio is ANCHOR/subject, each tool as a multiple of the floor, and the
+document's ratio keys are BENCH.ANCHOR_over_SUBJECT.METRIC.
+
+usage: report.py --rows FILE --bench NAME --subject TOOL --anchors A,B [--base]
                  [--title TEXT] [--note TEXT]... [--per request|query|client]
                  [--target SPEC]... [--doc FILE]
 SPEC: METRIC<=X or METRIC>=X (the subject's median), METRIC/ANCHOR<=X (the
-median ratio to ANCHOR; ANCHOR * means every anchor).
+median ratio to ANCHOR, ANCHOR/subject with --base; ANCHOR * means every
+anchor).
 """
 import argparse
 import json
@@ -100,6 +105,8 @@ def main():
     ap.add_argument("--note", action="append", default=[])
     ap.add_argument("--per", default="request")
     ap.add_argument("--target", action="append", default=[])
+    ap.add_argument("--base", action="store_true",
+                    help="the subject is the reference: ratios are anchor/subject")
     ap.add_argument("--doc")
     ap.add_argument("--append", action="store_true",
                     help="add to the metrics of an existing --doc instead of replacing it")
@@ -109,6 +116,14 @@ def main():
     subject = args.subject
     anchors = [a for a in args.anchors.split(",") if a]
     tools = [subject] + anchors
+
+    def pair(a):
+        """(numerator, denominator) of the ratio shown for anchor a."""
+        return (a, subject) if args.base else (subject, a)
+
+    def ratio_name(a):
+        n, d = pair(a)
+        return f"{n}/{d}"
     present = [m for m in METRICS if any(m in data.get(t, {}) for t in tools)]
     if not present:
         print(f"{args.bench}: nothing was measured", file=sys.stderr)
@@ -123,7 +138,7 @@ def main():
     label_w = max(len(METRICS[m][0].format(per=args.per, pers=plural(args.per))) for m in present) + 2
     # a space before every column: a figure wider than its column still stands apart
     head = f"{'':<{label_w}}" + "".join(f" {t:>11}" for t in tools)
-    head += "".join(f" {subject + '/' + a:>25}" for a in anchors)
+    head += "".join(f" {ratio_name(a):>25}" for a in anchors)
     print(head)
     for m in present:
         label, _, _, scale, fmt, _ = METRICS[m]
@@ -132,7 +147,7 @@ def main():
             vals = list(data.get(t, {}).get(m, {}).values())
             line += f" {fmt.format(statistics.median(vals) * scale) if vals else '-':>11}"
         for a in anchors:
-            rs = ratios(data, subject, a, m)
+            rs = ratios(data, *pair(a), m)
             line += f" {(f'{statistics.median(rs):.2f}' + spread(rs)) if rs else '-':>25}"
         print(line)
 
@@ -148,8 +163,8 @@ def main():
             checks = []
             if anchor:
                 for a in (anchors if anchor == "*" else [anchor]):
-                    rs = ratios(data, subject, a, metric)
-                    checks.append((f"{label} {subject}/{a} {op} {limit:g}",
+                    rs = ratios(data, *pair(a), metric)
+                    checks.append((f"{label} {ratio_name(a)} {op} {limit:g}",
                                    statistics.median(rs) if rs else None, "{:.2f}"))
             else:
                 vals = list(data.get(subject, {}).get(metric, {}).values())
@@ -175,14 +190,14 @@ def main():
                         "unit": unit, "samples": [vals[r] for r in sorted(vals, key=str)]}
         for a in anchors:
             for m in present:
-                rs = ratios(data, subject, a, m)
+                rs = ratios(data, *pair(a), m)
                 if not rs:
                     continue
                 key = METRICS[m][1]
                 if METRICS[m][5]:  # throughput: stored inverted, lower is better
                     rs = [1 / r for r in rs]
                     key = "time_per_request"
-                metrics[f"{args.bench}.{subject}_over_{a}.{key}"] = {"unit": "ratio", "samples": rs}
+                metrics[f"{args.bench}.{ratio_name(a).replace('/', '_over_')}.{key}"] = {"unit": "ratio", "samples": rs}
         if args.append:
             try:
                 with open(args.doc) as f:

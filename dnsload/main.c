@@ -166,7 +166,7 @@ static void parse_ok_rcodes(struct dns_ctx *ctx, const char *list)
 {
     memset(ctx->ok_rcode, 0, sizeof(ctx->ok_rcode));
     char *copy = strdup(list);
-    if (!copy) lg_usage_error(tool, "out of memory");
+    if (!copy) lg_out_of_memory(tool, "reading --ok-rcodes");
     bool any = false;
     char *save = NULL;
     for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
@@ -204,14 +204,16 @@ static const char *bare_host(const char *host, char *buf, size_t len)
 /* Encodes the queries of --queries and --query, in command-line order. */
 static void load_queries(struct dns_ctx *ctx, struct args *a)
 {
-    if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
-        lg_usage_error(tool, "cannot initialise c-ares");
+    int init = ares_library_init(ARES_LIB_INIT_ALL);
+    if (init == ARES_ENOMEM) lg_out_of_memory(tool, "initialising c-ares");
+    if (init != ARES_SUCCESS) lg_usage_error(tool, "cannot initialise c-ares");
     char err[512];
     for (size_t i = 0; i < a->n_sources; i++) {
         int rc =
             a->sources[i].file
                 ? dns_queries_load(&ctx->queries, a->sources[i].arg, &a->enc, err, sizeof(err))
                 : dns_queries_add_text(&ctx->queries, a->sources[i].arg, &a->enc, err, sizeof(err));
+        if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "encoding the queries");
         if (rc < 0)
             lg_usage_error(tool, "%s%s", a->sources[i].file ? "--queries " : "--query: ", err);
     }
@@ -220,7 +222,7 @@ static void load_queries(struct dns_ctx *ctx, struct args *a)
     if (ctx->queries.n == 0) lg_usage_error(tool, "--queries: the files hold no queries");
     if (ctx->transport == DNS_DOH && ctx->doh_get &&
         dns_queries_build_get(&ctx->queries, ctx->doh_path) < 0)
-        lg_usage_error(tool, "out of memory");
+        lg_out_of_memory(tool, "encoding the DoH GET targets");
 }
 
 /* TLS for DoT and DoH (ALPN dot or h2), and DoH's :authority in `authority`
@@ -235,9 +237,10 @@ static void setup_tls(struct dns_ctx *ctx, const struct lg_tls_options *tlsopt, 
                                            "h2";
     bool doh = ctx->transport == DNS_DOH;
     char err[512];
-    if (lg_tls_setup(tlscfg, tlsopt, host, doh ? alpn_h2 : alpn_dot,
-                     doh ? sizeof(alpn_h2) - 1 : sizeof(alpn_dot) - 1, err, sizeof(err)) < 0)
-        lg_usage_error(tool, "%s", err);
+    int rc = lg_tls_setup(tlscfg, tlsopt, host, doh ? alpn_h2 : alpn_dot,
+                          doh ? sizeof(alpn_h2) - 1 : sizeof(alpn_dot) - 1, err, sizeof(err));
+    if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "setting up TLS");
+    if (rc < 0) lg_usage_error(tool, "%s", err);
     const char *name = tlsopt->sni ? tlsopt->sni : host;
     bool v6 = strchr(name, ':') != NULL;
     if (port == 443)
@@ -317,7 +320,7 @@ int main(int argc, char **argv)
     struct args a = {.ctx = &ctx, .ok_rcodes = "NOERROR,NXDOMAIN", .outstanding = 1};
     a.enc.rd = true;
     a.sources = calloc((size_t)argc, sizeof(*a.sources));
-    if (!a.sources) lg_usage_error(tool, "out of memory");
+    if (!a.sources) lg_out_of_memory(tool, "reading the options");
     const struct lg_cmdline cl = {
         .tool = tool,
         .synopsis = "[options] --server HOST",
@@ -360,7 +363,8 @@ int main(int argc, char **argv)
     snprintf(desc, sizeof(desc), "%s://%s%s%s:%llu", transport_names[ctx.transport],
              strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port);
     cfg.target_desc = desc;
-    if (ctx.transport == DNS_DOH && doh_prepare(&ctx) < 0) lg_usage_error(tool, "out of memory");
+    if (ctx.transport == DNS_DOH && doh_prepare(&ctx) < 0)
+        lg_out_of_memory(tool, "preparing the DoH requests");
 
     client_cost(&ctx, &a.enc, &cfg);
     const struct lg_driver *drv = ctx.transport == DNS_UDP   ? &dns_udp_driver

@@ -1,6 +1,7 @@
 /* Query input and encoding (see queries.h). c-ares only encodes here: it
  * never owns a socket or a retry in dnsload. */
 #include "dnsload/queries.h"
+#include "loadgen/nomem.h"
 
 #include "dnsload/qtype.h"
 
@@ -69,6 +70,10 @@ int dns_queries_add(struct dns_query_list *l, const char *name, uint16_t type,
     unsigned char *buf = NULL;
     int len = 0;
     int rc = encode(name, type, o, &buf, &len);
+    if (rc == ARES_ENOMEM) {
+        snprintf(err, errlen, "%s", lg_no_memory);
+        return LG_NO_MEMORY;
+    }
     if (rc != ARES_SUCCESS) {
         snprintf(err, errlen, "cannot encode '%s': %s", name, ares_strerror(rc));
         return -1;
@@ -94,8 +99,8 @@ int dns_queries_add(struct dns_query_list *l, const char *name, uint16_t type,
     if (reserve((void **)&l->q, &l->cap, l->n + 1, sizeof(*l->q)) < 0 ||
         reserve((void **)&l->bytes, &l->bytes_cap, l->bytes_len + 2 + (size_t)len, 1) < 0) {
         ares_free_string(buf);
-        snprintf(err, errlen, "out of memory");
-        return -1;
+        snprintf(err, errlen, "%s", lg_no_memory);
+        return LG_NO_MEMORY;
     }
     struct dns_query *q = &l->q[l->n++];
     q->off = l->bytes_len;
@@ -116,8 +121,8 @@ int dns_queries_add_text(struct dns_query_list *l, const char *text,
 {
     char *copy = strdup(text);
     if (!copy) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
+        snprintf(err, errlen, "%s", lg_no_memory);
+        return LG_NO_MEMORY;
     }
     const char *name;
     uint16_t type;
@@ -137,15 +142,24 @@ int dns_queries_load(struct dns_query_list *l, const char *path, const struct dn
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
+        snprintf(err, errlen, "%s: %s", path, lg_errno_why(errno)); /* fopen allocates too */
+        return errno == ENOMEM ? LG_NO_MEMORY : -1;
     }
     char *line = NULL;
     size_t cap = 0;
     unsigned long lineno = 0;
     int rc = 0;
     char why[300];
-    while (getline(&line, &cap, f) >= 0) {
+    for (;;) {
+        errno = 0;
+        if (getline(&line, &cap, f) < 0) {
+            /* a line that could not be held is no end of the file */
+            if (errno == ENOMEM) {
+                snprintf(err, errlen, "%s", lg_no_memory);
+                rc = LG_NO_MEMORY;
+            }
+            break;
+        }
         lineno++;
         const char *name;
         uint16_t type;
@@ -153,13 +167,13 @@ int dns_queries_load(struct dns_query_list *l, const char *path, const struct dn
         if (r > 0) r = dns_queries_add(l, name, type, o, why, sizeof(why));
         if (r < 0) {
             snprintf(err, errlen, "%s:%lu: %s", path, lineno, why);
-            rc = -1;
+            rc = r;
             break;
         }
     }
     if (rc == 0 && ferror(f)) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        rc = -1;
+        snprintf(err, errlen, "%s: %s", path, lg_errno_why(errno));
+        rc = errno == ENOMEM ? LG_NO_MEMORY : -1;
     }
     free(line);
     fclose(f);

@@ -320,14 +320,16 @@ static void load_origin(const struct args *a, struct setup *s, struct lg_config 
     s->origin = &s->url;
     if (a->targets_path) {
         char err[512];
-        if (targets_load(a->targets_path, &s->targets, err, sizeof(err)) < 0)
-            lg_usage_error(tool, "--targets %s", err);
+        int rc = targets_load(a->targets_path, &s->targets, err, sizeof(err));
+        if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "reading --targets");
+        if (rc < 0) lg_usage_error(tool, "--targets %s", err);
         s->origin = &s->targets.t[0].url;
         cfg->target_desc = s->targets.t[0].url_text;
     } else {
         const char *why;
-        if (http_url_parse(url_arg, &s->url, &why) < 0)
-            lg_usage_error(tool, "URL '%s': %s", url_arg, why);
+        int rc = http_url_parse(url_arg, &s->url, &why);
+        if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "reading the URL");
+        if (rc < 0) lg_usage_error(tool, "URL '%s': %s", url_arg, why);
         cfg->target_desc = url_arg;
     }
 }
@@ -340,11 +342,12 @@ static void read_body(struct args *a)
     if (a->data_arg[0] == '@') {
         const char *why;
         spec->body = read_whole_file(a->data_arg + 1, &spec->body_len, &why);
+        if (!spec->body && why == lg_no_memory) lg_out_of_memory(tool, "reading --data");
         if (!spec->body) lg_usage_error(tool, "--data: cannot read '%s': %s", a->data_arg + 1, why);
     } else {
         spec->body_len = strlen(a->data_arg);
         spec->body = (uint8_t *)strdup(a->data_arg);
-        if (!spec->body) lg_usage_error(tool, "out of memory");
+        if (!spec->body) lg_out_of_memory(tool, "reading --data");
     }
     if (!spec->method && !a->targets_path) spec->method = "POST";
 }
@@ -363,15 +366,17 @@ static void route_sockets(struct args *a, struct setup *s)
         t->addrlen = sizeof(*sun);
     } else if (a->proxy) {
         const char *why;
-        if (http_url_parse(a->proxy, &s->proxy_url, &why) < 0)
-            lg_usage_error(tool, "--proxy '%s': %s", a->proxy, why);
+        int rc = http_url_parse(a->proxy, &s->proxy_url, &why);
+        if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "reading --proxy");
+        if (rc < 0) lg_usage_error(tool, "--proxy '%s': %s", a->proxy, why);
         if (s->proxy_url.https)
             lg_usage_error(tool, "--proxy '%s': only http:// proxies are supported", a->proxy);
         lg_resolve_target(tool, "--proxy", s->proxy_url.host, s->proxy_url.port, false, t);
         if (s->origin->https || a->proxy_tunnel) {
             char auth[300];
             http_url_authority(s->origin, true, auth, sizeof(auth));
-            if (request_build_connect(&a->spec, auth, t) < 0) lg_usage_error(tool, "out of memory");
+            if (request_build_connect(&a->spec, auth, t) < 0)
+                lg_out_of_memory(tool, "building the CONNECT request");
         } else {
             s->absolute_form = true;
         }
@@ -392,9 +397,10 @@ static void setup_quic(struct setup *s, const struct lg_tls_options *tlsopt,
         lg_usage_error(tool, "--tls-resume is not supported with --http 3 (every QUIC "
                              "connection makes a full handshake)");
     char err[256];
-    if (lg_quic_setup(&s->quic, tlsopt, s->origin->host, "h3", &http3_quic_app, cfg->timeout_ns,
-                      err, sizeof(err)) < 0)
-        lg_usage_error(tool, "%s", err);
+    int rc = lg_quic_setup(&s->quic, tlsopt, s->origin->host, "h3", &http3_quic_app,
+                           cfg->timeout_ns, err, sizeof(err));
+    if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "setting up TLS for QUIC");
+    if (rc < 0) lg_usage_error(tool, "%s", err);
     s->target.quic = &s->quic;
 }
 #endif
@@ -426,8 +432,9 @@ static void setup_tls(struct args *a, struct setup *s, const struct lg_tls_optio
                       : ctx->mode == HTTP_MODE_1  ? sizeof(alpn_h1) - 1
                                                   : sizeof(alpn_h2) - 1;
     char err[256];
-    if (lg_tls_setup(&s->tls, tlsopt, s->origin->host, alpn, alpn_len, err, sizeof(err)) < 0)
-        lg_usage_error(tool, "%s", err);
+    int rc = lg_tls_setup(&s->tls, tlsopt, s->origin->host, alpn, alpn_len, err, sizeof(err));
+    if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "setting up TLS");
+    if (rc < 0) lg_usage_error(tool, "%s", err);
     s->target.tls = &s->tls;
 }
 
@@ -438,12 +445,13 @@ static void prepare_requests(struct args *a, struct setup *s, struct lg_config *
     ctx->conn_limit = cfg->conn_requests > 0;
     ctx->per_target = a->targets_per_metric;
     if (build_requests(ctx, &a->spec, &s->targets, s->origin, s->absolute_form) < 0)
-        lg_usage_error(tool, "out of memory");
+        lg_out_of_memory(tool, "building the requests");
     ctx->walk = ctx->n_reqs > 1 || ctx->per_target;
     cfg->slots = ctx->mode == HTTP_MODE_1 ? 1 : ctx->streams;
 #ifdef HAVE_HTTP3
     for (size_t i = 0; ctx->mode == HTTP_MODE_3 && i < ctx->n_reqs; i++)
-        if (http3_prepare(&ctx->reqs[i]) < 0) lg_usage_error(tool, "out of memory");
+        if (http3_prepare(&ctx->reqs[i]) < 0)
+            lg_out_of_memory(tool, "preparing the HTTP/3 requests");
 #endif
     cfg->slots_option = "--streams";
     if (ctx->mode == HTTP_MODE_AUTO && ctx->streams > 1 && !s->origin->https)
@@ -452,7 +460,7 @@ static void prepare_requests(struct args *a, struct setup *s, struct lg_config *
     /* --targets-per-metric: request group i + 1 is the target of reqs[i] */
     s->driver = http_driver;
     s->group_names = ctx->per_target ? target_group_names(ctx) : NULL;
-    if (ctx->per_target && !s->group_names) lg_usage_error(tool, "out of memory");
+    if (ctx->per_target && !s->group_names) lg_out_of_memory(tool, "naming the targets' metrics");
     s->driver.group_names = (const char *const *)s->group_names;
     s->driver.n_groups = s->group_names ? (unsigned)ctx->n_reqs : 0;
 }

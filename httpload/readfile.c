@@ -1,5 +1,6 @@
 /* Whole-file reads. See readfile.h. */
 #include "httpload/readfile.h"
+#include "loadgen/nomem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,12 +11,12 @@ uint8_t *read_whole_file(const char *path, size_t *len, const char **why)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        *why = strerror(errno);
+        *why = lg_errno_why(errno); /* fopen allocates too */
         return NULL;
     }
     size_t cap = 4096, n = 0;
     uint8_t *buf = malloc(cap + 1);
-    *why = "out of memory";
+    *why = lg_no_memory;
     while (buf) {
         size_t k = fread(buf + n, 1, cap - n, f);
         n += k;
@@ -40,7 +41,7 @@ uint8_t *read_whole_file(const char *path, size_t *len, const char **why)
         }
     }
     if (buf && ferror(f)) {
-        *why = strerror(errno);
+        *why = lg_errno_why(errno);
         free(buf);
         buf = NULL;
     }

@@ -13,7 +13,7 @@
 
 /* The file's bytes (malloc'd, NUL-terminated past len) and their length, or
  * NULL with a reason in why ("No such file or directory", "larger than 256
- * MiB"). */
+ * MiB", or lg_no_memory when memory ran out). */
 uint8_t *read_whole_file(const char *path, size_t *len, const char **why);
 
 #endif

@@ -1,5 +1,6 @@
 /* Request building. See request.h. */
 #include "httpload/request.h"
+#include "loadgen/options.h"
 #include "proto/h2session.h"
 #include "proto/tunnel.h"
 
@@ -17,10 +18,7 @@ void request_spec_init(struct request_spec *s)
 static void push(const char ***list, size_t *n, const char *h)
 {
     const char **l = realloc(*list, (*n + 1) * sizeof(*l));
-    if (!l) {
-        fprintf(stderr, "httpload: out of memory\n");
-        exit(LG_EXIT_FAILED);
-    }
+    if (!l) lg_out_of_memory("httpload", "reading the headers");
     l[(*n)++] = h;
     *list = l;
 }

@@ -2,6 +2,7 @@
 #include "httpload/targets.h"
 #include "httpload/readfile.h"
 #include "loadgen/grow.h"
+#include "loadgen/nomem.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -17,6 +18,7 @@ enum block_state { BETWEEN, HEADERS, AFTER_BODY };
 struct parser {
     const char *file;
     unsigned line;
+    bool no_memory; /* the failure was memory running out, not the file */
     char *err;
     size_t errlen;
     struct target_list *out;
@@ -33,6 +35,12 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const ch
         va_end(ap);
     }
     return -1;
+}
+
+static int no_memory(struct parser *p)
+{
+    p->no_memory = true;
+    return fail(p, "%s", lg_no_memory);
 }
 
 /* A line for a message: its first 60 bytes, anything unprintable as '?'
@@ -109,13 +117,14 @@ static int request_line(struct parser *p, const char *s, size_t n, size_t mlen)
         return fail(p, "'%s': expected 'METHOD URL' (percent-encode spaces in the URL)",
                     shown(p, s, n));
     struct target *t = push_target(p);
-    if (!t) return fail(p, "out of memory");
+    if (!t) return no_memory(p);
     t->method = strndup(s, mlen);
     t->url_text = strndup(u, un);
-    if (!t->method || !t->url_text) return fail(p, "out of memory");
+    if (!t->method || !t->url_text) return no_memory(p);
     const char *why;
-    if (http_url_parse(t->url_text, &t->url, &why) < 0)
-        return fail(p, "URL '%s': %s", shown(p, u, un), why);
+    int rc = http_url_parse(t->url_text, &t->url, &why);
+    if (rc == LG_NO_MEMORY) return no_memory(p);
+    if (rc < 0) return fail(p, "URL '%s': %s", shown(p, u, un), why);
     const struct target *first = &p->out->t[0];
     if (t != first && !same_origin(&t->url, &first->url)) {
         char origin[300];
@@ -148,11 +157,11 @@ static int header_line(struct parser *p, struct target *t, const char *s, size_t
         if (((unsigned char)v[i] < 0x20 && v[i] != '\t') || v[i] == 0x7f)
             return fail(p, "header '%s' has a control character in its value", shown(p, s, nl));
     char **h = realloc(t->headers, (t->n_headers + 1) * sizeof(*h));
-    if (!h) return fail(p, "out of memory");
+    if (!h) return no_memory(p);
     t->headers = h;
     size_t len = nl + 2 + vn;
     char *line = malloc(len + 1);
-    if (!line) return fail(p, "out of memory");
+    if (!line) return no_memory(p);
     memcpy(line, s, nl);
     memcpy(line + nl, ": ", 2);
     memcpy(line + nl + 2, v, vn);
@@ -188,11 +197,11 @@ static int inline_body(struct parser *p, struct target *t, const char *text, siz
         if (n && s[n - 1] == '\r') n--;
         if (n == tag_len && memcmp(s, tag, n) == 0) {
             if (!t->body) t->body = malloc(1); /* an empty body is still a body */
-            if (!t->body) return fail(p, "out of memory");
+            if (!t->body) return no_memory(p);
             return 0;
         }
         if (memchr(s, '\0', n)) return fail(p, "a NUL byte (is this a text file?)");
-        if (!lg_grow(&t->body, &cap, t->body_len + n + 1, 1, 256)) return fail(p, "out of memory");
+        if (!lg_grow(&t->body, &cap, t->body_len + n + 1, 1, 256)) return no_memory(p);
         memcpy(t->body + t->body_len, s, n);
         t->body[t->body_len + n] = '\n';
         t->body_len += n + 1;
@@ -219,7 +228,7 @@ static int body_line(struct parser *p, struct target *t, const char *s, size_t n
     if (!pl) return fail(p, "'@' names no body file");
     t->body_path = strndup(path, pl);
     t->body_line = p->line;
-    return t->body_path ? 0 : fail(p, "out of memory");
+    return t->body_path ? 0 : no_memory(p);
 }
 
 static int parse(struct parser *p, const char *text, size_t len)
@@ -276,7 +285,7 @@ int targets_parse(const char *text, size_t len, const char *file, struct target_
     struct parser p = {.file = file, .err = err, .errlen = errlen, .out = out};
     if (parse(&p, text, len) == 0) return 0;
     targets_free(out);
-    return -1;
+    return p.no_memory ? LG_NO_MEMORY : -1;
 }
 
 int targets_load(const char *path, struct target_list *out, char *err, size_t errlen)
@@ -287,11 +296,11 @@ int targets_load(const char *path, struct target_list *out, char *err, size_t er
     char *text = (char *)read_whole_file(path, &len, &why);
     if (!text) {
         snprintf(err, errlen, "%s: %s", path, why);
-        return -1;
+        return why == lg_no_memory ? LG_NO_MEMORY : -1;
     }
     int rc = targets_parse(text, len, path, out, err, errlen);
     free(text);
-    if (rc < 0) return -1;
+    if (rc < 0) return rc;
     for (size_t i = 0; i < out->n; i++) {
         struct target *t = &out->t[i];
         if (!t->body_path) continue;
@@ -300,7 +309,7 @@ int targets_load(const char *path, struct target_list *out, char *err, size_t er
             snprintf(err, errlen, "%s:%u: cannot read the body file '%s': %s", path, t->body_line,
                      t->body_path, why);
             targets_free(out);
-            return -1;
+            return why == lg_no_memory ? LG_NO_MEMORY : -1;
         }
     }
     return 0;

@@ -33,11 +33,13 @@ struct target_list {
 };
 
 /* Parses the text of a targets file called `file` (for messages); @FILE
- * bodies are named, not read. 0, or -1 with "FILE:LINE: reason" in err. */
+ * bodies are named, not read. 0, or -1 with "FILE:LINE: reason" in err;
+ * LG_NO_MEMORY when memory ran out. */
 int targets_parse(const char *text, size_t len, const char *file, struct target_list *out,
                   char *err, size_t errlen);
 /* Reads and parses the file, then reads every @FILE body. 0, or -1 with the
- * reason (naming FILE, and the line where one is at fault) in err. */
+ * reason (naming FILE, and the line where one is at fault) in err;
+ * LG_NO_MEMORY when memory ran out. */
 int targets_load(const char *path, struct target_list *out, char *err, size_t errlen);
 void targets_free(struct target_list *l);
 

@@ -1,5 +1,6 @@
 /* URL parsing. See url.h. */
 #include "httpload/url.h"
+#include "loadgen/nomem.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -71,7 +72,7 @@ static int parse_target(const char *rest, struct http_url *u, const char **why)
     }
     bool needs_slash = tl == 0 || rest[0] != '/';
     u->target = malloc(tl + 2);
-    if (!u->target) return *why = "out of memory", -1;
+    if (!u->target) return *why = lg_no_memory, LG_NO_MEMORY;
     snprintf(u->target, tl + 2, "%s%.*s", needs_slash ? "/" : "", (int)tl, rest);
     return 0;
 }

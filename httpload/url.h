@@ -15,7 +15,8 @@ struct http_url {
     char *target; /* path and query, "/" at least (malloc'd) */
 };
 
-/* Returns 0, or -1 with a reason in `why` (a static string). */
+/* Returns 0, or -1 with a reason in `why` (a static string); LG_NO_MEMORY,
+ * why lg_no_memory, when memory ran out. */
 int http_url_parse(const char *s, struct http_url *u, const char **why);
 void http_url_free(struct http_url *u);
 /* "host" or "host:port" (brackets for IPv6), as the Host header and CONNECT want. */

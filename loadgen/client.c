@@ -70,9 +70,43 @@ int lg_conn_output_state(struct lg_client *c, int rc)
 
 /* --- connection ---------------------------------------------------------- */
 
+/* --max-handshakes: whether c must wait for its turn to open a connection
+ * (it is queued then); a client whose turn came opens at once. */
+static bool wait_turn(struct lg_client *c)
+{
+    struct lg_worker *w = c->w;
+    if (!w->open_limit || c->turn_waiting) return c->turn_waiting;
+    if (w->n_opening < w->open_limit) return false;
+    c->turn_waiting = true;
+    c->turn_next = NULL;
+    if (w->turn_tail)
+        w->turn_tail->turn_next = c;
+    else
+        w->turn_head = c;
+    w->turn_tail = c;
+    return true;
+}
+
+/* A connection's setup ended (ready, failed or closed): the first client
+ * waiting for its turn starts its attempt, from the loop (settle). */
+static void opening_done(struct lg_client *c)
+{
+    struct lg_worker *w = c->w;
+    if (!c->opening) return;
+    c->opening = false;
+    w->n_opening--;
+    struct lg_client *next = w->turn_head;
+    if (!next) return;
+    w->turn_head = next->turn_next;
+    if (!w->turn_head) w->turn_tail = NULL;
+    next->turn_waiting = false;
+    lg_client_settle_later(next);
+}
+
 static void conn_close(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
+    opening_done(c);
     if (c->fd < 0) return;
     watch(c, false, false);
     ev_timer_stop(w->loop, &c->conn_timer);
@@ -136,6 +170,7 @@ static bool usable(const struct lg_client *c)
 static void conn_ready(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
+    opening_done(c);
     c->state = LG_CONN_READY;
     c->established++;
     w->store.counters[LG_C_CONNECTIONS]++;
@@ -214,6 +249,10 @@ static void conn_open(struct lg_client *c, uint64_t origin)
     c->conn_succeeded = false;
     c->fail_class = 0;
     c->capacity = w->cfg->slots;
+    if (w->open_limit) {
+        c->opening = true;
+        w->n_opening++;
+    }
     struct lg_req *r = lg_req_start(c, origin ? origin : now, now, true);
     lg_req_record_send_lag(w, r); /* a cold request is acted on when its connection starts */
     if (c->fd < 0 && c->tp->open(c) < 0) { /* the open loop's socket is made ahead */
@@ -357,7 +396,7 @@ static void start_requests(struct lg_client *c)
     }
     for (unsigned budget = c->n_free; budget > 0 && may_start(c); budget--) {
         if (c->state == LG_CONN_CLOSED) {
-            if (c->inflight) break;
+            if (c->inflight || wait_turn(c)) break;
             conn_open(c, w->cfg->rate > 0 ? lg_schedule_due(w, c, c->started) : 0);
             continue; /* a datagram socket is ready at once: its other slots follow */
         }
@@ -442,7 +481,7 @@ uint64_t lg_client_stop(struct lg_client *c)
  * makes its second. The open loop's requests start from the schedule. */
 void lg_client_begin(struct lg_client *c)
 {
-    if (c->w->cfg->rate > 0) return;
+    if (c->w->cfg->rate > 0 || wait_turn(c)) return;
     c->in_send++;
     conn_open(c, 0);
     c->in_send--;
@@ -564,9 +603,20 @@ static inline bool settle_due(const struct lg_client *c)
     return c->ends_pending | c->abort_pending | c->read_pending;
 }
 
+/* libev could not watch the socket (epoll_ctl failed: the kernel's memory,
+ * or its limit of watches, ran out) and has stopped its watchers: no fault
+ * of the target, and the level cannot be carried out as asked. */
+static bool unwatchable(struct lg_client *c, int revents)
+{
+    if (!(revents & EV_ERROR)) return false;
+    lg_fail_run(c, "the event loop cannot watch a socket (epoll_ctl failed)");
+    return true;
+}
+
 static void on_read_event(struct ev_loop *loop, ev_io *io, int revents)
 {
     struct lg_client *c = io->data;
+    if (unwatchable(c, revents)) return;
     c->w->event_ns = 0;
     if (settle_due(c)) lg_client_settle(c); /* what its send path left comes first */
     if (c->state == LG_CONN_SETUP)
@@ -581,6 +631,7 @@ static void on_read_event(struct ev_loop *loop, ev_io *io, int revents)
 static void on_write_event(struct ev_loop *loop, ev_io *io, int revents)
 {
     struct lg_client *c = io->data;
+    if (unwatchable(c, revents)) return;
     struct lg_worker *w = c->w;
     w->event_ns = 0;
     if (settle_due(c)) lg_client_settle(c);

@@ -96,6 +96,9 @@ static const struct lg_option tls_options[] = {
      "server name to send and verify (default: the host,\nwhen it is a name)"},
     {"tls-resume", 0, no_argument, LG_OPT_TLS_RESUME, NULL, "    --tls-resume",
      "resume a client's TLS session when it reconnects"},
+    {"max-handshakes", 0, required_argument, LG_OPT_MAX_HANDSHAKES, NULL, "    --max-handshakes N",
+     "closed loop: at most N connections of a loop thread\nbeing set up at once; the other clients "
+     "start\ntheir attempt as one ends (default: no limit)"},
 };
 enum { N_TLS = sizeof(tls_options) / sizeof(tls_options[0]) };
 
@@ -159,8 +162,9 @@ static void print_help(const struct lg_cmdline *cl)
     printf("\n%s", exit_statuses);
 }
 
-static int tls_option(struct lg_tls_options *t, int opt, const char *arg)
+static int tls_option(const char *tool, struct lg_tls_options *t, int opt, const char *arg)
 {
+    unsigned long long u;
     switch (opt) {
     case 'k':
         t->insecure = true;
@@ -173,6 +177,11 @@ static int tls_option(struct lg_tls_options *t, int opt, const char *arg)
         return 1;
     case LG_OPT_TLS_RESUME:
         t->resume = true;
+        return 1;
+    case LG_OPT_MAX_HANDSHAKES:
+        if (lg_parse_unsigned(arg, 1, 1000000, &u) < 0)
+            lg_usage_error(tool, "--max-handshakes: '%s' is not a count from 1 to 1000000", arg);
+        t->max_handshakes = (unsigned)u;
         return 1;
     default:
         return 0;
@@ -191,19 +200,22 @@ static int load_option(struct lg_config *cfg, int opt, const char *arg)
             lg_usage_error(tool, "--clients: '%s' is not a client count from 1 to 10000000", arg);
         free(cfg->levels);
         cfg->levels = malloc(sizeof(unsigned));
-        if (!cfg->levels) lg_usage_error(tool, "out of memory");
+        if (!cfg->levels) lg_out_of_memory(tool, "reading the options");
         cfg->levels[0] = (unsigned)u;
         cfg->n_levels = 1;
         return 1;
-    case LG_OPT_LEVELS:
+    case LG_OPT_LEVELS: {
         free(cfg->levels);
         cfg->levels = NULL;
-        if (lg_parse_levels(arg, &cfg->levels, &cfg->n_levels) < 0)
+        int rc = lg_parse_levels(arg, &cfg->levels, &cfg->n_levels);
+        if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "reading --levels");
+        if (rc < 0)
             lg_usage_error(tool,
                            "--levels: '%s' is not a list of distinct client counts (example: "
                            "1,16,64)",
                            arg);
         return 1;
+    }
     case 'd':
         if (lg_parse_duration(arg, &cfg->duration_ns) < 0)
             lg_usage_error(tool, "--duration: '%s' is not a duration (examples: 500ms, 10s, 2m)",
@@ -412,7 +424,7 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
             lg_usage_error(cl->tool, "unknown option %s", a);
         }
         if (config_option(cfg, opt, optarg)) continue;
-        if (cl->tls && tls_option(tls, opt, optarg)) continue;
+        if (cl->tls && tls_option(cl->tool, tls, opt, optarg)) continue;
         cl->handle(cl->ctx, opt, optarg);
     }
     return optind;

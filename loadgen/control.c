@@ -1,6 +1,6 @@
 /* The control thread. See control.h. It sleeps in ppoll on a signalfd (the
- * signals) and an eventfd (a level began or ended, or the run is over), with
- * the next whole second of the level as its timeout. */
+ * signals) and an eventfd (a level began or ended, the run failed, or it is
+ * over), with the next whole second of the level as its timeout. */
 #include "loadgen/control.h"
 #include "loadgen/internal.h"
 #include "loadgen/progress.h"
@@ -23,7 +23,8 @@
 void lg_control_init(struct lg_control *ctl)
 {
     memset(ctl, 0, sizeof(*ctl));
-    ctl->sigfd = ctl->wakefd = -1;
+    ctl->sigfd = -1;
+    atomic_init(&ctl->wakefd, -1);
     pthread_mutex_init(&ctl->mu, NULL);
 }
 
@@ -35,7 +36,9 @@ void lg_control_destroy(struct lg_control *ctl)
 static void wake(struct lg_control *ctl)
 {
     uint64_t one = 1;
-    ssize_t rc = write(ctl->wakefd, &one, sizeof(one));
+    int fd = atomic_load(&ctl->wakefd);
+    if (fd < 0) return; /* no control thread: nothing runs that must stop */
+    ssize_t rc = write(fd, &one, sizeof(one));
     (void)rc; /* an eventfd counter cannot overflow here */
 }
 
@@ -53,15 +56,21 @@ static void on_signal(struct lg_control *ctl, int sig)
     stop_workers(ctl);
 }
 
+/* Takes no lock and allocates nothing, so any thread may call it whatever it
+ * holds (the sampling code calls it with the control mutex held): the first
+ * reason is kept, and the control thread, woken, stops the workers. */
 void lg_control_fail(struct lg_run_ctx *run, const char *why)
 {
     struct lg_control *ctl = &run->control;
     int expected = 0;
     if (atomic_compare_exchange_strong(&ctl->failed, &expected, 1)) {
-        snprintf(ctl->failure, sizeof(ctl->failure), "%s", why);
+        size_t n = 0;
+        for (; why[n] && n < sizeof(ctl->failure) - 1; n++)
+            ctl->failure[n] = why[n];
+        ctl->failure[n] = 0;
         atomic_store(&ctl->failed, 2); /* the message is complete */
     }
-    stop_workers(ctl);
+    wake(ctl);
 }
 
 const char *lg_control_failure(struct lg_run_ctx *run)
@@ -113,6 +122,10 @@ static void *control_main(void *arg)
             ssize_t rc = read(ctl->wakefd, &v, sizeof(v));
             (void)rc; /* only clears the counter */
         }
+        if (atomic_load(&ctl->failed) && !ctl->failure_handled) {
+            ctl->failure_handled = true;
+            stop_workers(ctl);
+        }
     }
 }
 
@@ -143,9 +156,11 @@ int lg_control_start(struct lg_run_ctx *run, const struct lg_config *cfg)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     atomic_store(&ctl->interrupted_by, 0);
     ctl->quit = false;
+    ctl->failure_handled = false;
     ctl->sigfd = signalfd(-1, &set, SFD_CLOEXEC);
-    ctl->wakefd = eventfd(0, EFD_CLOEXEC);
-    if (ctl->sigfd < 0 || ctl->wakefd < 0) goto fail;
+    int wakefd = eventfd(0, EFD_CLOEXEC);
+    atomic_store(&ctl->wakefd, wakefd);
+    if (ctl->sigfd < 0 || wakefd < 0) goto fail;
     int err = pthread_create(&ctl->thread, NULL, control_main, run);
     if (err) {
         errno = err;
@@ -155,8 +170,9 @@ int lg_control_start(struct lg_run_ctx *run, const struct lg_config *cfg)
     return 0;
 fail:
     if (ctl->sigfd >= 0) close(ctl->sigfd);
-    if (ctl->wakefd >= 0) close(ctl->wakefd);
-    ctl->sigfd = ctl->wakefd = -1;
+    int fd = atomic_exchange(&ctl->wakefd, -1);
+    if (fd >= 0) close(fd);
+    ctl->sigfd = -1;
     return -1;
 }
 
@@ -171,8 +187,8 @@ void lg_control_stop(struct lg_run_ctx *run)
     pthread_join(ctl->thread, NULL);
     ctl->running = false;
     close(ctl->sigfd);
-    close(ctl->wakefd);
-    ctl->sigfd = ctl->wakefd = -1;
+    close(atomic_exchange(&ctl->wakefd, -1));
+    ctl->sigfd = -1;
 }
 
 int lg_control_interrupted(struct lg_run_ctx *run)

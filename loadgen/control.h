@@ -20,14 +20,16 @@ struct lg_run_ctx;
 struct lg_control {
     pthread_t thread;
     bool running;
-    int sigfd, wakefd;
+    int sigfd;
+    _Atomic int wakefd; /* lg_control_fail writes it from any thread */
     pthread_mutex_t mu; /* guards what follows and every sampler/watch call */
     bool level_active, quit;
     uint64_t next_tick_ns;
     struct lg_worker *ws;
     unsigned n;
     _Atomic int interrupted_by;
-    _Atomic int failed; /* 1 while the reason is written, 2 once it is complete */
+    _Atomic int failed;   /* 1 while the reason is written, 2 once it is complete */
+    bool failure_handled; /* the control thread has stopped the workers for it */
     char failure[256];
 };
 
@@ -44,7 +46,8 @@ void lg_control_stop(struct lg_run_ctx *run);
 /* The signal that interrupted the run, or 0. */
 int lg_control_interrupted(struct lg_run_ctx *run);
 /* The run cannot be carried out (out of memory): the first reason given is
- * kept, every worker stops, and lg_run exits with status 4. Any thread. */
+ * kept, every worker stops, and lg_run exits with status 4. Any thread,
+ * holding any lock: it takes none and allocates nothing. */
 void lg_control_fail(struct lg_run_ctx *run, const char *why);
 /* The reason given to lg_control_fail, or NULL. */
 const char *lg_control_failure(struct lg_run_ctx *run);

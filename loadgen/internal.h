@@ -147,6 +147,10 @@ struct lg_client {
     bool abort_pending, ends_pending, read_pending;
     bool settle_queued;
     struct lg_client *settle_next;
+    /* --max-handshakes: its connection counts among the worker's being set
+     * up (opening), or it waits for its turn to start one (turn_waiting) */
+    bool opening, turn_waiting;
+    struct lg_client *turn_next;
     unsigned n_unsent; /* open loop: started requests whose bytes wait (LG_REQ_UNSENT) */
     /* open loop: the client's requests the schedule made due, and those
      * started; the difference is its backlog, waiting for a slot */
@@ -201,6 +205,11 @@ struct lg_worker {
     struct lg_client *settle_head, *settle_tail;
     ev_check settle_check;
     ev_idle settle_idle;
+    /* --max-handshakes (closed loop, TLS): at most open_limit connections
+     * being set up at once (n_opening); the clients waiting for their turn
+     * to start one, first come first served (0: no limit) */
+    unsigned open_limit, n_opening;
+    struct lg_client *turn_head, *turn_tail;
     /* open loop (schedule.c) */
     struct lg_schedule {
         int fd; /* timerfd; -1 in a closed loop */

@@ -409,6 +409,10 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     if (level_collect(lv, res) < 0 || collect_client_attempts(res, &co, mine) < 0) goto out;
     level_active = false;
     if (lg_control_level_end(lv->run, res) < 0) goto out;
+    /* the level's last samples (sampling, --watch) may have failed the run */
+    out = LG_LEVEL_NOT_RUN;
+    if (lg_control_failure(lv->run)) goto out;
+    out = LG_LEVEL_NO_MEMORY;
     if (lg_selfwatch_collect(res, lv->ws, lv->nw, cfg, lv->drv) < 0) goto out;
     out = LG_LEVEL_DONE;
 out:

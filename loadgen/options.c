@@ -110,11 +110,11 @@ int lg_parse_levels(const char *s, unsigned **levels, size_t *n)
     for (const char *p = s; *p; p++)
         count += *p == ',';
     unsigned *v = calloc(count, sizeof(*v));
-    if (!v) return -1;
+    if (!v) return LG_NO_MEMORY;
     char *copy = strdup(s);
     if (!copy) {
         free(v);
-        return -1;
+        return LG_NO_MEMORY;
     }
     size_t k = 0;
     int rc = 0;
@@ -147,7 +147,7 @@ int lg_parse_levels(const char *s, unsigned **levels, size_t *n)
 
 bool lg_tls_options_given(const struct lg_tls_options *t)
 {
-    return t->cacert || t->sni || t->insecure || t->resume;
+    return t->cacert || t->sni || t->insecure || t->resume || t->max_handshakes;
 }
 
 void lg_resolve_target(const char *tool, const char *what, const char *host, unsigned port,
@@ -158,7 +158,15 @@ void lg_resolve_target(const char *tool, const char *what, const char *host, uns
     hints.ai_flags = AI_NUMERICSERV;
     char ports[8];
     snprintf(ports, sizeof(ports), "%u", port);
+    errno = 0;
     int rc = getaddrinfo(host, ports, &hints, &res);
+    /* glibc's name services turn an allocation that failed into "Name or
+     * service not known", leaving ENOMEM in errno */
+    if (rc == EAI_MEMORY || (rc != 0 && errno == ENOMEM)) {
+        char doing[300];
+        snprintf(doing, sizeof(doing), "resolving %s '%s'", what, host);
+        lg_out_of_memory(tool, doing);
+    }
     if (rc != 0 || !res)
         lg_usage_error(tool, "%s: cannot resolve '%s': %s", what, host, gai_strerror(rc));
     memcpy(&t->addr, res->ai_addr, res->ai_addrlen);
@@ -187,7 +195,7 @@ void lg_config_finish(struct lg_config *cfg)
 {
     if (!cfg->levels) {
         cfg->levels = malloc(sizeof(unsigned));
-        if (!cfg->levels) lg_usage_error(cfg->tool, "out of memory");
+        if (!cfg->levels) lg_out_of_memory(cfg->tool, "reading the options");
         cfg->levels[0] = 10; /* wrk's default */
         cfg->n_levels = 1;
     }

@@ -10,8 +10,10 @@
 #include <stdint.h>
 
 #include "loadgen/engine.h"
+#include "loadgen/nomem.h"
 
-/* Value parsers: 0 on success, -1 (nothing written) when the text is not valid. */
+/* Value parsers: 0 on success, -1 (nothing written) when the text is not
+ * valid, LG_NO_MEMORY when an allocation failed. */
 int lg_parse_duration(const char *s, uint64_t *ns); /* 500ms, 10s, 2m, 1h, 250us; bare = s */
 int lg_parse_levels(const char *s, unsigned **levels, size_t *n); /* 1,16,64 */
 int lg_parse_unsigned(const char *s, unsigned long long min, unsigned long long max,
@@ -53,6 +55,7 @@ enum {
     LG_OPT_PREFLIGHT,
     LG_OPT_REQUIRE_FIT,
     LG_OPT_MAX_TIMER_FLOOR,
+    LG_OPT_MAX_HANDSHAKES,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
 
@@ -89,10 +92,11 @@ struct lg_cmdline {
 
 /* TLS options both tools share (short form -k). */
 struct lg_tls_options {
-    const char *cacert; /* --cacert FILE */
-    const char *sni;    /* --sni NAME */
-    bool insecure;      /* -k, --insecure */
-    bool resume;        /* --tls-resume */
+    const char *cacert;      /* --cacert FILE */
+    const char *sni;         /* --sni NAME */
+    bool insecure;           /* -k, --insecure */
+    bool resume;             /* --tls-resume */
+    unsigned max_handshakes; /* --max-handshakes: per loop thread, 0: no limit */
 };
 bool lg_tls_options_given(const struct lg_tls_options *t);
 

@@ -4,6 +4,7 @@
 #include "loadgen/control.h"
 #include "loadgen/grow.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +28,22 @@ int lg_proctree_dirfd(const struct lg_proctree *t)
     return dirfd(t->proc);
 }
 
+/* A read of /proc that failed: the process exited since it was listed,
+ * unless memory ran out, which would leave a silent gap in the samples. */
+static void read_failed(const struct lg_proctree *t)
+{
+    if (errno == ENOMEM) lg_control_fail(t->run, "out of memory reading /proc for --watch");
+}
+
 static bool read_stat(struct lg_proctree *t, const char *pid)
 {
     char path[64];
     snprintf(path, sizeof(path), "%s/stat", pid);
     long n = lg_procfs_read(dirfd(t->proc), path, &t->buf, &t->cap);
-    if (n < 0) return false; /* exited since it was listed */
+    if (n < 0) {
+        read_failed(t);
+        return false;
+    }
     if (!lg_grow(&t->rows, &t->cap_rows, t->n_rows + 1, sizeof(*t->rows), 64)) {
         lg_control_fail(t->run, "out of memory reading /proc for --watch");
         return false;
@@ -68,9 +79,13 @@ static void queue_children(struct lg_proctree *t, const char *pid, size_t *tail)
     char path[64];
     snprintf(path, sizeof(path), "%s/task", pid);
     int fd = openat(dirfd(t->proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return;
+    if (fd < 0) {
+        read_failed(t);
+        return;
+    }
     DIR *tasks = fdopendir(fd);
     if (!tasks) {
+        read_failed(t);
         close(fd);
         return;
     }
@@ -80,6 +95,7 @@ static void queue_children(struct lg_proctree *t, const char *pid, size_t *tail)
         char cpath[64 + sizeof(de->d_name) + 16];
         snprintf(cpath, sizeof(cpath), "%s/%s/children", path, de->d_name);
         long n = lg_procfs_read(dirfd(t->proc), cpath, &t->buf, &t->cap);
+        if (n < 0) read_failed(t);
         for (char *p = t->buf, *end; n > 0 && *p; p = end) {
             long child = strtol(p, &end, 10);
             if (end == p) break;

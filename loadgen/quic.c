@@ -6,6 +6,7 @@
  * per-connection timer, and every way a connection fails is given a class
  * and a sentence. See quic.h. */
 #include "loadgen/quic.h"
+#include "loadgen/nomem.h"
 #include "loadgen/h2pool.h"
 #include "loadgen/internal.h"
 #include "loadgen/options.h"
@@ -113,6 +114,20 @@ static bool is_ip_literal(const char *host)
     return inet_pton(AF_INET, host, a) == 1 || inet_pton(AF_INET6, host, a) == 1;
 }
 
+/* lg_quic_setup's failure: LG_NO_MEMORY when GnuTLS ran out of memory
+ * (rv), else -1 with `what` and GnuTLS's reason in err. Frees what q holds. */
+static int quic_setup_failed(struct lg_quic_config *q, int rv, char *err, size_t errlen,
+                             const char *what)
+{
+    lg_quic_config_free(q);
+    if (rv == GNUTLS_E_MEMORY_ERROR) {
+        snprintf(err, errlen, "%s", lg_no_memory);
+        return LG_NO_MEMORY;
+    }
+    snprintf(err, errlen, "%s: %s", what, gnutls_strerror(rv));
+    return -1;
+}
+
 int lg_quic_setup(struct lg_quic_config *q, const struct lg_tls_options *o, const char *host,
                   const char *alpn, const struct lg_quic_app *app, uint64_t request_timeout_ns,
                   char *err, size_t errlen)
@@ -132,14 +147,14 @@ int lg_quic_setup(struct lg_quic_config *q, const struct lg_tls_options *o, cons
         request_timeout_ns * 2 > 30ull * LG_NS_PER_S ? request_timeout_ns * 2 : 30ull * LG_NS_PER_S;
     gnutls_certificate_credentials_t creds;
     int rv = gnutls_certificate_allocate_credentials(&creds);
-    if (rv < 0) {
-        snprintf(err, errlen, "cannot set up TLS for QUIC: %s", gnutls_strerror(rv));
-        return -1;
-    }
+    if (rv < 0) return quic_setup_failed(q, rv, err, errlen, "cannot set up TLS for QUIC");
     q->creds = creds;
-    if (!o->insecure) gnutls_certificate_set_x509_system_trust(creds); /* may hold none */
+    /* a store that cannot be read holds none; memory that ran out is no store */
+    if (!o->insecure && gnutls_certificate_set_x509_system_trust(creds) == GNUTLS_E_MEMORY_ERROR)
+        return quic_setup_failed(q, GNUTLS_E_MEMORY_ERROR, err, errlen, "");
     if (o->cacert) {
         rv = gnutls_certificate_set_x509_trust_file(creds, o->cacert, GNUTLS_X509_FMT_PEM);
+        if (rv == GNUTLS_E_MEMORY_ERROR) return quic_setup_failed(q, rv, err, errlen, "");
         if (rv <= 0) {
             snprintf(err, errlen, "--cacert %s: not a readable PEM certificate file%s%s", o->cacert,
                      rv < 0 ? ": " : "", rv < 0 ? gnutls_strerror(rv) : "");
@@ -149,11 +164,10 @@ int lg_quic_setup(struct lg_quic_config *q, const struct lg_tls_options *o, cons
     }
     gnutls_priority_t prio;
     rv = gnutls_priority_init(&prio, tls_priority, NULL);
-    if (rv < 0) {
-        snprintf(err, errlen, "cannot set up TLS 1.3 for QUIC: %s", gnutls_strerror(rv));
-        lg_quic_config_free(q);
-        return -1;
-    }
+    /* the string is ours and fixed: GnuTLS 3.7's parser answers an allocation
+     * of its own that failed with GNUTLS_E_INVALID_REQUEST (scripts/torture) */
+    if (rv == GNUTLS_E_INVALID_REQUEST) rv = GNUTLS_E_MEMORY_ERROR;
+    if (rv < 0) return quic_setup_failed(q, rv, err, errlen, "cannot set up TLS 1.3 for QUIC");
     q->priority = prio;
     /* batched packet I/O where the kernel has it; LOADGEN_QUIC_NO_BATCH=1
      * turns it off, to measure what it buys (bench/h3) */
@@ -162,11 +176,8 @@ int lg_quic_setup(struct lg_quic_config *q, const struct lg_tls_options *o, cons
     q->gso = q->batch && lg_udp_gso_available(AF_INET);
     const char *sni = o->sni ? o->sni : (is_ip_literal(host) ? NULL : host);
     const char *verify = o->insecure ? NULL : (o->sni ? o->sni : host);
-    if ((sni && !(q->sni = strdup(sni))) || (verify && !(q->verify_host = strdup(verify)))) {
-        snprintf(err, errlen, "out of memory");
-        lg_quic_config_free(q);
-        return -1;
-    }
+    if ((sni && !(q->sni = strdup(sni))) || (verify && !(q->verify_host = strdup(verify))))
+        return quic_setup_failed(q, GNUTLS_E_MEMORY_ERROR, err, errlen, "");
     return 0;
 }
 

@@ -76,7 +76,8 @@ struct lg_quic_config {
 /* Sets up QUIC to a server called `host` (a name or an IP literal): TLS 1.3
  * with certificate verification (system store plus --cacert) unless
  * --insecure, SNI as over TLS, the one ALPN protocol `alpn`, and the
- * application. -1 with a message in err (a usage error). */
+ * application. -1 with a message in err (a usage error), LG_NO_MEMORY
+ * (nomem.h) when memory ran out. */
 int lg_quic_setup(struct lg_quic_config *q, const struct lg_tls_options *o, const char *host,
                   const char *alpn, const struct lg_quic_app *app, uint64_t request_timeout_ns,
                   char *err, size_t errlen);

@@ -3,6 +3,7 @@
  * write() of whole records on an O_APPEND descriptor, so no request loop
  * waits for the disk and threads never interleave inside a record. */
 #include "loadgen/reqlog.h"
+#include "loadgen/control.h"
 #include "loadgen/internal.h"
 #include "loadgen/jsonout.h"
 
@@ -25,6 +26,7 @@ struct logbuf {
 };
 
 struct lg_reqlog {
+    struct lg_run_ctx *run; /* whose run a lost record fails */
     int fd;
     const struct lg_driver *drv;
     lg_reqlog_namer name;
@@ -98,8 +100,8 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-struct lg_reqlog *lg_reqlog_open(const char *path, const struct lg_driver *drv,
-                                 lg_reqlog_namer name)
+struct lg_reqlog *lg_reqlog_open(struct lg_run_ctx *run, const char *path,
+                                 const struct lg_driver *drv, lg_reqlog_namer name)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) return NULL;
@@ -109,6 +111,7 @@ struct lg_reqlog *lg_reqlog_open(const char *path, const struct lg_driver *drv,
         errno = ENOMEM;
         return NULL;
     }
+    log->run = run;
     log->fd = fd;
     log->drv = drv;
     log->name = name;
@@ -146,7 +149,9 @@ static void hand_off(struct lg_reqlog *log, unsigned i, bool want_new)
         b = log->spare;
         log->spare = b->next;
     } else if (!(b = malloc(sizeof(*b)))) {
-        log->failed = 1; /* reported when the log closes */
+        /* a record would be lost: the run fails (status 4, which says why)
+         * rather than leave a log of a part of it */
+        lg_control_fail(log->run, "out of memory for --log records");
         return;
     }
     log->out[i].b = b;

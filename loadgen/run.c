@@ -6,6 +6,7 @@
 #include "loadgen/control.h"
 #include "loadgen/level.h"
 #include "loadgen/docfit.h"
+#include "loadgen/evalloc.h"
 #include "loadgen/meta.h"
 #include "loadgen/outfile.h"
 #include "loadgen/pipedoc.h"
@@ -240,26 +241,31 @@ struct outputs {
 };
 
 /* Opens them before anything runs, so an unwritable path is a usage error,
- * not a lost result. */
-static int outputs_open(const struct lg_config *cfg, const struct lg_driver *drv, struct outputs *o)
+ * not a lost result; memory (or a thread) that could not be had is status
+ * 4. Returns the status to exit with, or LG_EXIT_OK. */
+static int outputs_open(struct lg_run_ctx *run, const struct lg_config *cfg,
+                        const struct lg_driver *drv, struct outputs *o)
 {
     memset(o, 0, sizeof(*o));
     o->doc.fd = o->meta.fd = -1;
-    if (lg_pipedoc_bound(cfg->tool, &o->handoff_ns) < 0) return -1;
+    if (lg_pipedoc_bound(cfg->tool, &o->handoff_ns) < 0) return LG_EXIT_USAGE;
     const char *what = "--log", *path = cfg->log_path;
-    if (cfg->log_path && !(o->log = lg_reqlog_open(cfg->log_path, drv, lg_error_name))) goto fail;
+    if (cfg->log_path && !(o->log = lg_reqlog_open(run, cfg->log_path, drv, lg_error_name)))
+        goto fail;
     what = "--output";
     path = cfg->output_path;
     if (cfg->output_path && lg_outfile_open(&o->doc, cfg->output_path) < 0) goto fail;
     what = "--meta";
     path = cfg->meta_path;
     if (cfg->meta_path && lg_outfile_open(&o->meta, cfg->meta_path) < 0) goto fail;
-    return 0;
-fail:
-    fprintf(stderr, "%s: %s %s: %s\n", cfg->tool, what, path, strerror(errno));
+    return LG_EXIT_OK;
+fail:;
+    int err = errno;
+    fprintf(stderr, "%s: %s %s: %s\n", cfg->tool, what, path, strerror(err));
     lg_outfile_abandon(&o->doc);
     if (o->log) lg_reqlog_close(o->log);
-    return -1;
+    /* EAGAIN: --log's writer thread could not be started */
+    return err == ENOMEM || err == EAGAIN ? LG_EXIT_FAILED : LG_EXIT_USAGE;
 }
 
 /* Writes the document (cut to --max-doc-bytes first); the exit status when
@@ -322,8 +328,10 @@ static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const str
     struct outputs out;
     if (check_fd_limit(cfg) < 0) return LG_EXIT_USAGE;
     if (lg_preflight_before_run(&lv.run->fitness, cfg, drv, tgt) < 0) return LG_EXIT_UNFIT;
-    if (outputs_open(cfg, drv, &out) < 0) return LG_EXIT_USAGE;
+    int opened = outputs_open(run, cfg, drv, &out);
+    if (opened != LG_EXIT_OK) return opened;
     signal(SIGPIPE, SIG_IGN);
+    lg_evalloc_install(run, cfg->tool);
     if (lg_control_start(lv.run, cfg) < 0) {
         fprintf(stderr, "%s: cannot start the control thread: %s\n", cfg->tool, strerror(errno));
         outputs_close(cfg, &out);
@@ -358,6 +366,7 @@ static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const str
 
     status = LG_EXIT_OK;
     size_t done = run_levels(&lv, results, out.log, &status);
+    if (status == LG_EXIT_FAILED) goto out; /* said why; no document, even of earlier levels */
     if (lg_control_failure(lv.run)) {
         fprintf(stderr, "%s: %s; the run could not be carried out, no document\n", cfg->tool,
                 lg_control_failure(lv.run));
@@ -410,6 +419,7 @@ int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struc
     struct lg_run_ctx run;
     lg_run_ctx_init(&run);
     int status = run_in(&run, cfg, drv, tgt, driver_ctx, meta_extra);
+    lg_evalloc_forget(&run); /* its loops are gone; the context goes next */
     lg_run_ctx_free(&run);
     return status;
 }

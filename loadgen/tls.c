@@ -5,6 +5,7 @@
  * TLS transport the connection uses once the handshake is done. */
 #include "loadgen/internal.h"
 #include "loadgen/options.h"
+#include "loadgen/tlsmem.h"
 
 #include <arpa/inet.h>
 
@@ -15,16 +16,62 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Whether OpenSSL's error queue says an allocation failed (its own, or a
+ * system call's ENOMEM, as when a file could not be opened); empties it. */
+static bool tls_errors_say_no_memory(void)
+{
+    bool memory = false;
+    for (unsigned long e; (e = ERR_get_error());)
+        if (ERR_GET_REASON(e) == ERR_R_MALLOC_FAILURE ||
+            (ERR_SYSTEM_ERROR(e) && ERR_GET_REASON(e) == ENOMEM))
+            memory = true;
+    return memory;
+}
+
+/* Whether a failed load of --cacert ran out of memory: an allocation OpenSSL
+ * reports (as above), or the X509 layer's bare "PEM lib" with no reason from
+ * the PEM reader beneath it, which is what OpenSSL 3.0's PEM_read_bio_ex
+ * leaves when its own buffer could not be had (a file that is not PEM always
+ * carries the reader's reason: no start line, bad base64, bad end line; or
+ * the X509 layer's "no certificate or crl found"). Empties the queue. */
+static bool cafile_load_says_no_memory(void)
+{
+    bool pem_reason = false, bare_pem_lib = false, memory = false;
+    for (unsigned long e; (e = ERR_get_error());) {
+        if (ERR_GET_REASON(e) == ERR_R_MALLOC_FAILURE ||
+            (ERR_SYSTEM_ERROR(e) && ERR_GET_REASON(e) == ENOMEM))
+            memory = true;
+        else if (ERR_GET_LIB(e) == ERR_LIB_PEM)
+            pem_reason = true;
+        else if (ERR_GET_LIB(e) == ERR_LIB_X509 && ERR_GET_REASON(e) == ERR_R_PEM_LIB)
+            bare_pem_lib = true;
+    }
+    return memory || (bare_pem_lib && !pem_reason);
+}
+
+/* A context that could not be made: memory, or `what` (in err). OpenSSL
+ * says nothing at all when its own initialisation ran out of memory: no
+ * reason is memory too. */
+static int config_failed(SSL_CTX *ctx, char *err, size_t errlen, const char *what)
+{
+    bool memory = ERR_peek_error() == 0 || tls_errors_say_no_memory();
+    ERR_clear_error();
+    SSL_CTX_free(ctx);
+    snprintf(err, errlen, "%s", memory ? lg_no_memory : what);
+    return memory ? LG_NO_MEMORY : -1;
+}
+
 int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecure,
                        const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen)
 {
+    lg_tlsmem_init(); /* before OpenSSL's first allocation */
+    ERR_clear_error();
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-    if (!ctx) {
-        snprintf(err, errlen, "cannot create a TLS context");
-        return -1;
-    }
-    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-    /* Idle clients hold no TLS buffers: thousands of connections stay small. */
+    if (!ctx) return config_failed(NULL, err, errlen, "cannot create a TLS context");
+    if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1)
+        return config_failed(ctx, err, errlen, "cannot require TLS 1.2 or later");
+    /* Idle clients hold no TLS buffers: thousands of connections stay small
+     * (the buffers freed after each record are kept for the next by tlsmem.c) */
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
                               SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     /* One recv takes every record the socket holds (not a header and a body
@@ -37,20 +84,24 @@ int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecur
     SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
     if (!insecure) {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-        SSL_CTX_set_default_verify_paths(ctx);
+        /* it fails only when memory runs out (a missing store is no failure) */
+        if (SSL_CTX_set_default_verify_paths(ctx) != 1)
+            return config_failed(ctx, err, errlen, "cannot use the system's certificates");
     } else {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
     }
     if (cafile && SSL_CTX_load_verify_locations(ctx, cafile, NULL) != 1) {
+        bool memory = cafile_load_says_no_memory(); /* empties the queue */
+        SSL_CTX_free(ctx);
+        if (memory) {
+            snprintf(err, errlen, "%s", lg_no_memory);
+            return LG_NO_MEMORY;
+        }
         snprintf(err, errlen, "--cacert %s: not a readable PEM certificate file", cafile);
-        SSL_CTX_free(ctx);
         return -1;
     }
-    if (alpn && alpn_len && SSL_CTX_set_alpn_protos(ctx, alpn, (unsigned)alpn_len) != 0) {
-        snprintf(err, errlen, "cannot set the ALPN protocols");
-        SSL_CTX_free(ctx);
-        return -1;
-    }
+    if (alpn && alpn_len && SSL_CTX_set_alpn_protos(ctx, alpn, (unsigned)alpn_len) != 0)
+        return config_failed(ctx, err, errlen, "cannot set the ALPN protocols");
     t->ctx = ctx;
     /* I/O calls do not clear the error queue first (see tls_read): start empty */
     ERR_clear_error();
@@ -60,12 +111,14 @@ int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecur
 int lg_tls_setup(struct lg_tls_config *t, const struct lg_tls_options *o, const char *host,
                  const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen)
 {
-    if (lg_tls_config_init(t, o->cacert, o->insecure, alpn, alpn_len, err, errlen) < 0) return -1;
+    int rc = lg_tls_config_init(t, o->cacert, o->insecure, alpn, alpn_len, err, errlen);
+    if (rc < 0) return rc;
     unsigned char addr[sizeof(struct in6_addr)];
     bool ip = inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1;
     t->sni = o->sni ? o->sni : (ip ? NULL : host);
     t->verify_host = o->insecure ? NULL : (o->sni ? o->sni : host);
     t->resume = o->resume;
+    t->max_handshakes = o->max_handshakes;
     return 0;
 }
 
@@ -85,6 +138,8 @@ void lg_tls_session_free(void *session)
     SSL_SESSION_free(session);
 }
 
+/* A failure of the session: counted in `cls`, unless memory ran out, which
+ * is no fault of the target and fails the run. */
 static void tls_fail(struct lg_client *c, int cls, const char *what)
 {
     char detail[256];
@@ -93,7 +148,7 @@ static void tls_fail(struct lg_client *c, int cls, const char *what)
         snprintf(detail, sizeof(detail), "%s: %s", what, ERR_reason_error_string(e));
     else
         snprintf(detail, sizeof(detail), "%s", what);
-    ERR_clear_error();
+    if (tls_errors_say_no_memory()) lg_fail_run(c, "out of memory in a TLS session");
     lg_conn_fail(c, cls, detail);
 }
 
@@ -146,7 +201,7 @@ static enum lg_step tls_handshake_start(struct lg_client *c)
     SSL *ssl = SSL_new(t->ctx);
     if (!ssl || SSL_set_fd(ssl, c->fd) != 1) {
         SSL_free(ssl);
-        lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE, "cannot create a TLS session");
+        tls_fail(c, LG_ERR_TLS_HANDSHAKE, "cannot create a TLS session");
         return LG_STEP_FAILED;
     }
     /* Both fail only when memory runs out; going on would send no SNI or,

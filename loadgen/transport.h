@@ -105,10 +105,14 @@ struct lg_tls_config {
     const char *sni;         /* server name, or NULL to send none */
     const char *verify_host; /* name the certificate must match, or NULL with --insecure */
     bool resume;             /* reuse a client's session across its reconnects */
+    /* --max-handshakes: connections a loop thread sets up at once in a
+     * closed loop (0: no limit) */
+    unsigned max_handshakes;
 };
 
 /* Builds the SSL_CTX: system store plus cafile, verification unless insecure,
- * ALPN list in wire format (may be NULL). Returns -1 with a message in err. */
+ * ALPN list in wire format (may be NULL). Returns -1 with a message in err,
+ * LG_NO_MEMORY (options.h) when memory ran out. */
 int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecure,
                        const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen);
 void lg_tls_config_free(struct lg_tls_config *t);

@@ -2,6 +2,7 @@
  * the connect stage every stream begins with. */
 #include "loadgen/internal.h"
 #include "loadgen/grow.h"
+#include "loadgen/sockio.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -52,7 +53,7 @@ static int stream_open(struct lg_client *c)
 ssize_t lg_stream_read(struct lg_client *c, uint8_t *buf, size_t len)
 {
     for (;;) {
-        ssize_t n = recv(c->fd, buf, len, 0);
+        ssize_t n = lg_recv(c->fd, buf, len, 0);
         if (n > 0) return n;
         if (n == 0) return LG_IO_EOF;
         if (errno == EINTR) continue;
@@ -65,7 +66,7 @@ ssize_t lg_stream_read(struct lg_client *c, uint8_t *buf, size_t len)
 ssize_t lg_stream_write(struct lg_client *c, const uint8_t *buf, size_t len)
 {
     for (;;) {
-        ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
+        ssize_t n = lg_send(c->fd, buf, len, MSG_NOSIGNAL);
         if (n >= 0) return n;
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return LG_IO_AGAIN;

@@ -7,6 +7,7 @@
  * belongs to (lg_conn_peer_error) and the socket stays. */
 #include "loadgen/internal.h"
 #include "loadgen/procfs.h"
+#include "loadgen/sockio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +52,7 @@ static int udp_open(struct lg_client *c)
 static ssize_t udp_read(struct lg_client *c, uint8_t *buf, size_t len)
 {
     for (;;) {
-        ssize_t n = recv(c->fd, buf, len, 0);
+        ssize_t n = lg_recv(c->fd, buf, len, 0);
         if (n >= 0) return n; /* an empty datagram is a message too */
         int err = errno;
         if (err == EINTR) continue;
@@ -80,7 +81,7 @@ static bool udp_more(const struct lg_client *c, size_t n, size_t len)
 static int send_one(struct lg_client *c, const uint8_t *buf, size_t len)
 {
     for (int tries = 0; tries < 4;) {
-        ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
+        ssize_t n = lg_send(c->fd, buf, len, MSG_NOSIGNAL);
         if (n == (ssize_t)len) return 1;
         int err = n < 0 ? errno : EMSGSIZE;
         if (err == EINTR) continue;

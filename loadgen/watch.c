@@ -77,7 +77,8 @@ static bool valid_name(const char *s, size_t n)
     return true;
 }
 
-/* 0 when /proc/<pid>/stat reads and the process is not a zombie. */
+/* 0 when /proc/<pid>/stat reads and the process is not a zombie; LG_NO_MEMORY
+ * when memory ran out reading it. */
 static int process_alive(int pid, struct lg_proc_stat *st)
 {
     char path[64];
@@ -88,7 +89,8 @@ static int process_alive(int pid, struct lg_proc_stat *st)
     int rc = n >= 0 && lg_procfs_parse_stat(buf, (size_t)n, st) == 0 && st->state != 'Z' &&
                      st->state != 'X'
                  ? 0
-                 : -1;
+             : n < 0 && errno == ENOMEM ? LG_NO_MEMORY
+                                        : -1;
     free(buf);
     return rc;
 }
@@ -101,7 +103,7 @@ static int read_pidfile(const char *path, const char **why)
     long n = lg_procfs_read(AT_FDCWD, path, &buf, &cap);
     int pid = -1;
     if (n < 0)
-        *why = strerror(errno);
+        *why = lg_errno_why(errno);
     else if (lg_procfs_parse_pid(buf, (size_t)n, &pid) < 0) {
         *why = "it holds no process id";
         pid = -1;
@@ -129,6 +131,7 @@ void lg_watch_option(struct lg_config *cfg, const char *arg)
     if (strncmp(value, "pidfile:", 8) == 0) {
         const char *why = NULL;
         spec.pid = read_pidfile(value + 8, &why);
+        if (spec.pid < 0 && why == lg_no_memory) lg_out_of_memory(tool, "reading --watch");
         if (spec.pid < 0) lg_usage_error(tool, "--watch %s: cannot use the pid file: %s", arg, why);
     } else {
         unsigned long long u;
@@ -138,11 +141,14 @@ void lg_watch_option(struct lg_config *cfg, const char *arg)
         spec.pid = (int)u;
     }
     struct lg_proc_stat st;
-    if (process_alive(spec.pid, &st) < 0)
-        lg_usage_error(tool, "--watch %s: there is no process %d", arg, spec.pid);
+    int alive = process_alive(spec.pid, &st);
+    if (alive == LG_NO_MEMORY) lg_out_of_memory(tool, "reading --watch");
+    if (alive < 0) lg_usage_error(tool, "--watch %s: there is no process %d", arg, spec.pid);
     struct lg_watch_spec *v = realloc(cfg->watches, (cfg->n_watches + 1) * sizeof(*v));
+    if (!v) lg_out_of_memory(tool, "reading --watch");
+    cfg->watches = v;
     spec.name = strdup(arg);
-    if (!v || !spec.name) lg_usage_error(tool, "out of memory");
+    if (!spec.name) lg_out_of_memory(tool, "reading --watch");
     spec.name[eq - arg] = '\0';
     if (strncmp(value, "pidfile:", 8) == 0) spec.pidfile = spec.name + (eq - arg) + 1 + 8;
     v[cfg->n_watches++] = spec;
@@ -188,7 +194,7 @@ static void scan(struct lg_watcher *watcher)
 static struct member *find_member(struct member *v, size_t n, int pid)
 {
     struct member key = {.pid = pid};
-    return bsearch(&key, v, n, sizeof(*v), cmp_member_pid);
+    return n ? bsearch(&key, v, n, sizeof(*v), cmp_member_pid) : NULL; /* v may be NULL then */
 }
 
 static unsigned comm_index(struct watch *wt, const char *comm)
@@ -289,7 +295,9 @@ static int count_fds(int dfd, int pid, uint64_t *out)
     if (fd < 0) return -1;
     DIR *d = fdopendir(fd);
     if (!d) {
+        int e = errno;
         close(fd);
+        errno = e;
         return -1;
     }
     uint64_t n = 0;
@@ -350,6 +358,9 @@ static void sample_watch(struct watch *wt)
                             "and uss_bytes are left out where it counts\n",
                             watcher->tool, wt->spec->name, m->pid, strerror(errno));
                 wt->noted_pss = true;
+            } else if (n < 0 && errno == ENOMEM) {
+                lg_control_fail(wt->watcher->run,
+                                "out of memory reading /proc for --watch"); /* no silent gap */
             } /* else the process is exiting: it holds no memory any more */
         }
         c->sum[WM_RSS] += rss;
@@ -358,6 +369,8 @@ static void sample_watch(struct watch *wt)
         if (count_fds(dfd, m->pid, &fds) == 0) {
             c->sum[WM_FDS] += (double)fds;
             tree[WM_FDS] += (double)fds;
+        } else if (errno == ENOMEM) {
+            lg_control_fail(wt->watcher->run, "out of memory reading /proc for --watch");
         } else if (errno == EACCES || errno == EPERM) {
             c->fds_known = fds_known = false;
             if (!wt->noted_fds)
@@ -423,11 +436,13 @@ void lg_watch_level_begin(struct lg_watcher *watcher, const struct lg_config *cf
     watcher->clients = clients;
     if (!watcher->w) {
         watcher->w = calloc(cfg->n_watches, sizeof(*watcher->w));
-        if (!watcher->w) return;
         watcher->roots = calloc(cfg->n_watches, sizeof(*watcher->roots));
-        if (!watcher->roots) {
+        if (!watcher->w || !watcher->roots) {
             free(watcher->w);
+            free(watcher->roots);
             watcher->w = NULL;
+            watcher->roots = NULL;
+            lg_control_fail(watcher->run, "out of memory for --watch"); /* never a silent gap */
             return;
         }
         watcher->n = cfg->n_watches;
@@ -448,7 +463,11 @@ void lg_watch_level_begin(struct lg_watcher *watcher, const struct lg_config *cf
                     watcher->tool);
     }
     watcher->pt.run = watcher->run;
-    if (lg_proctree_open(&watcher->pt) < 0) return; /* no /proc: nothing is sampled */
+    if (lg_proctree_open(&watcher->pt) < 0) {
+        if (errno == ENOMEM)
+            lg_control_fail(watcher->run, "out of memory reading /proc for --watch");
+        return; /* no /proc: nothing is sampled */
+    }
     for (size_t i = 0; i < watcher->n; i++) {
         struct watch *wt = &watcher->w[i];
         wt->samples = 0;
@@ -466,6 +485,9 @@ void lg_watch_level_begin(struct lg_watcher *watcher, const struct lg_config *cf
         }
     }
     scan(watcher);
+    /* a scan cut short by memory running out fails the run: no process is
+     * said to be gone on its account */
+    if (lg_control_failure(watcher->run)) return;
     for (size_t i = 0; i < watcher->n; i++) {
         baseline_watch(&watcher->w[i]);
         swap_members(&watcher->w[i]);
@@ -476,6 +498,7 @@ void lg_watch_sample(struct lg_watcher *watcher)
 {
     if (!watcher->n || !watcher->pt.proc) return;
     scan(watcher);
+    if (lg_control_failure(watcher->run)) return;
     for (size_t i = 0; i < watcher->n; i++) {
         sample_watch(&watcher->w[i]);
         if (!watcher->w[i].gone) swap_members(&watcher->w[i]);

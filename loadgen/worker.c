@@ -5,6 +5,7 @@
 #include "loadgen/control.h"
 #include "loadgen/schedule.h"
 #include "loadgen/selfwatch.h"
+#include "loadgen/tlsmem.h"
 
 #include <signal.h>
 #include <string.h>
@@ -186,6 +187,11 @@ void lg_worker_run_level(struct lg_worker *w)
     w->inflight.next = w->inflight.prev = &w->inflight;
     w->n_inflight = 0;
     w->settle_head = w->settle_tail = NULL;
+    /* --max-handshakes binds the closed loop; the open loop's schedule
+     * spreads its connections by itself */
+    w->open_limit = w->cfg->rate <= 0 && w->tgt->tls ? w->tgt->tls->max_handshakes : 0;
+    w->n_opening = 0;
+    w->turn_head = w->turn_tail = NULL;
     w->sec_end_ns = w->level_start_ns + LG_NS_PER_S;
     w->sec_index = 0;
 
@@ -196,6 +202,7 @@ void lg_worker_run_level(struct lg_worker *w)
     ev_timer_init(&w->tick_timer, on_tick_timer, 1., 0.);
     w->tick_timer.data = w;
 
+    lg_tlsmem_thread_begin();
     ev_now_update(loop);
     w->event_ns = 0;
     uint64_t now = lg_now_ns();
@@ -240,6 +247,9 @@ void lg_worker_run_level(struct lg_worker *w)
     w->settle_head = w->settle_tail = NULL;
     on_tick(loop, &w->tick_timer, 0);
     lg_selfwatch_worker_end(w); /* before teardown closes the sockets */
+    /* the level is over: a connection closed now hands no turn on */
+    w->turn_head = w->turn_tail = NULL;
     for (unsigned i = 0; i < w->n_clients; i++)
         lg_client_teardown(&w->clients[i]);
+    lg_tlsmem_thread_end();
 }

@@ -8,8 +8,9 @@
 
 #include "stats/docread.h"
 
-/* Exit status: 0 fine, 1 the input fails (invalid, regressed, conflict), 2 usage or I/O. */
-enum { EXIT_FINE = 0, EXIT_FAILS = 1, EXIT_USAGE = 2 };
+/* Exit status: 0 fine, 1 the input fails (invalid, regressed, conflict), 2 usage or I/O,
+ * 4 out of memory (merge's 3 is its own). */
+enum { EXIT_FINE = 0, EXIT_FAILS = 1, EXIT_USAGE = 2, EXIT_NO_MEMORY = 4 };
 
 /* Each takes argv with argv[0] the subcommand name and returns the exit status. */
 int cmd_summary(int argc, char **argv);
@@ -26,11 +27,16 @@ int usage_error(const char *command, const char *fmt, ...) __attribute__((format
 /* Prints "loadstats CMD: <message>" on stderr (a warning or a failure). */
 void complain(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Prints "loadstats CMD: out of memory <where>" on stderr and returns
+ * EXIT_NO_MEMORY: memory, not the input or the command line, failed. */
+int no_memory(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* How an input is named in messages ("-" is "<stdin>"). */
 const char *input_name(const char *path);
 
 /* Reads `path`; on failure prints the reason naming the input and returns the
- * exit status (1 invalid, 2 unreadable), else 0. */
+ * exit status (1 invalid, 2 unreadable, 4 out of memory, or what the metric
+ * callback returned to stop the read when that is 4), else 0. */
 int read_document(const char *command, const char *path, const struct docread_options *options,
                   struct docread_result *result);
 
@@ -90,6 +96,10 @@ int parse_number_option(const char *command, const char *name, const char *text,
 /* JSON output of strings and numbers. */
 void json_write_string(FILE *out, const char *s);
 void json_write_number(FILE *out, double x);
+
+/* An output file that fopen could not open: "cannot write NAME: reason"
+ * (EXIT_USAGE), or out of memory (EXIT_NO_MEMORY: fopen allocates). */
+int cannot_write(const char *command, const char *name);
 
 /* Flushes and closes `out` (unless stdout/stderr), reporting a write error;
  * returns 0 or EXIT_USAGE. */

@@ -26,7 +26,7 @@ static const struct cmd_spec check_spec = {
              "megabytes, requests_per_second, megabits_per_second, operations, ratio, count;\n"
              "samples a non-empty array of finite numbers (finite for serde_json too, which\n"
              "refuses 1.7976931348623158e308 as out of range). A metric key may appear only once.\n",
-    .epilog = "Exit status: 0 valid, 1 invalid, 2 usage or I/O error.\n",
+    .epilog = "Exit status: 0 valid, 1 invalid, 2 usage or I/O error, 4 out of memory.\n",
     .help_column = 15,
     .options = check_options,
     .n_options = sizeof check_options / sizeof *check_options,

@@ -25,6 +25,17 @@ void complain(const char *command, const char *fmt, ...)
     va_end(args);
 }
 
+int no_memory(const char *command, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    fprintf(stderr, "loadstats %s: out of memory ", command);
+    vfprintf(stderr, fmt, args);
+    fputc('\n', stderr);
+    va_end(args);
+    return EXIT_NO_MEMORY;
+}
+
 int usage_error(const char *command, const char *fmt, ...)
 {
     va_list args;
@@ -49,8 +60,11 @@ int read_document(const char *command, const char *path, const struct docread_op
     case DOCREAD_INVALID:
         complain(command, "%s: %s", input_name(path), result->error);
         return EXIT_FAILS;
-    case DOCREAD_STOPPED:
-        return EXIT_FAILS; /* the callback said why */
+    case DOCREAD_STOPPED: /* the callback said why */
+        return result->stopped_with == EXIT_NO_MEMORY ? EXIT_NO_MEMORY : EXIT_FAILS;
+    case DOCREAD_NO_MEMORY:
+        complain(command, "%s: %s", input_name(path), result->error);
+        return EXIT_NO_MEMORY;
     default:
         complain(command, "%s: %s", input_name(path), result->error);
         return EXIT_USAGE;
@@ -91,10 +105,17 @@ void json_write_number(FILE *out, double x)
     fwrite(buf, 1, len, out);
 }
 
+int cannot_write(const char *command, const char *name)
+{
+    if (errno == ENOMEM) return no_memory(command, "opening %s", name);
+    return usage_error(command, "cannot write %s: %s", name, strerror(errno));
+}
+
 int finish_output(const char *command, FILE *out, const char *name)
 {
     int failed = fflush(out) != 0 || ferror(out);
     if (out != stdout && out != stderr) failed |= fclose(out) != 0;
+    if (failed && errno == ENOMEM) return no_memory(command, "writing %s", name);
     if (failed) return usage_error(command, "cannot write %s: %s", name, strerror(errno));
     return EXIT_FINE;
 }

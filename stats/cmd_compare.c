@@ -128,7 +128,7 @@ static const struct cmd_spec compare_spec = {
              "resolution), ok (within the factor).\n",
     .epilog =
         "Exit status: 0 nothing regressed, 1 a metric regressed significantly (or a document\n"
-        "is invalid, or a unit differs between them), 2 usage or I/O error.\n",
+        "is invalid, or a unit differs between them), 2 usage or I/O error, 4 out of memory.\n",
     .help_column = 34,
     .options = compare_options,
     .n_options = sizeof compare_options / sizeof *compare_options,
@@ -413,7 +413,9 @@ static int read_side(const char *list, const struct compare_settings *s, struct 
         stats_runset_read(set, list, s->compare.bootstrap.statistic, true, error, sizeof error);
     if (rc == 0) return EXIT_FINE;
     complain("compare", "%s", error);
-    return rc == 1 ? EXIT_FAILS : EXIT_USAGE;
+    return rc == DOCREAD_INVALID     ? EXIT_FAILS
+           : rc == DOCREAD_NO_MEMORY ? EXIT_NO_MEMORY
+                                     : EXIT_USAGE;
 }
 
 static size_t stdin_uses(const char *list)
@@ -446,7 +448,7 @@ int cmd_compare(int argc, char **argv)
     struct stats_compare_report report = {0};
     if (status == EXIT_FINE &&
         stats_compare_runsets(&base, &current, &settings.compare, &report) != 0)
-        status = usage_error("compare", "out of memory");
+        status = no_memory("compare", "comparing the runs");
     if (status == EXIT_FINE) {
         check_side("base", &base);
         check_side("new", &current);

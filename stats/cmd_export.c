@@ -3,6 +3,7 @@
  * CSV for spreadsheets, OpenMetrics for Prometheus-style stores. The formats
  * live in hgrm.c, csvout.c and openmetrics.c; this file reads and dispatches. */
 #include <errno.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -128,7 +129,7 @@ static const struct cmd_spec export_spec = {
         "               the level as a label: loadgen_latency_warm_ms{clients=\"64\",...}\n"
         "CSV follows RFC 4180 (CRLF line ends, quoting where needed).\n",
     .epilog = "Exit status: 0 written, 1 the document is invalid or lacks a --metric, or a name\n"
-              "clashes in OpenMetrics, 2 usage or I/O error.\n",
+              "clashes in OpenMetrics, 2 usage or I/O error, 4 out of memory.\n",
     .help_column = 24,
     .options = export_options,
     .n_options = sizeof export_options / sizeof *export_options,
@@ -168,12 +169,14 @@ static int export_metric(void *ctx, struct docread_metric *metric)
         stats_summarize(metric->samples, metric->n, &summary);
         stats_csv_summary_row(run->out, metric->key, metric->unit, &summary);
         return 0;
-    default:
-        if (stats_om_add(&run->om, metric->key, metric->unit, metric->samples, metric->n, error,
-                         sizeof error) == 0)
-            return 0;
+    default: {
+        int rc = stats_om_add(&run->om, metric->key, metric->unit, metric->samples, metric->n,
+                              error, sizeof error);
+        if (rc == 0) return 0;
+        if (rc == -2) return no_memory("export", "%s", error);
         complain("export", "%s", error);
         return 1;
+    }
     }
 }
 
@@ -208,14 +211,14 @@ int cmd_export(int argc, char **argv)
     stats_om_init(&run.om);
     int status = run.metrics && run.found
                      ? cmd_parse(&export_spec, argc, argv, &settings, &files, &n_files)
-                     : usage_error("export", "out of memory");
+                     : no_memory("export", "reading the options");
     if (status == CMD_PROCEED) {
         const char *path = files[0];
         const char *output = settings.output;
         bool to_file = output != NULL && strcmp(output, "-") != 0;
         run.out = to_file ? fopen(output, "w") : stdout;
         if (run.out == NULL) {
-            status = usage_error("export", "cannot write %s: %s", output, strerror(errno));
+            status = cannot_write("export", output);
         } else {
             static char buffer[1 << 20];
             setvbuf(run.out, buffer, _IOFBF, sizeof buffer);
@@ -226,6 +229,9 @@ int cmd_export(int argc, char **argv)
             status = read_document("export", path, &read_options, &result);
             docread_result_free(&result);
             if (status == EXIT_FINE) status = finish_export(&run, path);
+            /* what a failed export holds unwritten is dropped: less of a half
+             * output on stdout (a file is removed below) */
+            if (status != EXIT_FINE) __fpurge(run.out);
             int written = finish_output("export", run.out, to_file ? output : "standard output");
             if (status == EXIT_FINE) status = written;
             /* CSV rows are written as the document is read: an invalid one leaves no half file. */

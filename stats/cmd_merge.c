@@ -143,7 +143,7 @@ static const struct cmd_spec merge_spec = {
         "The descriptor of A.json is A.meta.json (the generators' --meta): used when present.\n",
     .epilog = "Exit status: 0 merged, 1 an input is invalid or cut without true counts, units\n"
               "conflict or the shard set is refused, 2 usage or I/O error, 3 merged an\n"
-              "incomplete or interrupted set (--allow-partial).\n",
+              "incomplete or interrupted set (--allow-partial), 4 out of memory.\n",
     .help_column = 26,
     .options = merge_options,
     .n_options = sizeof merge_options / sizeof *merge_options,
@@ -183,9 +183,10 @@ static int read_descriptors(struct merge_input *inputs, size_t count, bool shard
             continue;
         }
         in->descriptor = stats_runmeta_path_for(in->path);
-        if (in->descriptor == NULL) return usage_error("merge", "out of memory");
+        if (in->descriptor == NULL) return no_memory("merge", "naming a descriptor");
         int rc =
             stats_runmeta_read(in->descriptor, &in->meta, in->meta_error, sizeof in->meta_error);
+        if (rc == -1 && errno == ENOMEM) return no_memory("merge", "reading %s", in->descriptor);
         if (rc == 0) {
             in->has_meta = true;
         } else if (!shards && !(rc == -1 && errno == ENOENT)) {
@@ -207,7 +208,7 @@ static void print_lines(const struct stats_shard_lines *lines)
 static int check_shards(struct merge_input *inputs, size_t count, const struct merge_settings *s)
 {
     struct stats_shard_input *set = calloc(count, sizeof *set);
-    if (set == NULL) return usage_error("merge", "out of memory");
+    if (set == NULL) return no_memory("merge", "checking the shards");
     for (size_t d = 0; d < count; d++)
         set[d] = (struct stats_shard_input){inputs[d].path, inputs[d].descriptor,
                                             inputs[d].has_meta ? &inputs[d].meta : NULL,
@@ -215,7 +216,7 @@ static int check_shards(struct merge_input *inputs, size_t count, const struct m
     struct stats_shard_findings findings;
     int rc = stats_shardset_check(set, count, &s->rules, &findings);
     free(set);
-    if (rc != 0) return usage_error("merge", "out of memory");
+    if (rc != 0) return no_memory("merge", "checking the shards");
     print_lines(&findings.refusals);
     print_lines(&findings.missing);
     print_lines(&findings.partial);
@@ -284,12 +285,12 @@ static int add_metric(void *ctx, struct docread_metric *metric)
     uint64_t seen;
     if (true_count(r, metric->key, metric->n, &seen) != 0) return 1;
     if (stats_doccut_note(&r->cut, metric->key, metric->n == 1 ? metric->samples[0] : -1.0,
-                          metric->n, seen) != 0) {
-        complain("merge", "out of memory at metric \"%s\"", metric->key);
-        return 1;
-    }
-    if (stats_merge_add(r->merge, r->document, metric->key, metric->unit, &metric->samples,
-                        metric->n, seen, error, sizeof error) != 0) {
+                          metric->n, seen) != 0)
+        return no_memory("merge", "at metric \"%s\"", metric->key);
+    int rc = stats_merge_add(r->merge, r->document, metric->key, metric->unit, &metric->samples,
+                             metric->n, seen, error, sizeof error);
+    if (rc == -2) return no_memory("merge", "%s", error);
+    if (rc != 0) {
         complain("merge", "%s: %s", input_name(r->input->path), error);
         return 1;
     }
@@ -433,7 +434,7 @@ static int write_file(const char *path, const char *what, const struct stats_mer
 {
     FILE *out = stdout;
     if (path != NULL && strcmp(path, "-") != 0) out = fopen(path, "w");
-    if (out == NULL) return usage_error("merge", "cannot write %s: %s", path, strerror(errno));
+    if (out == NULL) return cannot_write("merge", path);
     static char buffer[1 << 20];
     if (!descriptor) setvbuf(out, buffer, _IOFBF, sizeof buffer);
     if (descriptor)
@@ -479,9 +480,13 @@ static int name_parts(struct stats_merge *merge, const struct merge_input *input
 static int merge_inputs(struct merge_input *inputs, size_t count, const struct merge_settings *s)
 {
     struct stats_merge merge;
-    if (stats_merge_init(&merge, count) != 0 || name_parts(&merge, inputs, count, s->shards) != 0) {
+    if (stats_merge_init(&merge, count) != 0) {
         stats_merge_free(&merge);
-        return usage_error("merge", "out of memory");
+        return no_memory("merge", "for the merge");
+    }
+    if (name_parts(&merge, inputs, count, s->shards) != 0) {
+        stats_merge_free(&merge);
+        return usage_error("merge", "a shard's name is too long");
     }
     int status = EXIT_FINE;
     for (size_t d = 0; d < count && status == EXIT_FINE; d++) {
@@ -496,7 +501,7 @@ static int merge_inputs(struct merge_input *inputs, size_t count, const struct m
     }
     char error[256];
     if (status == EXIT_FINE && stats_merge_finish(&merge, &s->merge, error, sizeof error) != 0)
-        status = usage_error("merge", "%s", error);
+        status = no_memory("merge", "%s", error);
     if (status == EXIT_FINE) {
         report_merge(&merge, inputs);
         status = write_file(s->output, "standard output", &merge, inputs, count, false);
@@ -524,7 +529,7 @@ int cmd_merge(int argc, char **argv)
         return usage_error("merge", "--meta and --output name the same file");
 
     struct merge_input *inputs = calloc(count, sizeof *inputs);
-    if (inputs == NULL) return usage_error("merge", "out of memory");
+    if (inputs == NULL) return no_memory("merge", "for the inputs");
     for (size_t d = 0; d < count; d++)
         inputs[d].path = paths[d];
     status = read_descriptors(inputs, count, settings.shards);

@@ -29,7 +29,7 @@ static const struct cmd_spec plot_spec = {
              "and warm) on a log \"nines\" axis (50%, 90%, 99%, 99.9%, 99.99%) in milliseconds,\n"
              "and the requests_per_second timeline, second by second.\n",
     .epilog = "Exit status: 0 drawn, 1 the document is invalid or has nothing to draw, 2 usage or\n"
-              "I/O error.\n",
+              "I/O error, 4 out of memory.\n",
     .help_column = 20,
     .options = plot_options,
     .n_options = sizeof plot_options / sizeof *plot_options,
@@ -128,8 +128,7 @@ static int collect_metric(void *ctx, struct docread_metric *metric)
     }
     return 0;
 out_of_memory:
-    complain("plot", "out of memory at metric \"%s\"", metric->key);
-    return 1;
+    return no_memory("plot", "at metric \"%s\"", metric->key);
 }
 
 static void plot_free(struct plot *plot)
@@ -408,7 +407,7 @@ int cmd_plot(int argc, char **argv)
         FILE *out = stdout;
         if (output != NULL && strcmp(output, "-") != 0) out = fopen(output, "w");
         if (out == NULL) {
-            status = usage_error("plot", "cannot write %s: %s", output, strerror(errno));
+            status = cannot_write("plot", output);
         } else {
             char title[256];
             snprintf(title, sizeof title, "loadstats plot: %s", input_name(path));

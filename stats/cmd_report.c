@@ -103,7 +103,7 @@ static int read_side(const char *arg, const char *meta, const char *option,
 {
     char **paths, error[600];
     long n = stats_runset_split(arg, &paths); /* as compare and summary split theirs */
-    if (n < 0) return usage_error("report", "out of memory");
+    if (n < 0) return no_memory("report", "for the report");
     if (n == 0) return usage_error("report", "'%s': an empty name in the list of runs", arg);
     if (meta && n > 1) {
         free_paths(paths, n);
@@ -114,13 +114,15 @@ static int read_side(const char *arg, const char *meta, const char *option,
     }
     stats_machines_warn(stderr, "report", (const char *const *)paths, (size_t)n);
     side->runs = calloc((size_t)n, sizeof *side->runs);
-    int status = side->runs ? EXIT_FINE : usage_error("report", "out of memory");
+    int status = side->runs ? EXIT_FINE : no_memory("report", "for the report");
     for (long i = 0; i < n && status == EXIT_FINE; i++) {
         int rc = report_run_read(paths[i], meta, &side->runs[i], error, sizeof error);
         side->n_runs++;
         if (rc != 0) {
             complain("report", "%s", error);
-            status = rc == DOCREAD_INVALID ? EXIT_FAILS : EXIT_USAGE;
+            status = rc == DOCREAD_INVALID     ? EXIT_FAILS
+                     : rc == DOCREAD_NO_MEMORY ? EXIT_NO_MEMORY
+                                               : EXIT_USAGE;
         } else if (side->runs[i].meta.problem) {
             /* the page says so too; a named descriptor that fails is the user's mistake */
             complain("report", "%s", side->runs[i].meta.problem);
@@ -146,11 +148,13 @@ static int compare_sides(const char *base, const char *run,
                                    sizeof error);
         if (rc != 0) {
             complain("report", "%s", error);
-            status = rc == 1 ? EXIT_FAILS : EXIT_USAGE;
+            status = rc == DOCREAD_INVALID     ? EXIT_FAILS
+                     : rc == DOCREAD_NO_MEMORY ? EXIT_NO_MEMORY
+                                               : EXIT_USAGE;
         }
     }
     if (status == EXIT_FINE && stats_compare_runsets(&sets[0], &sets[1], settings, report) != 0)
-        status = usage_error("report", "out of memory");
+        status = no_memory("report", "for the report");
     for (size_t i = 0; status == EXIT_FINE && i < report->n_conflicts; i++) {
         complain("report", "%s", report->conflicts[i]);
         status = EXIT_FAILS;
@@ -165,16 +169,40 @@ static bool uses_stdin(const struct report_side *side)
     return false;
 }
 
+/* The page is made whole in a temporary file before any of it goes to
+ * stdout: memory that runs out half-way (the figures are computed as the
+ * page is written) leaves stdout empty, never half a page. */
+static int write_page_to_stdout(const struct report_page *page)
+{
+    FILE *whole = tmpfile();
+    if (whole == NULL)
+        return errno == ENOMEM
+                   ? no_memory("report", "for the report")
+                   : usage_error("report", "cannot make a temporary file: %s", strerror(errno));
+    if (report_page_write(whole, page) != 0) {
+        fclose(whole);
+        return no_memory("report", "for the report");
+    }
+    int status = EXIT_FINE;
+    char buf[16384];
+    size_t got;
+    if (fflush(whole) != 0 || ferror(whole) || fseek(whole, 0, SEEK_SET) != 0)
+        status = usage_error("report", "cannot write a temporary file: %s", strerror(errno));
+    while (status == EXIT_FINE && (got = fread(buf, 1, sizeof buf, whole)) > 0)
+        fwrite(buf, 1, got, stdout);
+    if (status == EXIT_FINE && ferror(whole))
+        status = usage_error("report", "cannot read a temporary file: %s", strerror(errno));
+    fclose(whole);
+    return status == EXIT_FINE ? finish_output("report", stdout, "standard output") : status;
+}
+
 /* Writes the page to `output` through a temporary file beside it. */
 static int write_page(const struct report_page *page, const char *output)
 {
-    if (output == NULL || strcmp(output, "-") == 0) {
-        if (report_page_write(stdout, page) != 0) return usage_error("report", "out of memory");
-        return finish_output("report", stdout, "standard output");
-    }
+    if (output == NULL || strcmp(output, "-") == 0) return write_page_to_stdout(page);
     size_t len = strlen(output) + 32;
     char *temporary = malloc(len);
-    if (temporary == NULL) return usage_error("report", "out of memory");
+    if (temporary == NULL) return no_memory("report", "for the report");
     snprintf(temporary, len, "%s.%ld.tmp", output, (long)getpid());
     FILE *out = fopen(temporary, "w");
     int status;
@@ -182,7 +210,7 @@ static int write_page(const struct report_page *page, const char *output)
         status = usage_error("report", "cannot write %s: %s", output, strerror(errno));
     } else if (report_page_write(out, page) != 0) {
         fclose(out);
-        status = usage_error("report", "out of memory while writing %s", output);
+        status = no_memory("report", "while writing %s", output);
     } else {
         status = finish_output("report", out, temporary);
         if (status == EXIT_FINE && rename(temporary, output) != 0)

@@ -41,7 +41,8 @@ static const struct cmd_spec summary_spec = {
         "deviation of the runs' values, +- in the table, \"spread\" in JSON); n is the total.\n",
     .epilog = "Without --json: a table grouped by level (the c<clients>. key prefix), with units,\n"
               "then for each --watch tree the requests per consumed CPU second of each level.\n"
-              "Exit status: 0 done, 1 a document is invalid, 2 usage or I/O error.\n",
+              "Exit status: 0 done, 1 a document is invalid, 2 usage or I/O error, 4 out of\n"
+              "memory.\n",
     .help_column = 13,
     .options = summary_options,
     .n_options = sizeof summary_options / sizeof *summary_options,
@@ -85,8 +86,7 @@ static int summarize_metric(void *ctx, struct docread_metric *metric)
     all->count++;
     return 0;
 out_of_memory:
-    complain("summary", "out of memory at metric \"%s\"", metric->key);
-    return 1;
+    return no_memory("summary", "at metric \"%s\"", metric->key);
 }
 
 /* Levels in ascending client count, keys without a level last, document order within. */
@@ -260,14 +260,16 @@ static int summarize_runs(const char *list, struct summary_rows *all)
     if (rc != 0) {
         complain("summary", "%s", error);
         stats_runset_free(&set);
-        return rc == 1 ? EXIT_FAILS : EXIT_USAGE;
+        return rc == DOCREAD_INVALID     ? EXIT_FAILS
+               : rc == DOCREAD_NO_MEMORY ? EXIT_NO_MEMORY
+                                         : EXIT_USAGE;
     }
     all->rows = calloc(set.keys.count ? set.keys.count : 1, sizeof *all->rows);
-    int status = all->rows ? EXIT_FINE : usage_error("summary", "out of memory");
+    int status = all->rows ? EXIT_FINE : no_memory("summary", "for the rows");
     for (size_t i = 0; i < set.keys.count && status == EXIT_FINE; i++) {
         struct summary_row *row = &all->rows[i];
         row->key = strdup(set.keys.keys[i]);
-        if (row->key == NULL) status = usage_error("summary", "out of memory");
+        if (row->key == NULL) status = no_memory("summary", "for the rows");
         row->unit = set.metrics[i].unit;
         row->position = i;
         over_runs(&set.metrics[i], set.n_runs, row);

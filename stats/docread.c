@@ -178,7 +178,7 @@ static int read_samples(struct reader *r, const char *key, double **out, size_t 
                 size_t grown = cap ? cap * 2 : 256;
                 double *bigger = realloc(samples, grown * sizeof *bigger);
                 if (bigger == NULL) {
-                    docscan_fail(r, DOCREAD_IO,
+                    docscan_fail(r, DOCREAD_NO_MEMORY,
                                  "out of memory: metric \"%.100s\" has %zu samples so far", key, n);
                     goto failed;
                 }
@@ -218,6 +218,7 @@ static int deliver(struct reader *r, const char *key, enum stats_unit unit, doub
     free(metric.samples); /* NULL when the callback took it */
     if (stop != 0) {
         r->status = DOCREAD_STOPPED;
+        r->result->stopped_with = stop;
         snprintf(r->result->error, sizeof r->result->error, "stopped at metric \"%.100s\"", key);
         return -1;
     }
@@ -334,7 +335,7 @@ static int read_metrics(struct reader *r)
         if (docscan_read_string(r, "a metric key") != 0) return -1;
         bool inserted;
         long at = keyindex_intern(&r->metric_keys, r->text, r->text_len, &inserted);
-        if (at < 0) return docscan_fail(r, DOCREAD_IO, "out of memory reading metric keys");
+        if (at < 0) return docscan_fail(r, DOCREAD_NO_MEMORY, "out of memory reading metric keys");
         if (!inserted)
             return docscan_fail(r, DOCREAD_INVALID, "metric \"%.100s\" appears twice", r->text);
         const char *key = r->metric_keys.keys[at];
@@ -384,7 +385,8 @@ static int read_document(struct reader *r)
                                     docscan_describe(c, found, sizeof found));
             if (docscan_read_string(r, "the sidecar") != 0) return -1;
             r->result->sidecar = strdup(r->text);
-            if (r->result->sidecar == NULL) return docscan_fail(r, DOCREAD_IO, "out of memory");
+            if (r->result->sidecar == NULL)
+                return docscan_fail(r, DOCREAD_NO_MEMORY, "out of memory reading the sidecar");
         } else {
             return docscan_fail(
                 r, DOCREAD_INVALID,
@@ -446,8 +448,8 @@ enum docread_status docread_fd(int fd, const struct docread_options *options,
     struct reader r = {.fd = fd};
     r.chunk = malloc(READ_CHUNK);
     if (r.chunk == NULL) {
-        snprintf(result->error, sizeof result->error, "out of memory");
-        return DOCREAD_IO;
+        snprintf(result->error, sizeof result->error, "out of memory for a read buffer");
+        return DOCREAD_NO_MEMORY;
     }
     enum docread_status status = run(&r, options, result);
     free(r.chunk);

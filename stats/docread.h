@@ -11,9 +11,10 @@
 
 enum docread_status {
     DOCREAD_OK = 0,
-    DOCREAD_INVALID = 1, /* the input breaks a protocol rule; error says which */
-    DOCREAD_IO = 2,      /* cannot open or read the input, or out of memory */
-    DOCREAD_STOPPED = 3, /* the metric callback asked to stop */
+    DOCREAD_INVALID = 1,   /* the input breaks a protocol rule; error says which */
+    DOCREAD_IO = 2,        /* cannot open or read the input */
+    DOCREAD_STOPPED = 3,   /* the metric callback asked to stop (result->stopped_with) */
+    DOCREAD_NO_MEMORY = 4, /* an allocation failed; error says where */
 };
 
 struct docread_metric {
@@ -25,7 +26,8 @@ struct docread_metric {
     size_t n;
 };
 
-/* Called once per metric, after its object closed. Non-zero stops the read. */
+/* Called once per metric, after its object closed. Non-zero stops the read,
+ * and is kept in result->stopped_with. */
 typedef int (*docread_metric_fn)(void *ctx, struct docread_metric *metric);
 
 struct docread_options {
@@ -37,8 +39,9 @@ struct docread_options {
 struct docread_result {
     size_t metrics;
     size_t samples;
-    char *sidecar;   /* the optional sidecar string (malloc'd), or NULL */
-    char error[400]; /* one line naming the rule broken and where */
+    char *sidecar;    /* the optional sidecar string (malloc'd), or NULL */
+    int stopped_with; /* what the callback returned to stop the read */
+    char error[400];  /* one line naming the rule broken and where */
 };
 
 /* Reads the document at `path` ("-" is stdin). */

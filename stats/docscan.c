@@ -87,7 +87,8 @@ static int text_push(struct reader *r, char c)
     if (r->text_len + 1 >= r->text_cap) {
         size_t cap = r->text_cap ? r->text_cap * 2 : 256;
         char *text = realloc(r->text, cap);
-        if (text == NULL) return docscan_fail(r, DOCREAD_IO, "out of memory reading a string");
+        if (text == NULL)
+            return docscan_fail(r, DOCREAD_NO_MEMORY, "out of memory reading a string");
         r->text = text;
         r->text_cap = cap;
     }

@@ -19,6 +19,7 @@ struct parser {
     char *error;
     size_t error_size;
     bool failed;
+    bool no_memory; /* the failure was an allocation */
 };
 
 static int fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -57,6 +58,13 @@ static int peek(const struct parser *ps)
     return ps->p < ps->end ? *ps->p : -1;
 }
 
+/* An allocation failed: memory, not the text, is at fault. */
+static int out_of_memory(struct parser *ps)
+{
+    if (!ps->failed) ps->no_memory = true;
+    return fail(ps, "out of memory");
+}
+
 /* ---- strings ---- */
 
 struct text {
@@ -71,7 +79,7 @@ static int text_push(struct parser *ps, struct text *t, const char *bytes, size_
         while (cap < t->len + n + 1)
             cap *= 2;
         char *s = realloc(t->s, cap);
-        if (s == NULL) return fail(ps, "out of memory");
+        if (s == NULL) return out_of_memory(ps);
         t->s = s;
         t->cap = cap;
     }
@@ -236,11 +244,11 @@ static int grow(struct parser *ps, struct stats_json *v, size_t *cap, bool with_
     if (v->count < *cap) return 0;
     size_t n = *cap ? *cap * 2 : 8;
     struct stats_json *items = realloc(v->items, n * sizeof *items);
-    if (items == NULL) return fail(ps, "out of memory");
+    if (items == NULL) return out_of_memory(ps);
     v->items = items;
     if (with_keys) {
         char **keys = realloc(v->keys, n * sizeof *keys);
-        if (keys == NULL) return fail(ps, "out of memory");
+        if (keys == NULL) return out_of_memory(ps);
         v->keys = keys;
     }
     *cap = n;
@@ -279,7 +287,7 @@ static int refuse_duplicate_keys(struct parser *ps, const struct stats_json *v)
 {
     if (v->count < 2) return 0;
     char **sorted = malloc(v->count * sizeof *sorted);
-    if (sorted == NULL) return fail(ps, "out of memory");
+    if (sorted == NULL) return out_of_memory(ps);
     memcpy(sorted, v->keys, v->count * sizeof *sorted);
     qsort(sorted, v->count, sizeof *sorted, compare_keys);
     int rc = 0;
@@ -372,7 +380,7 @@ int stats_json_parse(const char *text, size_t len, struct stats_json *out, char 
     }
     if (rc != 0) {
         stats_json_free(out);
-        return -1;
+        return ps.no_memory ? -2 : -1;
     }
     return 0;
 }

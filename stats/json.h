@@ -28,7 +28,8 @@ struct stats_json {
 
 /* Parses exactly one JSON value (RFC 8259; duplicate object keys and nesting
  * deeper than 64 are refused). Returns 0, or -1 with a one-line reason naming
- * the line and column in `error`. On failure *out holds nothing to free. */
+ * the line and column in `error`, or -2 when memory ran out. On failure *out
+ * holds nothing to free. */
 int stats_json_parse(const char *text, size_t len, struct stats_json *out, char *error,
                      size_t error_size);
 

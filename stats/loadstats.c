@@ -55,7 +55,7 @@ static void print_help(void)
     fputs("\n"
           "loadstats COMMAND --help describes a command; man loadstats describes them all.\n"
           "Exit status: 0 success, 1 the input fails (invalid document, regression, conflict),\n"
-          "2 usage or I/O error.\n",
+          "2 usage or I/O error, 4 out of memory.\n",
           stdout);
 }
 

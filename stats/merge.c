@@ -114,8 +114,8 @@ int stats_merge_add(struct stats_merge *merge, size_t document, const char *key,
     }
     if (m == NULL) m = intern(merge, key, unit);
     if (m == NULL) {
-        snprintf(error, error_size, "out of memory merging \"%.100s\"", key);
-        return -1;
+        snprintf(error, error_size, "merging \"%.100s\"", key);
+        return -2;
     }
     /* Drop the reader's growth slack: the parts live until the end. */
     double *trimmed = n > 0 ? realloc(*samples, n * sizeof *trimmed) : NULL;
@@ -229,7 +229,7 @@ int stats_merge_finish(struct stats_merge *merge, const struct stats_merge_optio
                 add_timelines(m, merge->documents, longest);
         }
         if (rc != 0) {
-            snprintf(error, error_size, "out of memory merging \"%.100s\"", merge->keys.keys[i]);
+            snprintf(error, error_size, "merging \"%.100s\"", merge->keys.keys[i]);
             return -1;
         }
         for (size_t d = 0; d < merge->documents; d++) {

@@ -65,13 +65,13 @@ void stats_merge_free(struct stats_merge *merge);
  * *samples (set to NULL). `seen` is its true sample count (>= n). A gauge is
  * added under its document's own key. Returns 0, or -1 with a message in
  * `error`: a unit conflict, a count with other than one sample, seen < n, a
- * key twice in one document, or out of memory. */
+ * key twice in one document; or -2 when memory ran out (`error` says where). */
 int stats_merge_add(struct stats_merge *merge, size_t document, const char *key,
                     enum stats_unit unit, double **samples, size_t n, uint64_t seen, char *error,
                     size_t error_size);
 
 /* Computes every merged metric once all documents are in. Returns 0, or -1
- * when memory runs out (with a message). */
+ * when memory runs out (`error` says where). */
 int stats_merge_finish(struct stats_merge *merge, const struct stats_merge_options *options,
                        char *error, size_t error_size);
 

@@ -50,7 +50,8 @@ static char *family_name(const char *metric, bool counter)
     return name;
 }
 
-/* Reserves the names a family writes; -1 with the clash in `error`. */
+/* Reserves the names a family writes; -1 with the clash in `error`, -2 when
+ * memory ran out. */
 static int reserve_names(struct stats_om *om, const char *family, bool counter, char *error,
                          size_t error_size)
 {
@@ -76,16 +77,16 @@ static int reserve_names(struct stats_om *om, const char *family, bool counter, 
         int len = snprintf(name, sizeof name, "%s%s", family, suffixes[i]);
         bool inserted;
         if (keyindex_intern(&om->reserved, name, (size_t)len, &inserted) < 0) {
-            snprintf(error, error_size, "out of memory");
-            return -1;
+            snprintf(error, error_size, "for OpenMetrics names");
+            return -2;
         }
     }
     return 0;
 }
 
-static struct stats_om_family *find_family(struct stats_om *om, const char *metric,
-                                           enum stats_unit unit, bool counter, char *error,
-                                           size_t error_size)
+/* The family of `metric` into *out: 0, -1 with a reason, -2 out of memory. */
+static int find_family(struct stats_om *om, const char *metric, enum stats_unit unit, bool counter,
+                       char *error, size_t error_size, struct stats_om_family **out)
 {
     char *name = family_name(metric, counter);
     if (name == NULL) goto out_of_memory;
@@ -96,18 +97,20 @@ static struct stats_om_family *find_family(struct stats_om *om, const char *metr
         if (strcmp(f->metric, metric) != 0) {
             snprintf(error, error_size, "\"%.80s\" and \"%.80s\" both become %s", f->metric, metric,
                      f->name);
-            return NULL;
+            return -1;
         }
         if (f->unit != unit || f->counter != counter) {
             snprintf(error, error_size, "\"%.80s\" is %s in one level and %s in another", metric,
                      stats_unit_name(f->unit), stats_unit_name(unit));
-            return NULL;
+            return -1;
         }
-        return f;
+        *out = f;
+        return 0;
     }
-    if (reserve_names(om, name, counter, error, error_size) != 0) {
+    int reserved = reserve_names(om, name, counter, error, error_size);
+    if (reserved != 0) {
         free(name);
-        return NULL;
+        return reserved;
     }
     if (om->names.count == om->cap) {
         size_t cap = om->cap ? om->cap * 2 : 32;
@@ -125,11 +128,12 @@ static struct stats_om_family *find_family(struct stats_om *om, const char *metr
     struct stats_om_family *f = &om->families[om->names.count - 1];
     *f = (struct stats_om_family){
         .name = name, .metric = metric_copy, .unit = unit, .counter = counter};
-    return f;
+    *out = f;
+    return 0;
 out_of_memory:
     free(name);
-    snprintf(error, error_size, "out of memory");
-    return NULL;
+    snprintf(error, error_size, "for OpenMetrics families");
+    return -2;
 }
 
 int stats_om_add(struct stats_om *om, const char *key, enum stats_unit unit, double *samples,
@@ -143,14 +147,15 @@ int stats_om_add(struct stats_om *om, const char *key, enum stats_unit unit, dou
         snprintf(error, error_size, "\"%.100s\" is a count and needs one non-negative sample", key);
         return -1;
     }
-    struct stats_om_family *f = find_family(om, metric, unit, counter, error, error_size);
-    if (f == NULL) return -1;
+    struct stats_om_family *f = NULL;
+    int found = find_family(om, metric, unit, counter, error, error_size, &f);
+    if (found != 0) return found;
     if (f->count == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 4;
         struct stats_om_series *grown = realloc(f->series, cap * sizeof *grown);
         if (grown == NULL) {
-            snprintf(error, error_size, "out of memory");
-            return -1;
+            snprintf(error, error_size, "for OpenMetrics series");
+            return -2;
         }
         f->series = grown;
         f->cap = cap;

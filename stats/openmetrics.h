@@ -48,7 +48,7 @@ void stats_om_free(struct stats_om *om);
 /* Adds metric `key` (reorders `samples`). Returns 0, or -1 with a reason: two
  * metrics whose names sanitize alike, a metric whose unit or kind differs
  * between levels, a count with other than one non-negative sample, a name too
- * long, or out of memory. */
+ * long; or -2 when memory ran out (`error` says for what). */
 int stats_om_add(struct stats_om *om, const char *key, enum stats_unit unit, double *samples,
                  size_t n, char *error, size_t error_size);
 

@@ -302,6 +302,7 @@ int report_meta_read(const char *path, bool optional, struct report_meta *meta)
     char *text = slurp(path, &len);
     if (text == NULL) {
         if (errno == ENOENT && optional) return 0;
+        if (errno == ENOMEM) return -1;
         return set_problem(meta, "%s: cannot read: %s",
                            errno == EFBIG ? "larger than 16 MiB, not a descriptor"
                                           : strerror(errno));
@@ -309,7 +310,10 @@ int report_meta_read(const char *path, bool optional, struct report_meta *meta)
     struct stats_json root;
     char error[300];
     int rc = 0;
-    if (stats_json_parse(text, len, &root, error, sizeof error) != 0) {
+    int parsed = stats_json_parse(text, len, &root, error, sizeof error);
+    if (parsed == -2) {
+        rc = -1; /* out of memory, not a bad descriptor */
+    } else if (parsed != 0) {
         rc = set_problem(meta, "%s: not a descriptor: %s", error);
     } else {
         if (root.type != STATS_JSON_OBJECT)

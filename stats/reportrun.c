@@ -219,18 +219,18 @@ int report_run_read(const char *path, const char *meta_path, struct report_run *
     run->path = strdup(path);
     if (run->path == NULL) {
         snprintf(error, error_size, "out of memory");
-        return DOCREAD_IO;
+        return DOCREAD_NO_MEMORY;
     }
     struct reading r = {run, error, error_size};
     error[0] = '\0';
     struct docread_options options = {.on_metric = take_metric, .ctx = &r};
     struct docread_result result;
     enum docread_status status = docread_path(path, &options, &result);
-    if (status == DOCREAD_INVALID || status == DOCREAD_IO)
+    if (status == DOCREAD_INVALID || status == DOCREAD_IO || status == DOCREAD_NO_MEMORY)
         snprintf(error, error_size, "%s: %s", strcmp(path, "-") == 0 ? "<stdin>" : path,
                  result.error);
     docread_result_free(&result);
-    if (status == DOCREAD_STOPPED) return DOCREAD_IO; /* out of memory, said in error */
+    if (status == DOCREAD_STOPPED) return DOCREAD_NO_MEMORY; /* said in error */
     if (status != DOCREAD_OK) return (int)status;
 
     bool look_beside = meta_path == NULL && strcmp(path, "-") != 0;
@@ -242,7 +242,7 @@ int report_run_read(const char *path, const char *meta_path, struct report_run *
     free(beside);
     if (rc != 0 || lost) {
         snprintf(error, error_size, "out of memory");
-        return DOCREAD_IO;
+        return DOCREAD_NO_MEMORY;
     }
     return 0;
 }

@@ -82,7 +82,7 @@ struct report_run {
 
 /* Reads the document at `path` and its descriptor: `meta_path`, or when it
  * is NULL the one beside it (X.json -> X.meta.json) if there is one. Returns
- * 0, or the docread status (1 invalid, 2 unreadable or out of memory) with one
+ * 0, or the docread status (DOCREAD_INVALID, DOCREAD_IO unreadable, DOCREAD_NO_MEMORY) with one
  * line naming the input in `error`. */
 int report_run_read(const char *path, const char *meta_path, struct report_run *run, char *error,
                     size_t error_size);

@@ -17,6 +17,7 @@
 struct reading {
     char *error;
     size_t error_size;
+    bool no_memory;
 };
 
 static int bad(struct reading *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -30,6 +31,13 @@ static int bad(struct reading *r, const char *fmt, ...)
     return -1;
 }
 
+/* An allocation failed: memory, not the descriptor, is at fault. */
+static int out_of_memory(struct reading *r)
+{
+    r->no_memory = true;
+    return bad(r, "out of memory");
+}
+
 /* An optional string field: absent or null leaves *out NULL. */
 static int get_string(struct reading *r, const struct stats_json *obj, const char *key,
                       const char *where, char **out)
@@ -41,7 +49,7 @@ static int get_string(struct reading *r, const struct stats_json *obj, const cha
         return bad(r, "%s%s must be a string or null, not %s", where, key,
                    stats_json_type_name(v->type));
     *out = strdup(v->string);
-    return *out ? 0 : bad(r, "out of memory");
+    return *out ? 0 : out_of_memory(r);
 }
 
 static bool is_count(const struct stats_json *v)
@@ -112,12 +120,12 @@ static int read_sampled(struct reading *r, const struct stats_json *level, const
         if (sampled->type != STATS_JSON_ARRAY)
             return bad(r, "%ssampled must be an array of metric names", where);
         out->sampled = calloc(sampled->count ? sampled->count : 1, sizeof *out->sampled);
-        if (out->sampled == NULL) return bad(r, "out of memory");
+        if (out->sampled == NULL) return out_of_memory(r);
         for (size_t i = 0; i < sampled->count; i++) {
             if (sampled->items[i].type != STATS_JSON_STRING)
                 return bad(r, "%ssampled[%zu] must be a string", where, i);
             out->sampled[i] = strdup(sampled->items[i].string);
-            if (out->sampled[i] == NULL) return bad(r, "out of memory");
+            if (out->sampled[i] == NULL) return out_of_memory(r);
             out->n_sampled++;
         }
     }
@@ -126,12 +134,12 @@ static int read_sampled(struct reading *r, const struct stats_json *level, const
     if (seen->type != STATS_JSON_OBJECT)
         return bad(r, "%sseen must be an object of metric: true sample count", where);
     out->seen = calloc(seen->count ? seen->count : 1, sizeof *out->seen);
-    if (out->seen == NULL) return bad(r, "out of memory");
+    if (out->seen == NULL) return out_of_memory(r);
     for (size_t i = 0; i < seen->count; i++) {
         if (!is_count(&seen->items[i]))
             return bad(r, "%sseen.%.60s must be a non-negative integer", where, seen->keys[i]);
         out->seen[i].metric = strdup(seen->keys[i]);
-        if (out->seen[i].metric == NULL) return bad(r, "out of memory");
+        if (out->seen[i].metric == NULL) return out_of_memory(r);
         out->seen[i].seen = (uint64_t)seen->items[i].number;
         out->n_seen++;
     }
@@ -198,7 +206,7 @@ static int read_levels(struct reading *r, const struct stats_json *root, struct 
     if (levels == NULL) return 0;
     if (levels->type != STATS_JSON_ARRAY) return bad(r, "levels must be an array");
     m->levels = calloc(levels->count ? levels->count : 1, sizeof *m->levels);
-    if (m->levels == NULL) return bad(r, "out of memory");
+    if (m->levels == NULL) return out_of_memory(r);
     for (size_t i = 0; i < levels->count; i++) {
         m->n_levels++; /* counted first, so a failure frees what it filled */
         if (read_level(r, &levels->items[i], i, &m->levels[i]) != 0) return -1;
@@ -214,9 +222,10 @@ int stats_runmeta_parse(const char *text, size_t len, struct stats_runmeta *out,
                         size_t error_size)
 {
     memset(out, 0, sizeof *out);
-    struct reading r = {error, error_size};
+    struct reading r = {error, error_size, false};
     struct stats_json root;
-    if (stats_json_parse(text, len, &root, error, error_size) != 0) return -1;
+    int parsed = stats_json_parse(text, len, &root, error, error_size);
+    if (parsed != 0) return parsed;
     int rc = -1;
     if (root.type != STATS_JSON_OBJECT) {
         bad(&r, "a descriptor is a JSON object, not %s", stats_json_type_name(root.type));
@@ -233,7 +242,7 @@ int stats_runmeta_parse(const char *text, size_t len, struct stats_runmeta *out,
 out:
     stats_json_free(&root);
     if (rc != 0) stats_runmeta_free(out);
-    return rc;
+    return rc != 0 && r.no_memory ? -2 : rc;
 }
 
 int stats_runmeta_read(const char *path, struct stats_runmeta *out, char *error, size_t error_size)
@@ -279,6 +288,10 @@ int stats_runmeta_read(const char *path, struct stats_runmeta *out, char *error,
     }
     int rc = stats_runmeta_parse(text, len, out, error, error_size);
     free(text);
+    if (rc == -2) {
+        errno = ENOMEM; /* memory, not the descriptor, failed: as if unreadable */
+        return -1;
+    }
     return rc == 0 ? 0 : -2;
 }
 

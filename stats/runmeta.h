@@ -59,12 +59,14 @@ struct stats_runmeta {
     size_t n_levels;
 };
 
-/* Parses a descriptor from memory. Returns 0, or -1 with a one-line reason. */
+/* Parses a descriptor from memory. Returns 0, or -1 with a one-line reason,
+ * or -2 when memory ran out. */
 int stats_runmeta_parse(const char *text, size_t len, struct stats_runmeta *out, char *error,
                         size_t error_size);
 
 /* Reads and parses the file at `path` (at most 16 MiB). Returns 0; -1 when the
- * file cannot be read (errno kept, reason in `error`); -2 when it is invalid. */
+ * file cannot be read (errno kept, reason in `error`; ENOMEM when memory ran
+ * out, reading or parsing); -2 when it is invalid. */
 int stats_runmeta_read(const char *path, struct stats_runmeta *out, char *error, size_t error_size);
 
 void stats_runmeta_free(struct stats_runmeta *meta);

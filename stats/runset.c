@@ -180,7 +180,7 @@ int stats_runset_read(struct stats_runset *set, const char *list, enum stats_sta
         snprintf(error, error_size,
                  count == 0 ? "'%.200s': an empty name in the list of runs" : "out of memory",
                  list);
-        return DOCREAD_IO;
+        return count == 0 ? DOCREAD_IO : DOCREAD_NO_MEMORY;
     }
     set->n_runs = (size_t)count;
     for (size_t k = 0; k < set->n_runs; k++) {
@@ -195,12 +195,12 @@ int stats_runset_read(struct stats_runset *set, const char *list, enum stats_sta
         snprintf(error, error_size, "%.300s: %s", name,
                  status == DOCREAD_STOPPED ? why : result.error);
         if (status == DOCREAD_STOPPED)
-            return strstr(why, "out of memory") ? DOCREAD_IO : DOCREAD_INVALID;
+            return strstr(why, "out of memory") ? DOCREAD_NO_MEMORY : DOCREAD_INVALID;
         return status;
     }
     if (zero_missing_counts(set) != 0) {
         snprintf(error, error_size, "out of memory");
-        return DOCREAD_IO;
+        return DOCREAD_NO_MEMORY;
     }
     return 0;
 }

@@ -63,8 +63,8 @@ long stats_runset_split(const char *list, char ***paths);
 
 /* Reads each document of `list` (comma-separated; "-" is stdin) and reduces
  * it. With `windows`, keeps the bootstrap's material for `statistic`.
- * Returns 0; otherwise the docread status (1 invalid, 2 unreadable or out of
- * memory) with one line in `error` naming the document. A metric whose unit
+ * Returns 0; otherwise the docread status (DOCREAD_INVALID, DOCREAD_IO
+ * unreadable, DOCREAD_NO_MEMORY) with one line in `error` naming the document. A metric whose unit
  * differs between runs is invalid. */
 int stats_runset_read(struct stats_runset *set, const char *list, enum stats_statistic statistic,
                       bool windows, char *error, size_t error_size);

@@ -4,6 +4,7 @@
 #include "stats/stats.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 double stats_round_to(double x, int decimals)
@@ -200,6 +201,17 @@ void stats_percentiles(double *samples, size_t n, const double *qs, size_t nq, d
     for (size_t i = 0; i < nq; i++) {
         if (n == 0) {
             out[i] = 0.0;
+            continue;
+        }
+        /* the extremes are one pass, not a selection (selecting the minimum
+         * partitions the whole array again and again) */
+        if (qs[i] <= 0 || qs[i] >= 1) {
+            bool low = qs[i] <= 0;
+            size_t k0 = low ? 0 : from; /* nothing before `from` is larger */
+            double x = samples[k0];
+            for (size_t k = k0 + 1; k < n; k++)
+                if (low ? samples[k] < x : samples[k] > x) x = samples[k];
+            out[i] = x;
             continue;
         }
         double rank = qs[i] * (double)(n - 1);

@@ -90,6 +90,8 @@ empty.targets: no targets|httpload --targets EMPTYT
 missing URL (or --targets FILE)|httpload -c 2
 --conn-requests: '0'|httpload --conn-requests 0 URL
 --conn-requests: 'many'|httpload --conn-requests many URL
+--max-handshakes: '0'|httpload --max-handshakes 0 URL
+--max-handshakes: 'few'|dnsload --max-handshakes few --transport dot --query 'a.test A'
 ROWS
 
 check_row() { # expected tool args...

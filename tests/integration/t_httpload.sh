@@ -184,6 +184,40 @@ t_tls_resume_never_resumed_is_said_on_stderr() {
     doc $O "not has('c2.tls_resumed')"
 }
 
+# --max-handshakes N: at most N connections of the loop being set up at
+# once; the cold requests' [origin, sent] spans (the connection's attempt,
+# from its start to its request going out) tell how many overlapped: all 8
+# without the option, here at most 2, and every client still connects.
+t_tls_max_handshakes_bounds_connections_set_up_at_once() {
+    local log=$TMPROOT/handshakes.ndjson overlap
+    for n in 2 0; do
+        local opt=()
+        [ "$n" = 0 ] || opt=(--max-handshakes "$n")
+        run_tool $O $E $H -c 8 -d 500ms --http 1.1 --cacert "$CA_PEM" "${opt[@]}" --log "$log" \
+            "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+        assert_eq "$RC" 0 "exit status (--max-handshakes $n)"
+        doc $O --invariants "v('c8.connections')==8" "v('c8.connect_attempts')==8" \
+            "n('c8.latency_cold_ms')==8"
+        overlap=$(python3 -c '
+import json, sys
+ev = []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["cold"]:
+        ev += [(r["origin_ms"], 1), (r["sent_ms"], -1)]
+cur = top = 0
+for _, d in sorted(ev):
+    cur += d
+    top = max(top, cur)
+print(len(ev) // 2, top)' "$log")
+        if [ "$n" = 2 ]; then
+            assert_eq "$overlap" "8 2" "cold requests and the most set up at once, --max-handshakes 2"
+        else
+            assert_ge "${overlap#* }" 3 "connections set up at once without a limit"
+        fi
+    done
+}
+
 t_tls_handshake_against_plain_http_port_fails() {
     run_tool $O $E $H -c 1 -d 300ms "https://127.0.0.1:$NGINX_HTTP_PORT/"
     assert_eq "$RC" 1 "exit status"

@@ -277,6 +277,8 @@ static void test_callback_can_stop(void **state)
     assert_int_equal(docread_memory(two_metrics, strlen(two_metrics), &options, &result),
                      DOCREAD_STOPPED);
     assert_int_equal(c.calls, 1);
+    /* what the callback returned is kept: loadstats passes out-of-memory (4) on */
+    assert_int_equal(result.stopped_with, 1);
     free(c.kept);
     docread_result_free(&result);
 }

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Memory running out on any thread, whatever that thread holds, fails the run:
+# exit status 4, one line saying why, no document; never a hang, an abort or
+# a usage error. The allocation fails through tests/fixtures/failalloc.c
+# (LD_PRELOAD); scripts/torture walks every allocation of several runs, these
+# tests pin the cases that once went wrong.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/servers.sh"
+trap stop_servers EXIT
+
+O=$TMPROOT/out.json
+E=$TMPROOT/err.txt
+
+failalloc() {
+    local so=$TMPROOT/failalloc.so
+    [ -f "$so" ] || cc -shared -fPIC -O2 -o "$so" "$TESTDIR/../fixtures/failalloc.c" -ldl || return 1
+    echo "$so"
+}
+
+# interrupted_after_failure FIRED CMD...: runs CMD, whose allocation fixture
+# creates the file FIRED when it makes an allocation fail; once it has (10 s
+# at most), sends SIGINT, and kills CMD if it has not ended 5 s later. Sets
+# RC (137 when it had to be killed).
+interrupted_after_failure() {
+    local fired=$1
+    shift
+    rm -f "$fired"
+    "$@" >"$O" 2>"$E" &
+    local pid=$! i
+    for ((i = 0; i < 100; i++)); do
+        [ -e "$fired" ] && break
+        sleep 0.1
+    done
+    [ -e "$fired" ] || echo "the allocation never failed"
+    sleep 0.2
+    kill -INT "$pid" 2>/dev/null || true # it may have ended by itself, as it should
+    for ((i = 0; i < 100; i++)); do
+        # an exited child stays a zombie until wait: it answers kill -0
+        [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" = Z ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -0 "$pid" 2>/dev/null && [ "$(cut -d' ' -f3 "/proc/$pid/stat")" != Z ] && kill -9 "$pid"
+    RC=0
+    wait "$pid" || RC=$?
+    echo "exit $RC"
+}
+
+# The control thread samples the generator's CPU once a second into arrays
+# that grow with a 512-byte realloc at the first whole second, holding the
+# sampling lock; memory running out there locked it again: the run hung, and
+# SIGINT (the same thread's job) could not stop it.
+t_out_of_memory_on_the_sampling_thread_ends_the_run() {
+    need_nginx || { fail "nginx did not start"; return; }
+    local so
+    so=$(failalloc) || { fail "cannot build the allocation fixture"; return; }
+    interrupted_after_failure "$TMPROOT/fired" env LD_PRELOAD="$so" FAILALLOC_SIZE=512 \
+        FAILALLOC_FUNC=realloc FAILALLOC_THREAD=other FAILALLOC_FIRED="$TMPROOT/fired" \
+        ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+        "$HTTPLOAD" -c 2 -d 1500ms "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    # 4: it ended by itself, or at the latest at the signal; 137: killed
+    assert_eq "$RC" 4 "exit status"
+    assert_empty_file $O "no document"
+    assert_contains $E "out of memory for the generator's own samples"
+    assert_eq "$(wc -l <$E)" 1 "one line on stderr"
+}
+
+# OpenSSL 3.0's PEM reader says nothing of memory when its own buffer (the
+# certificate's DER bytes) cannot be had: the loader's error is the bare
+# "PEM lib" a bad file never leaves alone. That was '--cacert FILE: not a
+# readable PEM certificate file' and exit status 2 (scripts/torture).
+t_cacert_read_out_of_memory_is_status_4() {
+    need_certs || { fail "the test certificates could not be made"; return; }
+    local so der
+    so=$(failalloc) || { fail "cannot build the allocation fixture"; return; }
+    der=$(openssl x509 -in "$CA_PEM" -outform DER | wc -c)
+    rm -f "$TMPROOT/fired"
+    RC=0
+    # no system store: the first allocation of the DER's size is --cacert's
+    env LD_PRELOAD="$so" FAILALLOC_SIZE="$der" FAILALLOC_FUNC=malloc FAILALLOC_FIRED="$TMPROOT/fired" \
+        SSL_CERT_FILE=/nonexistent SSL_CERT_DIR=/nonexistent \
+        ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+        "$HTTPLOAD" -c 1 -d 100ms --cacert "$CA_PEM" "https://127.0.0.1:$NGINX_HTTPS_PORT/" >$O 2>$E || RC=$?
+    [ -e "$TMPROOT/fired" ] || fail "the allocation of $der bytes never failed"
+    assert_eq "$RC" 4 "exit status ($(head -c 200 $E))"
+    assert_empty_file $O "no document"
+    assert_contains $E "out of memory"
+    assert_eq "$(wc -l <$E)" 1 "one line on stderr"
+}
+
+run_tests

@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""Judges the runs of scripts/torture: whether each survived its injected
+failure (one allocation, or one system call, failing).
+
+usage: verdict.py engine RUNDIR...
+       verdict.py loadstats --expect FILE --expect-status N RUNDIR...
+       verdict.py preflight --expect-status N RUNDIR...
+
+Each RUNDIR holds what one run left: `rc` (its exit status, or "timeout"
+when its bound killed it), `out` and `err` (its stdout and stderr), `what`
+(the injection, for messages) and `fired` when the injection happened (a
+run may end before its Nth call). A run survived when it ended by itself
+with a documented exit status and told the truth:
+  engine (httpload, dnsload): status 0, 1 or 3 with one valid document whose
+    counts add up (attempts = requests + errors + unfinished, errors = the
+    sum of errors.<class>, requests = cold + warm samples, scheduled =
+    attempts + unsent; status 0 also means no error and nothing unfinished);
+    or status 4 with no document and one line on stderr saying why (after
+    the notes about levels that had ended before: "TOOL: level cN ..." and
+    "TOOL: --watch ...", which a run of several levels prints as it goes);
+  loadstats: the clean run's status and exactly its output (--expect,
+    --expect-status), or status 4 with no output and one line on stderr;
+  preflight (--preflight): the clean run's status (0 fit, 6 unfit) with
+    nothing on stdout and a verdict line on stderr, or status 4 with
+    nothing on stdout and a last line saying why (after the checks' lines);
+and in every case no report from a sanitizer, and no abort from libev. A
+leak report whose stacks ASan cut short (OpenSSL is built without frame
+pointers) makes it print "rerun: RUNDIR": the script runs it again into
+RUNDIR/again with full stacks, and then only a leak that
+tests/torture/lsan.supp names may remain (shown by LeakSanitizer's table of
+the suppressions it used).
+Prints one line per run that did not survive, then "RUNS REACHED
+SURVIVED SURVIVED_REACHED" (runs, runs whose injection happened, runs that
+survived, and of those whose injection happened); exit status 1 when any
+run did not survive.
+"""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
+import doccheck  # noqa: E402  (the contract's document checks)
+
+ALARMS = ("Sanitizer", "runtime error:", "(libev)", "libev:")
+LEVEL_NOTE = re.compile(r"^[a-z]+: (level c[0-9]+\b|--watch )")
+PREFLIGHT_LINE = re.compile(r"^[a-z]+: preflight ")
+PREFLIGHT_VERDICT = re.compile(r"^[a-z]+: preflight: (fit|unfit) ")
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return None
+
+
+def load_text(text):
+    """One JSON document and nothing after it, as doccheck.load reads a file."""
+    doc, end = json.JSONDecoder().raw_decode(text.lstrip())
+    if text.lstrip()[end:].strip():
+        raise ValueError("text after the document")
+    return doc
+
+
+def one_line(err):
+    lines = [x for x in err.splitlines() if x.strip()]
+    return len(lines) == 1
+
+
+def one_reason(err):
+    """The last line says why; every line before it is a level's note."""
+    lines = [x for x in err.splitlines() if x.strip()]
+    return bool(lines) and all(LEVEL_NOTE.match(x) for x in lines[:-1])
+
+
+def counts_add_up(doc, rc):
+    """The accounting identities of every level; [] when they hold."""
+    m = doc["metrics"]
+
+    def v(k):
+        s = m.get(k, {}).get("samples", [])
+        return s[0] if len(s) == 1 else sum(s)
+
+    def n(k):
+        return len(m.get(k, {}).get("samples", []))
+
+    errs = []
+    levels = sorted({int(k[1:k.index(".")]) for k in m})
+    for c in levels:
+        p = "c%d." % c
+        att, req, err, unf = v(p + "attempts"), v(p + "requests"), v(p + "errors"), v(p + "unfinished")
+        if p + "attempts" not in m:
+            errs.append("%s: no attempts count" % p)
+            continue
+        if att != req + err + unf:
+            errs.append("%s attempts %s != requests %s + errors %s + unfinished %s" % (p, att, req, err, unf))
+        classes = sum(v(k) for k in m if k.startswith(p + "errors."))
+        if classes != err:
+            errs.append("%s errors %s != sum of errors.<class> %s" % (p, err, classes))
+        lat = n(p + "latency_cold_ms") + n(p + "latency_warm_ms")
+        if req <= 1000000 and lat != req:
+            errs.append("%s requests %s != cold + warm latency samples %s" % (p, req, lat))
+        if p + "scheduled" in m and v(p + "scheduled") != att + v(p + "unsent"):
+            errs.append("%s scheduled %s != attempts %s + unsent %s" % (p, v(p + "scheduled"), att, v(p + "unsent")))
+        if rc in (0, 1) and att < c:
+            errs.append("%s attempts %s < clients %s in a level reported valid" % (p, att, c))
+        if rc == 0 and err + unf + v(p + "unsent") > 0:
+            errs.append("%s exit status 0 with %s errors, %s unfinished, %s unsent" % (p, err, unf, v(p + "unsent")))
+    return errs
+
+
+def judge_engine(rc, out, err):
+    if rc not in (0, 1, 3, 4):
+        return "exit status %s is not a documented one (0, 1, 3, 4)" % rc
+    if rc == 4:
+        if out.strip():
+            return "exit status 4 with a document on stdout"
+        if not one_reason(err):
+            return "exit status 4 without one line saying why on stderr (%d lines)" % len(err.splitlines())
+        return None
+    try:
+        doc = load_text(out)
+    except Exception as e:  # noqa: BLE001 - any parse failure is the finding
+        return "exit status %s without a valid document: %s" % (rc, e)
+    problems = doccheck.validate(doc) or counts_add_up(doc, rc)
+    if problems:
+        return "exit status %s, document: %s" % (rc, "; ".join(problems[:3]))
+    return None
+
+
+def judge_loadstats(rc, out, err, expect, expect_rc):
+    if rc == expect_rc and rc != 4:
+        if out != expect:
+            return "exit status %d but the output differs from the clean run's" % rc
+        return None
+    if rc == 4:
+        if out.strip():
+            return "exit status 4 with output on stdout"
+        if not one_line(err):
+            return "exit status 4 with %d lines on stderr, not one" % len(err.splitlines())
+        return None
+    return "exit status %s, not the clean run's %s: memory running out is status 4" % (rc, expect_rc)
+
+
+def judge_preflight(rc, out, err, expect_rc):
+    lines = [x for x in err.splitlines() if x.strip()]
+    if out.strip():
+        return "exit status %s with output on stdout (--preflight writes to stderr)" % rc
+    if rc == 4:
+        if not lines or not all(PREFLIGHT_LINE.match(x) for x in lines[:-1]):
+            return "exit status 4 without one last line saying why after the checks' lines"
+        return None
+    if rc != expect_rc:
+        return "exit status %s, not the clean run's %s: memory running out is status 4" % (rc, expect_rc)
+    if not lines or not PREFLIGHT_VERDICT.match(lines[-1]):
+        return "exit status %s without the verdict line last on stderr" % rc
+    return None
+
+
+LEAK = "ERROR: LeakSanitizer: detected memory leaks"
+LEAK_SUMMARY = re.compile(r"^SUMMARY: AddressSanitizer: [0-9]+ byte\(s\) leaked")
+SUPPRESSED = "Suppressions used:"
+
+
+def without_suppressions(err):
+    """stderr without LeakSanitizer's table of the suppressions it used."""
+    lines, kept, inside = err.splitlines(), [], False
+    for i, line in enumerate(lines):
+        if not inside and line.startswith("-----") and i + 1 < len(lines) and SUPPRESSED in lines[i + 1]:
+            inside = True
+            continue
+        if inside:
+            if line.startswith("-----"):
+                inside = False
+            continue
+        kept.append(line)
+    return "\n".join(kept) + ("\n" if kept else "")
+
+
+def only_leaks(err):
+    """A LeakSanitizer report, and no other sanitizer's."""
+    alarms = [x for x in err.splitlines() if any(a in x for a in ALARMS)]
+    return any(LEAK in x for x in alarms) and all(LEAK in x or LEAK_SUMMARY.match(x) for x in alarms)
+
+
+# Libraries that do not survive their own allocations failing: a crash whose
+# innermost frame is theirs is their defect, which no caller can avoid.
+# Debian 12's libtasn1 (4.19), under GnuTLS's certificate parsing (the QUIC
+# handshake's, even with --insecure): asn1_create_element and the DER decoder
+# dereference the NULL of a calloc that failed.
+CRASHING_LIBRARIES = ("libtasn1.so",)
+CRASH_TOP = re.compile(r"^\s*#0 0x[0-9a-f]+ .*\((/[^)]*)\+0x[0-9a-f]+\)")
+
+
+def library_crash(err):
+    """A sanitizer's SEGV report whose innermost frame is in a library of
+    CRASHING_LIBRARIES, and no other report."""
+    lines = err.splitlines()
+    for i, line in enumerate(lines):
+        if "ERROR: AddressSanitizer: SEGV" in line:
+            for frame in lines[i + 1:i + 6]:
+                m = CRASH_TOP.match(frame)
+                if m:
+                    return any(lib in m.group(1) for lib in CRASHING_LIBRARIES)
+            return False
+    return False
+
+
+def judge_run(d, kind, expect, expect_rc):
+    """Why the run in d did not survive, None when it did, or "rerun" for a
+    leak report whose stack ASan cut short (libraries built without frame
+    pointers): the script runs it again with full stacks (d/again), where
+    only a leak tests/torture/lsan.supp names (OpenSSL's own) may remain."""
+    rc_text = (read(os.path.join(d, "rc")) or "").strip()
+    out = read(os.path.join(d, "out")) or ""
+    err = without_suppressions(read(os.path.join(d, "err")) or "")
+    alarm = next((line for line in err.splitlines() if any(a in line for a in ALARMS)), None)
+    if rc_text == "timeout":
+        return "did not end within its bound (killed)"
+    if alarm and only_leaks(err):
+        again = os.path.join(d, "again")
+        if not os.path.isdir(again):
+            return "rerun"
+        why = judge_run(again, kind, expect, expect_rc)
+        if why == "library":
+            return why
+        if why:
+            return "leaked; run again with full stacks: " + why
+        if SUPPRESSED not in (read(os.path.join(again, "err")) or ""):
+            return "leaked, and did not leak when run again: a leak no suppression explains"
+        return None  # OpenSSL's own leak, named in lsan.supp
+    if alarm and library_crash(err):
+        return "library"
+    if alarm:
+        return "stderr: " + alarm.strip()[:200]
+    if not rc_text.isdigit():
+        return "no exit status recorded"
+    if kind == "engine":
+        return judge_engine(int(rc_text), out, err)
+    if kind == "preflight":
+        return judge_preflight(int(rc_text), out, err, expect_rc)
+    return judge_loadstats(int(rc_text), out, err, expect, expect_rc)
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] not in ("engine", "loadstats", "preflight"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    kind, args = argv[1], argv[2:]
+    expect = expect_rc = None
+    if kind == "loadstats":
+        if len(args) < 4 or args[0] != "--expect" or args[2] != "--expect-status":
+            print("verdict.py loadstats needs --expect FILE --expect-status N", file=sys.stderr)
+            return 2
+        expect, expect_rc = read(args[1]), int(args[3])
+        args = args[4:]
+    if kind == "preflight":
+        if len(args) < 2 or args[0] != "--expect-status":
+            print("verdict.py preflight needs --expect-status N", file=sys.stderr)
+            return 2
+        expect_rc = int(args[1])
+        args = args[2:]
+    ran = reached = survived = survived_reached = library = 0
+    for d in args:
+        ran += 1
+        fired = os.path.exists(os.path.join(d, "fired"))
+        reached += fired
+        why = judge_run(d, kind, expect, expect_rc)
+        if why == "library":
+            what = (read(os.path.join(d, "what")) or d).strip()
+            print("library defect: %s: crashed inside %s on its own failed allocation" % (what, "/".join(CRASHING_LIBRARIES)))
+            library += 1
+            reached -= fired
+            continue
+        if why == "rerun":
+            print("rerun: %s" % d)
+        elif why:
+            what = (read(os.path.join(d, "what")) or d).strip()
+            err = read(os.path.join(d, "err")) or ""
+            first = next((x for x in err.splitlines() if x.strip()), "")
+            print("not survived: %s: %s%s" % (what, why, (" | stderr: " + first[:160]) if first else ""))
+        else:
+            survived += 1
+            survived_reached += fired
+    # a run a library's own crash ended is neither survived nor failed: it
+    # is left out of the counts, and named above
+    ran -= library
+    print("%d %d %d %d %d" % (ran, reached, survived, survived_reached, library))
+    return 0 if survived == ran else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
