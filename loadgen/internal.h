@@ -268,8 +268,9 @@ void lg_req_departed(struct lg_client *c, struct lg_req *r);
 void lg_client_peer_refused(struct lg_client *c);
 void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void *state_mem,
                      struct lg_req *slot_mem, uint32_t *free_mem);
-/* Level start: a closed loop's first attempt; an open loop's requests start
- * from the schedule (schedule.c), so nothing here. */
+/* Level start: a closed loop's first attempt (or its place in the queue of
+ * --max-handshakes); an open loop's requests start from the schedule
+ * (schedule.c), so nothing here. */
 void lg_client_begin(struct lg_client *c);
 /* Open loop: the socket of the client's next connection, made ahead. */
 void lg_client_prepare(struct lg_client *c);
