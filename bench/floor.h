@@ -78,7 +78,7 @@ bool floor_sock_more(const struct floor_sock *s, size_t n, size_t len);
 int floor_sock_write(struct floor_sock *s, const void *buf, size_t len);
 void floor_sock_close(struct floor_sock *s);
 
-/* The TLS context with loadgen/tls.c's settings (keep them in step). */
+/* The TLS context with loadgen/transport/tls.c's settings (keep them in step). */
 SSL_CTX *floor_tls_ctx(const struct floor_args *a, const unsigned char *alpn, size_t alpn_len);
 
 /* The loop: opens the connections (all at once or at --ramp), runs until

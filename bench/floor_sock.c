@@ -1,5 +1,5 @@
 /* bench/floor: a stream connection (non-blocking TCP, then TLS with the
- * settings of loadgen/tls.c), set up step by step from the epoll loop, and
+ * settings of loadgen/transport/tls.c), set up step by step from the epoll loop, and
  * read and written with one call each. */
 #define _GNU_SOURCE
 #include "floor.h"

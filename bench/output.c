@@ -9,7 +9,7 @@
  * prints one line: "samples bytes user_s sys_s wall_s"
  * Built and run by bench/output; links loadgen/libloadgen.a. */
 #define _POSIX_C_SOURCE 200809L
-#include "loadgen/results.h"
+#include "loadgen/output/results.h"
 
 #include <fcntl.h>
 #include <stdio.h>

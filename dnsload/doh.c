@@ -4,7 +4,7 @@
  * precomputed ?dns=<base64url> target of the packet with ID 0 (RFC 8484
  * section 4.1), so a reply is found by its stream, not by its ID. */
 #include "dnsload/dns.h"
-#include "loadgen/grow.h"
+#include "loadgen/core/grow.h"
 #include "proto/h2session.h"
 
 #include <stdio.h>

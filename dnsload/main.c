@@ -4,8 +4,8 @@
 #include "dnsload/dns.h"
 #include "dnsload/queries.h"
 #include "proto/h2session.h"
-#include "loadgen/options.h"
-#include "loadgen/transport.h"
+#include "loadgen/options/options.h"
+#include "loadgen/transport/transport.h"
 
 #include <ares.h>
 #include <arpa/inet.h>

@@ -1,7 +1,7 @@
 /* Query input and encoding (see queries.h). c-ares only encodes here: it
  * never owns a socket or a retry in dnsload. */
 #include "dnsload/queries.h"
-#include "loadgen/nomem.h"
+#include "loadgen/core/nomem.h"
 
 #include "dnsload/qtype.h"
 

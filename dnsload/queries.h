@@ -58,7 +58,7 @@ static inline const char *dns_query_get_path(const struct dns_query_list *l, siz
  * or comment line (# or ;), -1 with a reason in err. `line` is modified. */
 int dns_parse_query_line(char *line, const char **name, uint16_t *type, char *err, size_t errlen);
 /* Encodes and appends one query. -1 with a reason in err; LG_NO_MEMORY
- * (loadgen/options.h) when memory ran out, here and below. */
+ * (loadgen/options/options.h) when memory ran out, here and below. */
 int dns_queries_add(struct dns_query_list *l, const char *name, uint16_t type,
                     const struct dns_encode_opts *o, char *err, size_t errlen);
 /* One `name TYPE` text (a --query value): 0, or -1 with a reason in err. */

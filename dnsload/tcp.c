@@ -3,7 +3,7 @@
  * 2-byte length, up to --outstanding queries pipelined and answered in any
  * order (matched by ID). A closed connection is reopened by the engine. */
 #include "dnsload/dns.h"
-#include "loadgen/grow.h"
+#include "loadgen/core/grow.h"
 
 #include <stdlib.h>
 #include <string.h>

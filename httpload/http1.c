@@ -19,7 +19,7 @@ static int h1_submit(struct lg_client *c, struct http_client *hc, unsigned slot)
     const uint8_t *bytes = rq->h1;
     size_t len = rq->h1_len;
     /* the connection's last request under --conn-requests says so */
-    if (ctx->conn_limit && lg_conn_last_request(c)) {
+    if (ctx->conn_limit && lg_conn_closing_when_idle(c)) {
         bytes = rq->h1_close;
         len = rq->h1_close_len;
     }

@@ -6,8 +6,8 @@
  * by who stopped it and with which code. The only file that calls nghttp3. */
 #include "httpload/http.h"
 #include "httpload/http3.h"
-#include "loadgen/h2pool.h"
-#include "loadgen/quic.h"
+#include "loadgen/core/blockpool.h"
+#include "loadgen/transport/quic.h"
 
 #include <nghttp3/nghttp3.h>
 #include <stdio.h>
@@ -50,7 +50,7 @@ struct h3_client {
     nghttp3_conn *conn; /* the current connection's, or NULL */
     /* nghttp3 allocates per stream and per header: from a pool that goes
      * with the connection (nghttp3 keeps the table's address) */
-    struct lg_h2_pool pool;
+    struct lg_block_pool pool;
     nghttp3_mem mem;
     unsigned n_slots;
     unsigned n_open;   /* requests waiting for their response */
@@ -313,7 +313,7 @@ static void h3_reset(struct h3_client *h)
 {
     nghttp3_conn_del(h->conn);
     h->conn = NULL;
-    lg_h2_pool_destroy(&h->pool);
+    lg_block_pool_destroy(&h->pool);
     memset(&h->pool, 0, sizeof(h->pool));
     for (unsigned i = 0; i < h->n_slots; i++)
         h->streams[i].id = -1;
@@ -349,8 +349,8 @@ static int app_start(struct lg_client *c)
     nghttp3_settings_default(&settings);
     settings.qpack_max_dtable_capacity = QPACK_TABLE;
     settings.qpack_blocked_streams = QPACK_BLOCKED_STREAMS;
-    h->mem = (nghttp3_mem){&h->pool, lg_h2_pool_malloc, lg_h2_pool_free, lg_h2_pool_calloc,
-                           lg_h2_pool_realloc};
+    h->mem = (nghttp3_mem){&h->pool, lg_block_pool_malloc, lg_block_pool_free, lg_block_pool_calloc,
+                           lg_block_pool_realloc};
     int rv = nghttp3_conn_client_new(&h->conn, &h3_callbacks, &settings, &h->mem, c);
     if (rv != 0) return fail(c, HTTP_ERR_PROTOCOL, "cannot start HTTP/3", rv);
     int64_t ctrl, enc, dec;
@@ -604,7 +604,7 @@ static void h3_free(struct lg_client *c, struct http_client *hc)
     struct h3_client *h = hc->h3;
     if (!h) return;
     nghttp3_conn_del(h->conn);
-    lg_h2_pool_destroy(&h->pool);
+    lg_block_pool_destroy(&h->pool);
     free(h->pending);
     free(h);
     hc->h3 = NULL;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "httpload/http.h"
-#include "loadgen/quic.h"
+#include "loadgen/transport/quic.h"
 
 extern const struct http_session_ops http3_session_ops;
 extern const struct lg_quic_app http3_quic_app;

@@ -6,11 +6,11 @@
 #include "httpload/request.h"
 #include "httpload/targets.h"
 #include "httpload/url.h"
-#include "loadgen/options.h"
-#include "loadgen/transport.h"
+#include "loadgen/options/options.h"
+#include "loadgen/transport/transport.h"
 #ifdef HAVE_HTTP3
 #include "httpload/http3.h"
-#include "loadgen/quic.h"
+#include "loadgen/transport/quic.h"
 #endif
 
 #include <arpa/inet.h>

@@ -1,6 +1,6 @@
 /* Whole-file reads. See readfile.h. */
 #include "httpload/readfile.h"
-#include "loadgen/nomem.h"
+#include "loadgen/core/nomem.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Request building. See request.h. */
 #include "httpload/request.h"
-#include "loadgen/options.h"
+#include "loadgen/options/options.h"
 #include "proto/h2session.h"
 #include "proto/tunnel.h"
 

@@ -1,8 +1,8 @@
 /* The --targets file. See targets.h. */
 #include "httpload/targets.h"
 #include "httpload/readfile.h"
-#include "loadgen/grow.h"
-#include "loadgen/nomem.h"
+#include "loadgen/core/grow.h"
+#include "loadgen/core/nomem.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

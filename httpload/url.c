@@ -1,6 +1,6 @@
 /* URL parsing. See url.h. */
 #include "httpload/url.h"
-#include "loadgen/nomem.h"
+#include "loadgen/core/nomem.h"
 
 #include <ctype.h>
 #include <stdio.h>

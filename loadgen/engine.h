@@ -236,7 +236,7 @@ void lg_conn_close_when_idle(struct lg_client *c);
  * server said it takes no more, the driver ran out of request ids): a
  * request submitted now is the connection's last, and a driver may tell the
  * server so with it. */
-bool lg_conn_last_request(const struct lg_client *c);
+bool lg_conn_closing_when_idle(const struct lg_client *c);
 /* Records why the connection is failing; every request in flight on it gets
  * this class. Return -1 from the callback afterwards. */
 void lg_conn_fail(struct lg_client *c, int error_class, const char *detail);

@@ -3,7 +3,7 @@
  * request serialized whole (HEADERS, then its DATA) before the next, output
  * coalesced into few writes, request bodies written from the caller's buffer. */
 #include "proto/h2session.h"
-#include "loadgen/h2pool.h"
+#include "loadgen/core/blockpool.h"
 
 #include <nghttp2/nghttp2.h>
 #include <stdbool.h>
@@ -75,7 +75,7 @@ struct lg_h2 {
     bool write_failed; /* lg_conn_write failed: nothing more can be written */
     /* requests submitted but not yet handed to nghttp2, oldest first: slot + 1, or 0 */
     unsigned q_first, q_last;
-    struct lg_h2_pool pool;
+    struct lg_block_pool pool;
     struct h2_stream streams[]; /* one per slot */
 };
 
@@ -412,7 +412,7 @@ static int on_stream_close_cb(nghttp2_session *session, int32_t stream_id, uint3
     /* The connection's last stream is done (--conn-requests): the engine
      * closes it next, and an endpoint that closes says so with GOAWAY first
      * (RFC 9113 6.8). It goes out with the flush after this read. */
-    if (h->n_open == 0 && !h->goaway && !h->goodbye && lg_conn_last_request(h->c) &&
+    if (h->n_open == 0 && !h->goaway && !h->goodbye && lg_conn_closing_when_idle(h->c) &&
         nghttp2_submit_goaway(session, NGHTTP2_FLAG_NONE, 0, NGHTTP2_NO_ERROR, NULL, 0) == 0)
         h->goodbye = true;
     return 0;
@@ -461,8 +461,8 @@ struct lg_h2 *lg_h2_open(struct lg_client *c, const struct lg_h2_callbacks *cb)
     /* no retained closed streams and no RFC 7540 priority tree: a load
      * generator never reprioritises, and both cost time per stream */
     nghttp2_option_set_no_closed_streams(opt, 1);
-    nghttp2_mem mem = {&h->pool, lg_h2_pool_malloc, lg_h2_pool_free, lg_h2_pool_calloc,
-                       lg_h2_pool_realloc};
+    nghttp2_mem mem = {&h->pool, lg_block_pool_malloc, lg_block_pool_free, lg_block_pool_calloc,
+                       lg_block_pool_realloc};
     rv = nghttp2_session_client_new3(&h->session, cbs, h, opt, &mem);
     nghttp2_session_callbacks_del(cbs);
     nghttp2_option_del(opt);
@@ -607,7 +607,7 @@ void lg_h2_free(struct lg_h2 *h)
 {
     if (!h) return;
     nghttp2_session_del(h->session); /* calls no callbacks */
-    lg_h2_pool_destroy(&h->pool);
+    lg_block_pool_destroy(&h->pool);
     free(h);
 }
 

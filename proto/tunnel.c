@@ -2,8 +2,8 @@
  * never past its blank line, so the bytes after it (the TLS server's) stay
  * in the socket for the next stage. */
 #include "proto/tunnel.h"
-#include "loadgen/internal.h"
-#include "loadgen/transport.h"
+#include "loadgen/core/internal.h"
+#include "loadgen/transport/transport.h"
 
 #include <stdio.h>
 #include <string.h>

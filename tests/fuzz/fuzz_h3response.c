@@ -1,7 +1,7 @@
 /* libFuzzer target for httpload's HTTP/3 response path (httpload/http3.c
  * over nghttp3): the bytes a server sends on its streams, its resets and
  * closes, our timeouts and new requests, in any order. QUIC is not here:
- * the stream calls of loadgen/quic.h and the engine calls the session makes
+ * the stream calls of loadgen/transport/quic.h and the engine calls the session makes
  * are stand-ins that record what happened. Whatever the input: no crash, no
  * request ended twice or ended while not in flight, no first byte for a
  * request not in flight, and every failure described (lg_conn_fail with a
@@ -20,7 +20,7 @@
 
 #include "httpload/http.h"
 #include "httpload/http3.h"
-#include "loadgen/quic.h"
+#include "loadgen/transport/quic.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "httpload/url.h"
-#include "loadgen/options.h"
+#include "loadgen/options/options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

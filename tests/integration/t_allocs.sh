@@ -6,7 +6,7 @@
 # allocation per request gives 1; start-up, the handshakes and the samples'
 # doublings are the same few in both runs or grow with log(requests)). A
 # count, not a timing. Over TLS, OpenSSL 3.0 made 4 per request (its record
-# buffers and WPACKET structs) before loadgen/tlsmem.c.
+# buffers and WPACKET structs) before loadgen/transport/tlsmem.c.
 # run: once
 # (an LD_PRELOAD allocator shim would sit behind the sanitizer's allocator)
 # Run: BUILD=/path/to/build bash tests/integration/t_allocs.sh

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "loadgen/internal.h"
+#include "loadgen/core/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +101,7 @@ static int churn_submit(struct lg_client *c, unsigned slot)
 {
     if (submits.n == MAX_SUBMITS) return 0; /* unanswered: the client waits from here on */
     submits.connection[submits.n] = c->conn_attempts;
-    submits.last[submits.n] = lg_conn_last_request(c);
+    submits.last[submits.n] = lg_conn_closing_when_idle(c);
     lg_req_group(c, slot, 1 + submits.n % 2);
     submits.n++;
     return write(peer_fd, "x", 1) == 1 ? 0 : -1;

@@ -1,4 +1,4 @@
-/* libev's allocator (loadgen/evalloc.c): when memory runs out it fails the
+/* libev's allocator (loadgen/core/evalloc.c): when memory runs out it fails the
  * run and serves the request from its reserve, holding the old block's
  * bytes, so libev (which answers a NULL with abort()) never sees one; a
  * block of the reserve is never handed to free, and can grow again. The
@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "loadgen/control.h"
-#include "loadgen/evalloc.h"
-#include "loadgen/options.h"
+#include "loadgen/watching/control.h"
+#include "loadgen/core/evalloc.h"
+#include "loadgen/options/options.h"
 
 static int failing; /* the next this many reallocs and mallocs fail */
 
@@ -44,7 +44,7 @@ void *failing_malloc(size_t n)
 
 #define realloc failing_realloc
 #define malloc failing_malloc
-#include "loadgen/evalloc.c"
+#include "loadgen/core/evalloc.c"
 #undef realloc
 #undef malloc
 

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "loadgen/engine.h"
-#include "loadgen/fitchecks.h"
+#include "loadgen/preflight/fitchecks.h"
 
 static unsigned one_level[] = {4};
 

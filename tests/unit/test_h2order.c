@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "proto/h2session.h"
-#include "loadgen/internal.h"
+#include "loadgen/core/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

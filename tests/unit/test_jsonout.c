@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "loadgen/jsonout.h"
+#include "loadgen/output/jsonout.h"
 #include "stats/rng.h"
-#include "loadgen/results.h"
+#include "loadgen/output/results.h"
 
 static void integers_and_fixed_point(void **state)
 {

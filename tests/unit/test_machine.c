@@ -9,9 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "loadgen/machine.h"
-#include "loadgen/strays.h"
-#include "loadgen/timerfloor.h"
+#include "loadgen/preflight/machine.h"
+#include "loadgen/preflight/strays.h"
+#include "loadgen/preflight/timerfloor.h"
 
 static void cpu_lists_both_ways(void **state)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "loadgen/options.h"
+#include "loadgen/options/options.h"
 
 static void durations_with_units(void **state)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "loadgen/procfs.h"
+#include "loadgen/watching/procfs.h"
 
 static int parse_stat(const char *text, struct lg_proc_stat *st)
 {

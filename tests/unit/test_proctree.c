@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "loadgen/control.h"
-#include "loadgen/proctree.h"
+#include "loadgen/watching/control.h"
+#include "loadgen/watching/proctree.h"
 
 /* proctree.c reports running out of memory to the control thread */
 static const char *failure;

@@ -11,11 +11,11 @@
 
 #include <cmocka.h>
 
-#include "loadgen/clock.h"
+#include "loadgen/core/clock.h"
 #include "loadgen/engine.h"
-#include "loadgen/results.h"
-#include "loadgen/runctx.h"
-#include "loadgen/start.h"
+#include "loadgen/output/results.h"
+#include "loadgen/core/runctx.h"
+#include "loadgen/core/start.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -124,15 +124,15 @@ static void each_run_samples_its_own_level(void **state)
     lg_run_ctx_init(&a);
     lg_run_ctx_init(&b);
     uint64_t now = lg_now_ns();
-    lg_progress_begin(&a, NULL, 0, 1, &cfg_a, now);
-    lg_progress_begin(&b, NULL, 0, 1, &cfg_b, now);
-    lg_progress_tick(&a);
-    lg_progress_tick(&a);
+    lg_sampler_begin(&a, NULL, 0, 1, &cfg_a, now);
+    lg_sampler_begin(&b, NULL, 0, 1, &cfg_b, now);
+    lg_sampler_tick(&a);
+    lg_sampler_tick(&a);
     struct lg_level_result res_a = {0}, res_b = {0};
-    assert_int_equal(lg_progress_collect(&b, &res_b), 0);
-    assert_int_equal(lg_progress_collect(&a, &res_a), 0);
-    lg_progress_end(&a);
-    lg_progress_end(&b);
+    assert_int_equal(lg_sampler_collect(&b, &res_b), 0);
+    assert_int_equal(lg_sampler_collect(&a, &res_a), 0);
+    lg_sampler_end(&a);
+    lg_sampler_end(&b);
 
     /* the second run's collect adds the one sample of its 1-second level */
     assert_int_equal(samples(&res_a, "generator_cpu_s"), 2);

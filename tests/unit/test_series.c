@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "loadgen/series.h"
+#include "loadgen/output/series.h"
 
 static void keeps_everything_below_the_limit(void **state)
 {

@@ -1,4 +1,4 @@
-/* Batched datagram I/O (loadgen/udp_batch.c, the QUIC transport's packets)
+/* Batched datagram I/O (loadgen/transport/udp_batch.c, the QUIC transport's packets)
  * on a pair of connected UDP sockets on loopback: what one send of several
  * same-size segments delivers (with UDP GSO, with sendmmsg, one by one), a
  * short last segment, several datagrams in one receive, a datagram larger
@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "loadgen/udp_batch.h"
+#include "loadgen/transport/udp_batch.h"
 
 struct pair {
     int a, b;

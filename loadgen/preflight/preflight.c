@@ -1,0 +1,227 @@
+/* The preflight: what the options need, the checks in order, their lines on
+ * stderr, and the result kept for --meta (in the run context). See preflight.h. */
+#include "loadgen/preflight/preflight.h"
+#include "loadgen/core/clock.h"
+#include "loadgen/engine.h"
+#include "loadgen/preflight/fitchecks.h"
+#include "loadgen/core/start.h"
+
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+/* The strays' window: long enough for /proc/stat's 10 ms ticks to say
+ * something, short enough to wait for. */
+#define STRAYS_WINDOW_NS 500000000u
+
+const char *lg_verdict_name(enum lg_verdict v)
+{
+    return v == LG_FIT_OK ? "ok" : v == LG_FIT_WARN ? "warn" : "unfit";
+}
+
+static bool is_loopback(const struct lg_target *tgt)
+{
+    if (tgt->addr.ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)&tgt->addr;
+        return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (tgt->addr.ss_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)&tgt->addr)->sin6_addr;
+        if (IN6_IS_ADDR_LOOPBACK(a)) return true;
+        return IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127;
+    }
+    return false;
+}
+
+/* The new connections (or sockets) per second --conn-requests makes. Open
+ * loop: this process's share of --rate over --conn-requests, exactly. Closed
+ * loop: every request ends within --timeout (answered or timed out), so a
+ * client opens one at least every ceil(conn-requests / slots) timeouts and a
+ * retry delay; and none is faster than the probe's round trip, when there
+ * was one. */
+static void churn_rates(struct lg_needs *n, unsigned level_clients)
+{
+    const struct lg_config *cfg = n->cfg;
+    if (!cfg->conn_requests) return;
+    double rounds = ceil((double)cfg->conn_requests / (cfg->slots ? cfg->slots : 1));
+    if (cfg->rate > 0) {
+        double share = level_clients ? cfg->rate * n->clients / level_clients : 0;
+        n->conn_rate_min = n->conn_rate_max = share / (double)cfg->conn_requests;
+        n->rate_basis = "--rate over --conn-requests";
+        return;
+    }
+    double slowest = rounds * (double)cfg->timeout_ns / 1e9 + (double)cfg->retry_delay_ns / 1e9;
+    n->conn_rate_min = slowest > 0 ? n->clients / slowest : 0;
+    n->conn_rate_max = -1;
+    n->rate_basis = "closed loop: each request ends within --timeout";
+    const struct lg_probe *p = n->probe;
+    if (p && p->ok && p->seconds > 0) {
+        /* a connection: its connect and at least one round trip per request */
+        double fastest = (n->datagram ? rounds : 1 + rounds) * p->seconds;
+        n->conn_rate_max = n->clients / fastest;
+        n->rate_basis = "closed loop: each request within --timeout, none faster than the probe";
+    }
+}
+
+static void needs_of(const struct lg_config *cfg, const struct lg_driver *drv,
+                     const struct lg_target *tgt, const struct lg_probe *probe, struct lg_needs *n)
+{
+    memset(n, 0, sizeof(*n));
+    n->cfg = cfg;
+    n->probe = probe;
+    n->full = probe != NULL; /* only --preflight probes */
+    unsigned level_clients = 0;
+    for (size_t i = 0; i < cfg->n_levels; i++) {
+        unsigned mine = lg_shard_clients(cfg->levels[i], cfg->shard_index, cfg->shard_count);
+        if (mine > n->clients) {
+            n->clients = mine;
+            level_clients = cfg->levels[i];
+        }
+    }
+    n->threads = cfg->threads ? cfg->threads : 1;
+    n->watches = (unsigned)cfg->n_watches;
+    n->slots = cfg->slots;
+    n->datagram = drv->datagram;
+    n->unix_socket = tgt->addr.ss_family == AF_UNIX;
+    n->loopback = is_loopback(tgt);
+    double level_s = (double)(cfg->duration_ns + cfg->timeout_ns) / 1e9;
+    n->span_s = (double)cfg->n_levels * level_s +
+                (double)(cfg->n_levels ? cfg->n_levels - 1 : 0) * (double)LG_LEVEL_GAP_NS / 1e9;
+    churn_rates(n, level_clients);
+}
+
+static struct lg_check *next_check(struct lg_fitness *f)
+{
+    struct lg_check *c = &f->checks[f->n_checks++];
+    memset(c, 0, sizeof(*c));
+    return c;
+}
+
+/* The cheap checks, every run: a few files and the timer burst. */
+static void cheap_checks(struct lg_fitness *f, const struct lg_needs *n)
+{
+    const struct lg_config *cfg = n->cfg;
+    const struct lg_machine *m = &f->machine;
+    lg_fit_descriptors(n, m, next_check(f));
+    lg_fit_ports(n, m, next_check(f));
+    lg_fit_conntrack(n, m, next_check(f));
+    lg_fit_memory(n, m, next_check(f));
+    lg_fit_cpus(n, m, next_check(f));
+    lg_fit_frequency(m, next_check(f));
+    lg_fit_timer(n, &f->timer, next_check(f));
+    if (cfg->start_at_ns || cfg->shard_count > 1) lg_fit_clock(n, next_check(f));
+    if (n->datagram) lg_fit_receive_buffer(n, m, next_check(f));
+}
+
+static void probe_check(const struct lg_probe *p, struct lg_check *c)
+{
+    c->name = "probe";
+    snprintf(c->found, sizeof(c->found), "%s", p->what);
+    snprintf(c->needed, sizeof(c->needed), "a target that answers (--preflight's one probe)");
+    c->verdict = !p->ran || p->ok ? LG_FIT_OK : LG_FIT_WARN;
+    snprintf(c->todo, sizeof(c->todo), "%s",
+             c->verdict == LG_FIT_OK
+                 ? "nothing"
+                 : "check the address, the port and that the server runs: the run's requests "
+                   "would fail the same way");
+}
+
+static void tally(struct lg_fitness *f)
+{
+    f->n_unfit = f->n_warn = 0;
+    for (size_t i = 0; i < f->n_checks; i++) {
+        f->n_unfit += f->checks[i].verdict == LG_FIT_UNFIT;
+        f->n_warn += f->checks[i].verdict == LG_FIT_WARN;
+    }
+}
+
+static void print_check(const char *tool, const struct lg_check *c)
+{
+    fprintf(stderr, "%s: preflight %s: %s; found %s; needs %s; to do: %s\n", tool, c->name,
+            lg_verdict_name(c->verdict), c->found, c->needed, c->todo);
+}
+
+/* Reads the machine and runs the cheap checks into `result`; n: what the
+ * options need. */
+static void check_machine(struct lg_fitness *result, const struct lg_config *cfg,
+                          const struct lg_driver *drv, const struct lg_target *tgt,
+                          const struct lg_probe *probe, struct lg_needs *n)
+{
+    memset(result, 0, sizeof(*result));
+    uint64_t start = lg_now_ns();
+    lg_machine_read(&result->machine);
+    lg_timer_floor_measure(&result->timer);
+    needs_of(cfg, drv, tgt, probe, n);
+    cheap_checks(result, n);
+    result->took_s = (double)(lg_now_ns() - start) / 1e9;
+}
+
+static int interrupted(const struct lg_config *cfg, int stop_fd)
+{
+    if (stop_fd >= 0) close(stop_fd);
+    fprintf(stderr, "%s: preflight: interrupted\n", cfg->tool);
+    return LG_EXIT_INTERRUPTED;
+}
+
+int lg_preflight_main(const struct lg_config *cfg, const struct lg_driver *drv,
+                      const struct lg_target *tgt)
+{
+    /* main() blocked SIGINT and SIGTERM, and no control thread takes them
+     * here: the probe's and the strays' waits also wait on this descriptor,
+     * so that a signal ends the preflight at once, as interrupted (-1 if it
+     * cannot be made: the pending signal is still seen after the checks) */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    int stop_fd = signalfd(-1, &stop, SFD_CLOEXEC);
+    struct lg_probe probe;
+    uint64_t probe_timeout = cfg->timeout_ns < 2 * LG_NS_PER_S ? cfg->timeout_ns : 2 * LG_NS_PER_S;
+    lg_probe_target(tgt, drv->datagram, cfg->probe_datagram, cfg->probe_datagram_len, probe_timeout,
+                    stop_fd, &probe);
+    if (probe.stopped) return interrupted(cfg, stop_fd);
+    struct lg_needs n;
+    struct lg_fitness result;
+    check_machine(&result, cfg, drv, tgt, &probe, &n);
+    result.full = true;
+    struct lg_strays strays;
+    int measured = lg_strays_measure(&result.machine.allowed, STRAYS_WINDOW_NS, stop_fd, &strays);
+    if (measured == 1) return interrupted(cfg, stop_fd);
+    if (measured < 0) strays.busiest_cpu = -1;
+    lg_fit_strays(&n, &result.machine, &strays, next_check(&result));
+    probe_check(&probe, next_check(&result));
+    tally(&result);
+    for (size_t i = 0; i < result.n_checks; i++)
+        print_check(cfg->tool, &result.checks[i]);
+    sigset_t pending;
+    if (sigpending(&pending) == 0 &&
+        (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1))
+        return interrupted(cfg, stop_fd);
+    if (stop_fd >= 0) close(stop_fd);
+    fprintf(stderr,
+            "%s: preflight: %s (%u unfit, %u warn); the checks every run makes took %.1f ms\n",
+            cfg->tool, result.n_unfit ? "unfit" : "fit", result.n_unfit, result.n_warn,
+            result.took_s * 1e3);
+    return result.n_unfit ? LG_EXIT_UNFIT : LG_EXIT_OK;
+}
+
+int lg_preflight_before_run(struct lg_fitness *result, const struct lg_config *cfg,
+                            const struct lg_driver *drv, const struct lg_target *tgt)
+{
+    struct lg_needs n;
+    check_machine(result, cfg, drv, tgt, NULL, &n);
+    tally(result);
+    for (size_t i = 0; i < result->n_checks; i++)
+        if (result->checks[i].verdict == LG_FIT_UNFIT) print_check(cfg->tool, &result->checks[i]);
+    if (result->n_unfit && cfg->require_fit) {
+        fprintf(stderr,
+                "%s: --require-fit: this machine is unfit for these options; nothing sent\n",
+                cfg->tool);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,61 @@
+/* Is this machine fit to drive the load the options ask for? Every run
+ * checks the cheap things (descriptors, ports, conntrack, memory, CPUs,
+ * frequency, the timer floor, the clock, datagram receive buffers: a few
+ * milliseconds and a 15 ms timer burst) and keeps the result for --meta;
+ * --preflight adds strays over a window and one probe of the target, prints
+ * every check and exits. Each check is ok, warn (the run works, its
+ * numbers may suffer) or unfit (the run cannot do what was asked). */
+#ifndef LOADGEN_PREFLIGHT_H
+#define LOADGEN_PREFLIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "loadgen/preflight/machine.h"
+#include "loadgen/preflight/timerfloor.h"
+
+struct lg_config;
+struct lg_driver;
+struct lg_target;
+struct lg_jsonout;
+
+enum lg_verdict { LG_FIT_OK, LG_FIT_WARN, LG_FIT_UNFIT };
+
+struct lg_check {
+    const char *name; /* "descriptors", "ports", ... */
+    enum lg_verdict verdict;
+    char found[400];  /* what the machine has */
+    char needed[400]; /* what the options need of it */
+    char todo[400];   /* what to do about it ("nothing" when ok) */
+};
+
+#define LG_MAX_CHECKS 12
+
+struct lg_fitness {
+    bool full; /* --preflight: strays and the probe too */
+    struct lg_machine machine;
+    struct lg_timer_floor timer;
+    struct lg_check checks[LG_MAX_CHECKS];
+    size_t n_checks;
+    unsigned n_unfit, n_warn;
+    double took_s; /* the checks' wall time */
+};
+
+/* --preflight: runs every check, prints one line each on stderr, sends at
+ * most one probe; LG_EXIT_OK when fit, LG_EXIT_UNFIT when not. */
+int lg_preflight_main(const struct lg_config *cfg, const struct lg_driver *drv,
+                      const struct lg_target *tgt);
+/* Before a run: the cheap checks into *result (the run context's, for
+ * --meta), a warning line on stderr for each unfit one; -1 when one is
+ * unfit and --require-fit was given. */
+int lg_preflight_before_run(struct lg_fitness *result, const struct lg_config *cfg,
+                            const struct lg_driver *drv, const struct lg_target *tgt);
+
+const char *lg_verdict_name(enum lg_verdict v);
+
+/* Writes the "machine" and "preflight" members (each preceded by ",\n  ")
+ * of --meta from the checks of this run; nothing when f is NULL (they did
+ * not run). */
+void lg_preflight_write_meta(struct lg_jsonout *o, const struct lg_fitness *f);
+
+#endif
