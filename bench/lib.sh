@@ -103,21 +103,10 @@ need_nginx_bench() {
     need_certs || return 1
     mkdir -p "$d/tmp" "$d/www"
     echo hello >"$d/www/slow"
-    cat >"$d/nginx.conf" <<CONF
-worker_processes 1;
-worker_cpu_affinity $(printf '1%0*d' "$SERVER_CPU" 0);
-worker_rlimit_nofile 65536;
-pid $d/nginx.pid;
-error_log $d/error.log error;
-events { worker_connections 30000; multi_accept on; }
-http {
-    access_log off;
-    client_body_temp_path $d/tmp/cb; proxy_temp_path $d/tmp/p; fastcgi_temp_path $d/tmp/f;
-    uwsgi_temp_path $d/tmp/u; scgi_temp_path $d/tmp/s;
-    keepalive_requests 100000000;
-    keepalive_timeout 300s;
+    {
+        nginx_conf_head_pinned "$d" "$SERVER_CPU" || return 1
+        cat <<CONF
     http2_max_concurrent_streams 128;
-    default_type text/plain;
     limit_req_zone \$server_port zone=slow:1m rate=${SLOW_RATE:-1000}r/s;
     limit_req_status 503;
     server {
@@ -139,6 +128,7 @@ http {
     }
 }
 CONF
+    } >"$d/nginx.conf"
     # the ports lie in the ephemeral range with the default LG_PORT_BASE: an
     # outgoing connection (or one in TIME_WAIT) may hold one for a while
     local i

@@ -84,7 +84,8 @@ struct http_client {
     const struct http_request *h1_req; /* the one in flight */
     unsigned h1_slot;
     bool h1_busy;
-    /* HTTP/2 and HTTP/3: the session's own state */
+    /* HTTP/2 (http2.c) and HTTP/3 (http3.c): the client's state for that
+     * protocol, made on its first such connection and freed at level end */
     void *h2;
     void *h3;
 };

@@ -1,14 +1,15 @@
-/* The HTTP/2 session of httpload: the engine's h2 session (loadgen/h2session)
- * carries the requests; this file only supplies the request, remembers each
- * stream's status and turns a finished stream into a counted response. */
+/* The HTTP/2 session of httpload: the protocol layer's h2 session
+ * (proto/h2session) carries the requests; this file only supplies the
+ * request, remembers each stream's status and turns a finished stream into a
+ * counted response. */
 #include "httpload/http.h"
 #include "proto/h2session.h"
 
 #include <stdlib.h>
 
 /* What a client keeps for HTTP/2, allocated once per client on its first
- * HTTP/2 connection (hc->h2 points here) and freed at level end; nothing is
- * allocated per request. */
+ * HTTP/2 connection (hc->h2 points here) and freed at level end; the nghttp2
+ * session inside it is made per connection; nothing is allocated per request. */
 struct h2_client {
     struct lg_h2 *session;           /* the current connection's session, or NULL */
     const struct http_request **req; /* the request each slot's stream sends */

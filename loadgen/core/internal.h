@@ -133,7 +133,10 @@ struct lg_client {
     /* output the socket did not take yet, in the transport's own format */
     uint8_t *outq;
     size_t outq_len, outq_off, outq_cap;
-    ev_timer restart;    /* the next kick, after --retry-delay or when a failure is settled */
+    /* the next kick after a failed connection (the loop's next iteration, or
+     * --retry-delay in a closed loop when nothing succeeded on it) or a
+     * peer's refusal (--retry-delay, closed loop); armed, it holds the client */
+    ev_timer restart;
     ev_timer conn_timer; /* the transport's own timer (QUIC's loss and idle timers) */
     void *quic;          /* the QUIC transport's connection, or NULL */
     bool conn_succeeded; /* a request completed on the current connection */
@@ -255,16 +258,20 @@ void lg_req_accepted(struct lg_client *c);
 /* An error class as it will be counted (one out of range becomes reset). */
 int lg_checked_class(const struct lg_worker *w, int cls);
 
-/* client.c */
-/* The transport's calls back: an ICMP error on a datagram socket (charged to
- * the oldest request whose bytes left), and a queued request's bytes left. */
+/* The transport's calls back (request.c): an ICMP error on a datagram socket
+ * (charged to the oldest request whose bytes left), and a queued request's
+ * bytes left. */
 void lg_conn_peer_error(struct lg_client *c, int err);
+void lg_req_departed(struct lg_client *c, struct lg_req *r);
+/* client.c */
 /* Closed loop: the client waits --retry-delay after a peer's refusal. */
 void lg_client_peer_refused(struct lg_client *c);
-void lg_req_departed(struct lg_client *c, struct lg_req *r);
 void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void *state_mem,
                      struct lg_req *slot_mem, uint32_t *free_mem);
-void lg_client_begin(struct lg_client *c); /* level start: connect or arm the schedule */
+/* Level start: a closed loop's first attempt (or its place in the queue of
+ * --max-handshakes); an open loop's requests start from the schedule
+ * (schedule.c), so nothing here. */
+void lg_client_begin(struct lg_client *c);
 /* Open loop: the socket of the client's next connection, made ahead. */
 void lg_client_prepare(struct lg_client *c);
 void lg_client_teardown(struct lg_client *c);

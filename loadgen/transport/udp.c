@@ -73,8 +73,9 @@ static bool udp_more(const struct lg_client *c, size_t n, size_t len)
 
 /* One send(): 1 sent, 0 the socket is full (or keeps reporting errors), -1
  * failed. A pending ICMP error is reported by the send that follows it and
- * the datagram was not sent: the error is charged (the engine settles it
- * from the loop) and the send tried again, a few times at most: errors that
+ * the datagram was not sent: the error is charged (on the send path the
+ * engine only records the end, and settles it from the loop) and the send
+ * tried again, a few times at most: errors that
  * keep coming (a flood of them) leave the datagram queued for the next
  * writable event, after the loop's other work. */
 static int send_one(struct lg_client *c, const uint8_t *buf, size_t len)

@@ -150,8 +150,9 @@ int lg_control_start(struct lg_run_ctx *run, const struct lg_config *cfg)
     sigset_t set;
     run_signals(&set);
     /* main() blocked them before any thread existed (lg_signals_block), so
-     * every thread (the --log writer, the workers) inherits the mask; this
-     * only covers a caller that did not */
+     * every thread (the --log writer, the workers) inherits the mask; for a
+     * caller that did not (a unit test), this covers the threads started from
+     * here on (the workers), not a --log writer already running */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     atomic_store(&ctl->interrupted_by, 0);
     ctl->quit = false;

@@ -88,25 +88,9 @@ need_certs() {
 }
 export CA_PEM=$SRV/certs/ca.pem
 
-# nginx_conf_head DIR: the start of an nginx.conf for a server kept in DIR,
-# up to the inside of its http block (the caller adds the rest and closes it):
-# no access log, temp files and pid in DIR, keep-alive long enough for any run.
-nginx_conf_head() {
-    local d=$1
-    cat <<CONF
-worker_processes 2;
-pid $d/nginx.pid;
-error_log $d/error.log warn;
-events { worker_connections 16384; }
-http {
-    access_log off;
-    client_body_temp_path $d/tmp/cb; proxy_temp_path $d/tmp/p; fastcgi_temp_path $d/tmp/f;
-    uwsgi_temp_path $d/tmp/u; scgi_temp_path $d/tmp/s;
-    keepalive_requests 100000000;
-    keepalive_timeout 120s;
-    default_type text/plain;
-CONF
-}
+# nginx_conf_head, the start of every nginx.conf written here and in bench/
+# shellcheck source=tests/integration/nginx_conf.sh
+. "$(dirname "${BASH_SOURCE[0]}")/nginx_conf.sh"
 
 # need_nginx: HTTP/1.1 on NGINX_HTTP_PORT and a Unix socket, HTTPS (h2 and
 # http/1.1 by ALPN) on NGINX_HTTPS_PORT, h2c prior knowledge on NGINX_H2C_PORT,

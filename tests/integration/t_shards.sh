@@ -296,10 +296,13 @@ assert m["run_id"] == "fanout-test", m["run_id"]' "$W/fanout/shard-$k.meta.json"
         --shards "$W"/fanout/shard-[0-3].json >/dev/null ||
         fail "fanout's merge is not the sum of its shards"
     [ ! -e "$W/fanout-remote" ] || fail "fanout left its files on the hosts"
-    # the four options fanout sets are refused on its command line
+    # the five options fanout sets are refused on its command line
     run_tool "$W/fanout.out" "$W/fanout.err" "$TOP/scripts/fanout" a b -- "$HTTPLOAD" --shard 0/2 "$(URL /)"
     assert_eq "$RC" 2 "fanout with --shard given"
     assert_contains "$W/fanout.err" "--shard is set by fanout itself"
+    run_tool "$W/fanout.out" "$W/fanout.err" "$TOP/scripts/fanout" a b -- "$HTTPLOAD" -o x.json "$(URL /)"
+    assert_eq "$RC" 2 "fanout with -o given"
+    assert_contains "$W/fanout.err" "-o is set by fanout itself"
 }
 
 # fanout measures every host's clock against its own before starting, through
@@ -370,8 +373,9 @@ check("results" in mounts and "results" in vols, "a results volume mounted")
 root = mounts.get("results", "/nonexistent")
 check(re.search(r"--meta %s/\S*\$\(JOB_COMPLETION_INDEX\)\.meta\.json" % re.escape(root), cmd) is not None,
       "--meta on the volume, one per shard")
-check(re.search(r">\s*%s/\S*\$\(JOB_COMPLETION_INDEX\)\.json" % re.escape(root), cmd) is not None,
-      "the document redirected to the volume, one per shard")
+check(re.search(r"(?:-o|--output)\s+%s/\S*\$\(JOB_COMPLETION_INDEX\)\.json(?:\s|$)" % re.escape(root),
+                cmd) is not None,
+      "the document written with -o to the volume (renamed into place when whole), one per shard")
 claim = vols.get("results", {}).get("persistentVolumeClaim", {}).get("claimName")
 check(pvc is not None and pvc["metadata"]["name"] == claim
       and "ReadWriteMany" in pvc["spec"]["accessModes"], "a ReadWriteMany claim for the volume")
