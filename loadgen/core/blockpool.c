@@ -1,4 +1,4 @@
-/* The HTTP/2 session's allocator. See blockpool.h. */
+/* The per-connection block pool of the protocol libraries. See blockpool.h. */
 #include "loadgen/core/blockpool.h"
 
 #include <stdlib.h>
