@@ -122,8 +122,17 @@ doc() { python3 "$TESTDIR/doccheck.py" "$@" || fail "document check failed: $*";
 
 run_tests() {
     local passed=0 failed=0 skipped=0 name rc reason
+    # shellcheck disable=SC2086 # the list's words, whatever spaces or lines part them
+    local normal_only=" $(printf '%s ' ${NORMAL_ONLY:-})"
     for name in $(declare -F | awk '{print $3}' | grep '^t_'); do
         [ -n "${ONLY:-}" ] && [[ $name != *"$ONLY"* ]] && continue
+        # NORMAL_ONLY (set by the file, saying why): tests whose subject is
+        # time run on the normal build only, where their figures are the
+        # generator's and not the sanitizer's (scripts/test sets SUITE)
+        if [ "${SUITE:-normal}" != normal ] && [[ $normal_only == *" $name "* ]]; then
+            echo "    ($name runs on the normal build only)"
+            continue
+        fi
         _fail_msgs=()
         local start=$SECONDS
         rc=0

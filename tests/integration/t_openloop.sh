@@ -1,4 +1,9 @@
 #!/usr/bin/env bash
+# run: once
+# (the normal build only: what it judges is time, the schedule against the
+# timer's floor and a packet capture; the open loop's code also runs under the
+# sanitizers in t_http3's and t_loadstats' open-loop runs and the torture's
+# dns_udp)
 # The open loop (--rate) against nginx, knot and the fault fixture: latency
 # that agrees with a packet capture (the schedule is kept at the timer's
 # resolution), every scheduled request accounted for, a server's stall shown

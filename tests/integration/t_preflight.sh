@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# run: once
+# (the normal build only: what it judges is this machine's limits and timer,
+# read from /proc and /sys; their parsers run under the sanitizers in the unit
+# tests test_machine, test_fitchecks and test_procfs)
 # Is this machine fit to drive the load? --preflight against real servers
 # (nginx, knot): a fit machine exits 0 with nothing on stdout and one probe;
 # each check's line on an unfit or doubtful machine made so on purpose (a

@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# run: once
+# (the normal build only: what it judges is how soon a run stops, within one
+# second; an interrupted run's document is also written under the sanitizers in
+# t_attribution's and t_harness' signal tests)
 # SIGINT and SIGTERM at any moment of a run (while 50,000 clients are being
 # set up, between levels, in the drain window, mid-level) stop it within one
 # second, print the document of what was measured (with what was in flight
