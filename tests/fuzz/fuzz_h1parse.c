@@ -50,13 +50,23 @@ static int on_header_field(http_parser *p, const char *at, size_t len)
     return 0;
 }
 
+/* obs-text (and DEL) in a coding's name: a field may carry it (RFC 9110
+ * 5.5), http_parser's token matching stops at it, and to the RFC's list rule
+ * (and our parser) it is only part of some unknown coding's name. */
+static bool is_obs(char c)
+{
+    return (unsigned char)c >= 0x7f;
+}
+
 /* Does http_parser read this Transfer-Encoding list as RFC 9110 5.6.1 does?
- * Not with an HTAB (OWS to the RFC), an empty element (which the RFC skips)
- * or a space before a comma: each ends its "chunked" recognition. An empty
- * value is no list at all, to both. */
+ * Not with an HTAB (OWS to the RFC), an empty element (which the RFC skips),
+ * a space before a comma or obs-text: each ends its "chunked" recognition.
+ * An empty value is no list at all, to both. */
 static bool te_read_alike(const char *v, size_t n)
 {
     if (memchr(v, '\t', n)) return false;
+    for (size_t j = 0; j < n; j++)
+        if (is_obs(v[j])) return false;
     size_t i = 0;
     for (;;) {
         while (i < n && v[i] == ' ')
@@ -78,8 +88,9 @@ static bool is_ows(char c)
 
 /* Rewrites the list v[0..n) into the form http_parser reads as the RFC does:
  * its non-empty elements, trimmed of OWS, an HTAB inside one made a space
- * (with either, an element is no "chunked"), joined by bare commas and padded
- * with spaces to n. In place: the output never overtakes the input. */
+ * and obs-text an 'x' (with either, an element is no "chunked", only some
+ * other coding), joined by bare commas and padded with spaces to n. In
+ * place: the output never overtakes the input. */
 static void te_canonical(char *v, size_t n)
 {
     size_t k = 0, i = 0;
@@ -95,7 +106,7 @@ static void te_canonical(char *v, size_t n)
         if (end == start) continue;
         if (k) v[k++] = ',';
         for (size_t j = start; j < end; j++)
-            v[k++] = v[j] == '\t' ? ' ' : v[j];
+            v[k++] = v[j] == '\t' ? ' ' : is_obs(v[j]) ? 'x' : v[j];
     }
     memset(v + k, ' ', n - k);
 }
