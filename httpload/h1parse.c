@@ -2,7 +2,9 @@
  * of 32 bytes (h1scan.h) when it is shorter than that: its end, its first
  * colon and the bytes it may not hold come out of bit masks; only a line
  * whose first byte can start Content-Length, Transfer-Encoding or
- * Connection has its name compared. Bodies are counted, not stored. */
+ * Connection has its name compared. A block that repeats the last one
+ * byte for byte takes its verdict (memo_replay). Bodies are counted, not
+ * stored. */
 #include "httpload/h1parse.h"
 #include "httpload/h1chunked.h"
 #include "httpload/h1fields.h"
@@ -439,13 +441,78 @@ static int carried_line(struct h1_parser *p, const uint8_t *d, size_t len, size_
     return on_line_slow(p, p->carry, n);
 }
 
+/* The last header block this thread read whole in one read, from the
+ * status line to the blank line, and the parser as it stood after it. What
+ * the parser makes of a header block is a function of its bytes and of
+ * head_request alone, so a block that repeats it byte for byte (a server's
+ * answer to the same request, until its Date changes) gets the same verdict
+ * by one comparison instead of a check of every line. Per thread: parsers
+ * of one loop share it, and no lock is needed. */
+#define H1_MEMO_MAX 1024
+static _Thread_local struct {
+    uint32_t len; /* 0: nothing kept */
+    int rc;
+    uint64_t hits; /* blocks that took the kept verdict (tests) */
+    bool head_request;
+    struct h1_parser after;
+    uint8_t block[H1_MEMO_MAX];
+} memo;
+
+void h1_memo_forget(void)
+{
+    memo.len = 0;
+}
+
+uint64_t h1_memo_hits(void)
+{
+    return memo.hits;
+}
+
+/* The response at d[0..len) starts with the kept block: take its verdict. */
+static bool memo_replay(struct h1_parser *p, const uint8_t *d, size_t len, size_t *pos, int *rc)
+{
+    if (!memo.len || len < memo.len || memo.head_request != p->head_request ||
+        memcmp(d, memo.block, memo.len) != 0)
+        return false;
+    char *carry = p->carry;
+    uint32_t cap = p->carry_cap;
+    uint8_t probe = p->probe;
+    *p = memo.after;
+    p->carry = carry;
+    p->carry_cap = cap;
+    p->probe = probe;
+    *pos = memo.len;
+    *rc = memo.rc;
+    memo.hits++;
+    return true;
+}
+
+/* Keeps the block at d[0..n) that the lines' scan has just read whole. */
+static void memo_keep(const struct h1_parser *p, const uint8_t *d, size_t n, int rc)
+{
+    if (rc == H1_ERROR || p->state <= H1_TRAILERS || p->state == H1_FAILED || n > H1_MEMO_MAX)
+        return;
+    memcpy(memo.block, d, n);
+    memo.len = (uint32_t)n;
+    memo.rc = rc;
+    memo.head_request = p->head_request;
+    memo.after = *p;
+    memo.after.carry = NULL;
+    memo.after.carry_cap = memo.after.carry_len = 0;
+}
+
 int h1_parse(struct h1_parser *p, const uint8_t *d, size_t len, size_t *consumed)
 {
     size_t pos = 0;
     int rc = H1_MORE;
     /* the usual read: a whole header block and a body with a length */
     if (p->state <= H1_TRAILERS && !p->carry_len && len) {
-        rc = scan_lines(p, d, len, &pos);
+        /* at a response's first byte (no interim response before it) */
+        bool first = p->state == H1_STATUS_LINE && p->header_bytes == 0 && p->interim == 0;
+        if (!first || !memo_replay(p, d, len, &pos, &rc)) {
+            rc = scan_lines(p, d, len, &pos);
+            if (first) memo_keep(p, d, pos, rc);
+        }
         if (rc == H1_MORE && p->state == H1_BODY_LENGTH && pos < len)
             rc = length_body(p, len, &pos);
     }

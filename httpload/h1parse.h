@@ -64,7 +64,7 @@ struct h1_parser {
 };
 
 /* A zeroed parser is initialised too. The widest probe the CPU has
- * (h1scan.h) is chosen when the first line is read, and kept. */
+ * (h1scan.h) is chosen when lines are first scanned, and kept. */
 void h1_init(struct h1_parser *p);
 /* The parser uses the widest probe up to `limit` instead (tests: every
  * version on one machine); h1_reset keeps the choice. */
@@ -78,5 +78,11 @@ int h1_parse(struct h1_parser *p, const uint8_t *data, size_t len, size_t *consu
 int h1_parse_eof(struct h1_parser *p);
 /* True when the connection may not carry another request after this response. */
 bool h1_must_close(const struct h1_parser *p);
+/* A header block that repeats, byte for byte, the last one this thread read
+ * whole is not scanned again: its verdict is kept (h1parse.c). Tests and
+ * fuzzers forget it, so that the next block is checked line by line. */
+void h1_memo_forget(void);
+/* How many blocks took a kept verdict on this thread (tests). */
+uint64_t h1_memo_hits(void);
 
 #endif

@@ -1,7 +1,8 @@
 /* The HTTP/1.1 response parser: framing (length, chunked, close-delimited,
  * no body, Transfer-Encoding over Content-Length), interim responses, the
  * bytes and lines it refuses, splits at every byte, and lines around the
- * edges of its 32-byte probes. main() runs every test with each probe the
+ * edges of its 32-byte probes, and the verdict kept for a header block that
+ * repeats. main() runs every test with each probe the
  * machine has (AVX2, SSE2, the byte loop). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -554,6 +555,9 @@ static void the_parser_uses_the_chosen_probe(void **state)
 {
     struct h1_parser p;
     size_t used;
+    /* the probe is chosen when lines are scanned: a block that repeats the
+     * last one read whole is not (a_repeated_header_block_...) */
+    h1_memo_forget();
     memset(&p, 0xff, sizeof(p));
     init(&p);
     h1_reset(&p, false);
@@ -563,6 +567,7 @@ static void the_parser_uses_the_chosen_probe(void **state)
     assert_int_equal(p.probe, 1 + h1_simd_level(probe_limit));
     h1_free(&p);
     struct h1_parser plain;
+    h1_memo_forget();
     memset(&plain, 0xff, sizeof(plain));
     h1_init(&plain);
     h1_reset(&plain, false);
@@ -570,11 +575,90 @@ static void the_parser_uses_the_chosen_probe(void **state)
     assert_int_equal(plain.probe, 1 + h1_simd_level(H1_SIMD_AVX2));
     h1_free(&plain);
     struct h1_parser zeroed;
+    h1_memo_forget();
     memset(&zeroed, 0, sizeof(zeroed));
     h1_reset(&zeroed, false);
     assert_int_equal(feed(&zeroed, "HTTP/1.1 204 No Content\r\n\r\n", 100, &used), H1_COMPLETE);
     assert_int_equal(zeroed.probe, 1 + h1_simd_level(H1_SIMD_AVX2));
     h1_free(&zeroed);
+}
+
+/* One whole read of msg: its result, status, body and bytes used. */
+static int whole(const char *msg, bool head, uint16_t *status, uint64_t *body, size_t *used,
+                 bool *closes)
+{
+    struct h1_parser p;
+    init(&p);
+    h1_reset(&p, head);
+    int rc = feed(&p, msg, 1 << 20, used);
+    *status = p.status;
+    *body = p.body_bytes;
+    *closes = rc == H1_COMPLETE && h1_must_close(&p);
+    h1_free(&p);
+    return rc;
+}
+
+/* A header block that repeats the last one read whole takes its verdict
+ * (one comparison); any other block, a HEAD response, an error, and a
+ * block split across reads are checked line by line, and every reading
+ * comes out as a fresh parser's. */
+static void a_repeated_header_block_takes_the_kept_verdict(void **state)
+{
+    (void)state;
+    static const char *const msgs[] = {
+        "HTTP/1.1 200 OK\r\nServer: t\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nServer: t\r\nContent-Length: 6\r\n\r\nhello!",
+        "HTTP/1.1 200 OK\r\nServer: t\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 200 OK\r\n",
+        "HTTP/1.1 200 OK\r\nContent Length: 5\r\n\r\nhello",
+    };
+    for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++) {
+        for (int head = 0; head <= 1; head++) {
+            uint16_t st[2];
+            uint64_t body[2];
+            size_t used[2];
+            bool closes[2];
+            int rc[2];
+            h1_memo_forget();
+            uint64_t hits = h1_memo_hits();
+            rc[0] = whole(msgs[i], head, &st[0], &body[0], &used[0], &closes[0]);
+            assert_int_equal(h1_memo_hits(), hits);
+            rc[1] = whole(msgs[i], head, &st[1], &body[1], &used[1], &closes[1]);
+            /* errors are not kept; every other block is */
+            assert_int_equal(h1_memo_hits(), hits + (rc[0] != H1_ERROR));
+            assert_int_equal(rc[0], rc[1]);
+            assert_int_equal(st[0], st[1]);
+            assert_int_equal(body[0], body[1]);
+            assert_int_equal(used[0], used[1]);
+            assert_int_equal(closes[0], closes[1]);
+        }
+    }
+    /* a block kept for a GET is not taken for a HEAD, nor another block for either */
+    uint16_t st;
+    uint64_t body;
+    size_t used;
+    bool closes;
+    h1_memo_forget();
+    assert_int_equal(whole(msgs[0], false, &st, &body, &used, &closes), H1_COMPLETE);
+    uint64_t hits = h1_memo_hits();
+    assert_int_equal(whole(msgs[0], true, &st, &body, &used, &closes), H1_COMPLETE);
+    assert_int_equal(body, 0);
+    assert_int_equal(whole(msgs[1], false, &st, &body, &used, &closes), H1_COMPLETE);
+    assert_int_equal(body, 6);
+    assert_int_equal(whole(msgs[2], false, &st, &body, &used, &closes), H1_COMPLETE);
+    assert_true(closes);
+    assert_int_equal(h1_memo_hits(), hits);
+    /* the kept block split across reads: checked line by line, same verdict */
+    at_every_split(msgs[2], false, H1_COMPLETE, 200, 5);
+    /* the same bytes up to one that differs in the last line */
+    assert_int_equal(
+        whole("HTTP/1.1 200 OK\r\nServer: t\r\nConnection: close\r\nContent-Length: 5\r\n\n"
+              "hello",
+              false, &st, &body, &used, &closes),
+        H1_COMPLETE);
+    assert_int_equal(body, 5);
 }
 
 static const struct CMUnitTest tests[] = {
@@ -600,6 +684,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(lines_around_probe_edges),
     cmocka_unit_test(long_header_lines),
     cmocka_unit_test(probes_agree),
+    cmocka_unit_test(a_repeated_header_block_takes_the_kept_verdict),
 };
 
 int main(void)
