@@ -312,6 +312,14 @@ run_rounds() {
     done
 }
 
+# build_floor: the floor's client (bench/floor.c and its parts) as $FLOOR
+build_floor() {
+    FLOOR=$WORK/floor
+    cc -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -o "$FLOOR" "$TOP"/bench/floor.c \
+        "$TOP"/bench/floor_sock.c "$TOP"/bench/floor_h1.c "$TOP"/bench/floor_dns.c \
+        "$TOP"/bench/floor_h2.c -lssl -lcrypto -lnghttp2 || die "cannot build the floor"
+}
+
 # deep TOOL: whether TOOL runs under strace and callgrind (DEEP_TOOLS: a
 # list of tools, or every tool when empty)
 deep() {
