@@ -9,7 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LG_BLOCK_POOL_CLASSES 16 /* pooled blocks up to 512 bytes; larger use malloc */
+/* pooled blocks of 8, 24, 40, ... 520 bytes (16 k + 8); larger use malloc */
+#define LG_BLOCK_POOL_CLASSES 33
 
 struct pool_chunk;
 
