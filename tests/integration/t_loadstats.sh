@@ -299,8 +299,12 @@ PY
 }
 
 t_merge_shards_of_httpload_types_every_metric() {
-    http_run raw0 --levels 1,2 -d 1s || return
-    http_run raw1 --levels 1,2 -d 1s || return
+    # levels of 1.5 s: each loop's tick at 1 s falls inside the level, so
+    # every shard has loop_lag_ms (doc/output-format.md: absent for a level
+    # of a second or less, whose tick races the deadline), and one whole
+    # second gives one generator_rss_bytes sample
+    http_run raw0 --levels 1,2 -d 1.5s || return
+    http_run raw1 --levels 1,2 -d 1.5s || return
     shardify raw0 s0 0 2
     shardify raw1 s1 1 2
     run_tool "$W/m.json" "$W/err" "$LOADSTATS" merge --shards "$W/s0.json" "$W/s1.json"
