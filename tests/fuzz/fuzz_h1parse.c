@@ -26,6 +26,8 @@ struct oracle {
     bool te;        /* a field named exactly Transfer-Encoding */
     bool in_te;     /* the value that follows is a Transfer-Encoding's */
     bool rewritten; /* a field was put in the form http_parser reads as the RFC does */
+    int te_fields;  /* Transfer-Encoding fields so far, this one included */
+    char *te_name;  /* the name of the last one, in the oracle's copy */
 };
 
 /* Where http_parser reads Transfer-Encoding its own way, the oracle is given
@@ -43,6 +45,10 @@ static int on_header_field(http_parser *p, const char *at, size_t len)
     /* the whole input goes in one call, so a name arrives in one piece */
     o->in_te = len == 17 && strncasecmp(at, "transfer-encoding", 17) == 0;
     o->te |= o->in_te;
+    if (o->in_te) {
+        o->te_fields++;
+        o->te_name = (char *)at;
+    }
     if (len > 17 && strncasecmp(at, "transfer-encoding", 17) == 0) {
         *(char *)at = 'X'; /* the oracle's copy; http_parser is past these bytes */
         o->rewritten = true;
@@ -111,9 +117,27 @@ static void te_canonical(char *v, size_t n)
     memset(v + k, ' ', n - k);
 }
 
+/* Has the list v[0..n) no element at all (only OWS and commas)? */
+static bool te_list_empty(const char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_ows(v[i]) && v[i] != ',') return false;
+    return true;
+}
+
 static int on_header_value(http_parser *p, const char *at, size_t len)
 {
     struct oracle *o = p->data;
+    /* A Transfer-Encoding line that adds no element to the list the lines
+     * before it began changes nothing to the RFC (5.3, 5.6.1), but Debian's
+     * http_parser forgets an earlier chunked at every new Transfer-Encoding
+     * name: renamed, the line is another field to both. The first such line
+     * stays, since it alone says Transfer-Encoding is there. */
+    if (o->in_te && o->te_fields > 1 && te_list_empty(at, len)) {
+        o->te_name[0] = 'X';
+        o->rewritten = true;
+        return 0;
+    }
     if (o->in_te && !te_read_alike(at, len)) {
         te_canonical((char *)at, len); /* the oracle's copy, as above */
         o->rewritten = true;
@@ -196,6 +220,8 @@ static bool oracle_read(uint8_t *d, size_t n, bool lenient, http_parser *hp, str
     o->complete = 0;
     o->body = 0;
     o->te = o->in_te = false;
+    o->te_fields = 0;
+    o->te_name = NULL;
     *consumed = http_parser_execute(hp, &s, (const char *)d, n);
     *at_eof = false;
     if (!o->complete && HTTP_PARSER_ERRNO(hp) == HPE_OK) {
