@@ -47,7 +47,11 @@ assert_ne() { [ "$1" != "$2" ] || fail "${3:-values equal}: both '$1'"; }
 assert_ge() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a>=b)}' || fail "${3:-too small}: $1 < $2"; }
 assert_le() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a<=b)}' || fail "${3:-too large}: $1 > $2"; }
 assert_contains() { grep -q -- "$2" "$1" || fail "${3:-missing text}: '$2' not in $1"; }
-assert_empty_file() { [ ! -s "$1" ] || fail "${2:-file not empty}: $1 has $(wc -c <"$1") bytes"; }
+# assert_empty_file FILE [WHAT]: FILE is empty; if not, the failure quotes its
+# first lines, so a CI log says what was written and not only how much.
+assert_empty_file() {
+    [ ! -s "$1" ] || fail "${2:-file not empty}: $1 has $(wc -c <"$1") bytes: $(head -n 5 "$1" | cut -c 1-300)"
+}
 
 # assert_errors_described ERR: the summary in ERR has an errors.<class> line,
 # and every such line says what happened after its count.

@@ -228,9 +228,14 @@ t_server_stream_limit_caps_streams_without_errors() {
     assert_contains $E \
         "httpload: level c2: the server allows 2 concurrent streams per connection: --streams 8 was capped to 2"
     assert_eq "$(meta_level "$TMPROOT/limit.meta" server_max_streams)" 2 "--meta server_max_streams"
-    run_tool $O $E $H --http 2 -m 2 -c 2 -d 300ms -q --meta "$TMPROOT/limit.meta" \
+    # Within the limit, stderr stays empty: no cap note and nothing else. In
+    # an open loop at a rate the sanitizer build idles at, since a closed loop
+    # keeps its event loop busy and on a loaded machine the self-watch then
+    # rightly says the generator limited the measurement (CI, 2026-12-02).
+    run_tool $O $E $H --http 2 -m 2 -c 2 -R 400 -d 500ms -q --meta "$TMPROOT/limit.meta" \
         "http://127.0.0.1:$NGHTTPD_LIMIT_PORT/"
     assert_eq "$RC" 0 "exit status within the limit"
+    doc $O --invariants "v('c2.errors')==0" "v('c2.requests')>100"
     assert_empty_file $E "stderr within the limit"
     assert_eq "$(meta_level "$TMPROOT/limit.meta" server_max_streams)" absent \
         "--meta server_max_streams within the limit"
