@@ -64,7 +64,7 @@ static int judge_row(const struct stats_runset_metric *before,
         stats_comparison_move(c, b.value, a.value);
         struct stats_bootstrap boot = settings->bootstrap;
         boot.seed = metric_seed(boot.seed, key);
-        struct stats_interval interval;
+        struct stats_interval interval = {0}; /* unset when the bootstrap fails */
         rc = stats_bootstrap_ratio(b.runs, b.n, a.runs, a.n, &boot, &interval);
         c->ratio_low = interval.low;
         c->ratio_high = interval.high;
