@@ -3,6 +3,7 @@
 #include "loadgen/engine.h"
 #include "loadgen/output/results.h"
 #include "loadgen/core/start.h"
+#include "stats/nsrank.h"
 #include "stats/stats.h"
 
 #include <stdlib.h>
@@ -12,17 +13,22 @@ static void latency_row(FILE *out, const struct lg_level_result *r, const char *
 {
     const struct lg_metric *m = lg_result_find(r, name);
     if (!m || m->n == 0) return;
-    double *copy = malloc(m->n * sizeof(double));
-    if (!copy) return;
-    for (size_t i = 0; i < m->n; i++)
-        copy[i] = lg_metric_value(m, i);
-    /* selection, not a sort: the summary must not cost more than the run */
     static const double qs[] = {0, 0.5, 0.9, 0.99, 0.999, 1};
     double p[6];
-    stats_percentiles(copy, m->n, qs, 6, p);
+    /* the summary must not cost more than the run: nanosecond samples (every
+     * series the engine records) are counted, not copied and selected */
+    if (m->ns) {
+        if (stats_percentiles_ns(m->ns, m->n, qs, 6, p) < 0) return;
+    } else {
+        double *copy = malloc(m->n * sizeof(double));
+        if (!copy) return;
+        for (size_t i = 0; i < m->n; i++)
+            copy[i] = lg_metric_value(m, i);
+        stats_percentiles(copy, m->n, qs, 6, p);
+        free(copy);
+    }
     fprintf(out, "  %-18s %9zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", name, m->n, p[0], p[1], p[2],
             p[3], p[4], p[5]);
-    free(copy);
 }
 
 static double count_of(const struct lg_level_result *r, const char *name)

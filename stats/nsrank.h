@@ -1,0 +1,16 @@
+/* nsrank.h — percentiles of integer nanosecond samples for the tools' stderr
+ * summary, without copying or reordering them: samples are counted into
+ * buckets, and only the buckets holding the ranks asked for are gathered and
+ * searched. The definition is stats_percentiles' to the last bit. */
+#ifndef LOADGEN_STATS_NSRANK_H
+#define LOADGEN_STATS_NSRANK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Percentiles qs[0..nq) (0..1, any order) of ns[0..n), in milliseconds:
+ * out[i] is what stats_percentiles gives for qs[i] over the samples as
+ * doubles ns/1e6. n == 0 gives zeros. Returns -1 when memory runs out. */
+int stats_percentiles_ns(const uint64_t *ns, size_t n, const double *qs, size_t nq, double *out);
+
+#endif
