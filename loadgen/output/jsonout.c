@@ -227,11 +227,24 @@ size_t lg_format_double(char *buf, double v)
     return 0;
 }
 
+/* "000" to "999", one line of the macro per hundred: a fraction's six
+ * digits are two copies from here (layout by hand, so formatting is off) */
+/* clang-format off */
+#define TRIPLES_1(p) p "0" p "1" p "2" p "3" p "4" p "5" p "6" p "7" p "8" p "9"
+#define TRIPLES_10(p) \
+    TRIPLES_1(p "0") TRIPLES_1(p "1") TRIPLES_1(p "2") TRIPLES_1(p "3") TRIPLES_1(p "4") \
+    TRIPLES_1(p "5") TRIPLES_1(p "6") TRIPLES_1(p "7") TRIPLES_1(p "8") TRIPLES_1(p "9")
+static const char digit_triples[] =
+    TRIPLES_10("0") TRIPLES_10("1") TRIPLES_10("2") TRIPLES_10("3") TRIPLES_10("4")
+    TRIPLES_10("5") TRIPLES_10("6") TRIPLES_10("7") TRIPLES_10("8") TRIPLES_10("9");
+/* clang-format on */
+
 /* ns / 10^6 as fixed_point writes it (no NUL): the document's one format per
  * sample, so it has a path of its own. A latency is a few milliseconds: its
- * integer part is one or two digits, and its six decimals are three pairs
- * from the table, with no loop over digits and no copy. */
-static size_t ns_as_ms(char *buf, uint64_t ns)
+ * integer part is one or two digits, and its six decimals are two triples
+ * from the table, with no loop over digits and no copy. Always inlined: it
+ * runs once per sample, and a call was a fifth of its cost. */
+static inline __attribute__((always_inline)) size_t ns_as_ms(char *buf, uint64_t ns)
 {
     uint64_t ms = ns / 1000000u;
     unsigned frac = (unsigned)(ns % 1000000u);
@@ -249,11 +262,10 @@ static size_t ns_as_ms(char *buf, uint64_t ns)
         p += k;
     }
     if (frac) {
-        *p++ = '.';
-        memcpy(p, digit_pairs + (frac / 10000u) * 2, 2);
-        memcpy(p + 2, digit_pairs + (frac / 100u % 100u) * 2, 2);
-        memcpy(p + 4, digit_pairs + (frac % 100u) * 2, 2);
-        p += 6;
+        *p = '.';
+        memcpy(p + 1, digit_triples + (frac / 1000u) * 3, 3);
+        memcpy(p + 4, digit_triples + (frac % 1000u) * 3, 3);
+        p += 7;
         while (p[-1] == '0')
             p--;
     }
@@ -269,9 +281,12 @@ size_t lg_format_ns_as_ms(char *buf, uint64_t ns)
 
 void lg_json_ns_as_ms(struct lg_jsonout *o, const uint64_t *ns, size_t n)
 {
-    for (size_t k = 0; k < n; k++) {
+    if (n == 0) return;
+    ensure(o, 40);
+    o->len += ns_as_ms(o->buf + o->len, ns[0]);
+    for (size_t k = 1; k < n; k++) {
         ensure(o, 40);
-        if (k) o->buf[o->len++] = ',';
+        o->buf[o->len++] = ',';
         o->len += ns_as_ms(o->buf + o->len, ns[k]);
     }
 }
