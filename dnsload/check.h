@@ -1,7 +1,8 @@
-/* The response checker: a pure function over the bytes of a reply and the
- * question that was asked. It decides whether the reply is a well-formed
- * answer to that question and reads its rcode and TC bit; it never touches a
- * socket or a counter (tests/fuzz/fuzz_dns_check.c feeds it anything). */
+/* The response checker: its result is a function of the bytes of a reply and
+ * of the question that was asked alone. It decides whether the reply is a
+ * well-formed answer to that question and reads its rcode and TC bit; it never
+ * touches a socket or a counter, only a per-thread table of the results it
+ * keeps (tests/fuzz/fuzz_dns_check.c feeds it anything). */
 #ifndef DNSLOAD_CHECK_H
 #define DNSLOAD_CHECK_H
 
@@ -31,13 +32,28 @@ struct dns_reply {
  * formed (dnsload's are c-ares' work): a reply that repeats it byte for byte
  * has its name taken as valid without reading it again. The name compares
  * case-insensitively; type and class exactly. Every name in the records must
- * be valid (bounds, at most 255 bytes, no pointer loop). A reply with no
+ * be valid (bounds, at most 255 bytes, no pointer loop, no pointer into the
+ * 12-byte header, where no name can start). A reply with no
  * question is accepted only with an rcode other than NOERROR and NXDOMAIN
  * (servers answer FORMERR and REFUSED like that). With TC set the sections
  * after the question may be cut short and are not parsed. `out` is filled as
  * far as the packet allows (id whenever len >= 2). */
 enum dns_verdict dns_check_reply(const uint8_t *pkt, size_t len, const uint8_t *question,
                                  size_t question_len, struct dns_reply *out);
+
+/* The same check, with the question's index in the query list as the key of
+ * the kept verdict's slot (dns_check_reply takes the question's address): up
+ * to 16 questions in turn never push each other out. */
+enum dns_verdict dns_check_reply_to(const uint8_t *pkt, size_t len, const uint8_t *question,
+                                    size_t question_len, size_t query, struct dns_reply *out);
+
+/* A reply equal past its ID to the last one this thread checked in the
+ * question's slot, for the same question, takes that check's result
+ * (check.c's kept verdict); the result is the same either way. Tests and
+ * fuzzers forget what was kept, so that the next reply is checked in full. */
+void dns_check_forget(void);
+/* How many replies took a kept result on this thread (tests). */
+uint64_t dns_check_kept_hits(void);
 
 /* The name of an rcode (NOERROR, BADVERS, ...) or NULL when it has none. */
 const char *dns_rcode_name(unsigned rcode);

@@ -6,7 +6,9 @@
  * and stops at pointers into it). The input is checked against a fixed
  * question and against the question the input itself carries, when that
  * one is well formed (check.h asks it of the caller), so the fuzzer reaches
- * the record walk with echoed questions. */
+ * the record walk with echoed questions. Each check is repeated, with the ID
+ * changed and with a byte changed, so that a kept result (check.c) is compared
+ * with the reference too. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,6 +41,7 @@ static int ref_name(const uint8_t *pkt, size_t len, size_t *off, uint8_t *out, s
             if (!jumped) *off = p + 2;
             jumped = true;
             p = (size_t)(label & 0x3F) << 8 | pkt[p + 1];
+            if (p < 12) return -1; /* into the header */
             continue;
         }
         if (label >= 0x40) return -1;
@@ -96,29 +99,50 @@ static enum dns_verdict ref_check(const uint8_t *pkt, size_t len, const uint8_t 
     return DNS_ANSWER;
 }
 
-static void check_one(const uint8_t *data, size_t size, const uint8_t *q, size_t qlen)
+/* The checker against the reference on pkt[0..size) as it stands. */
+static void agrees(const uint8_t *pkt, size_t size, const uint8_t *q, size_t qlen, int key,
+                   enum dns_verdict *verdict, struct dns_reply *result)
 {
-    /* the packet in a buffer of its exact size: a read past it is caught */
-    uint8_t *pkt = malloc(size ? size : 1);
-    if (!pkt) abort();
-    memcpy(pkt, data, size);
-    struct dns_reply r, again, want;
-    /* what was there before must not show through: the two results start
-     * from different bytes (the struct has no padding to differ in) */
-    memset(&r, 0x00, sizeof(r));
-    memset(&again, 0xFF, sizeof(again));
-    enum dns_verdict v = dns_check_reply(pkt, size, q, qlen, &r);
+    struct dns_reply r, want;
+    memset(&r, 0x5A, sizeof(r)); /* what was there before must not show through */
+    enum dns_verdict v = key < 0 ? dns_check_reply(pkt, size, q, qlen, &r)
+                                 : dns_check_reply_to(pkt, size, q, qlen, (size_t)key, &r);
     if (v != DNS_ANSWER && v != DNS_MALFORMED && v != DNS_QR_CLEAR && v != DNS_WRONG_QUESTION)
         abort();
-    /* the reference */
     if (ref_check(pkt, size, q, qlen, &want) != v) abort();
     if (r.id != want.id || r.rcode != want.rcode || r.tc != want.tc ||
         r.has_question != want.has_question)
         abort();
     if (r.rcode > DNS_RCODE_MAX) abort();
-    /* pure: the same bytes give the same verdict and the same whole result */
-    if (dns_check_reply(pkt, size, q, qlen, &again) != v || memcmp(&r, &again, sizeof(r)) != 0)
-        abort();
+    if (verdict) *verdict = v;
+    if (result) *result = r;
+}
+
+/* The input checked as it is, again (the second time may take the kept
+ * result: it must be the first one's, whole), with its ID changed (a kept
+ * result takes the new one) and with one byte past the ID changed (no kept
+ * result may stand for it). */
+static void check_one(const uint8_t *data, size_t size, const uint8_t *q, size_t qlen, int key)
+{
+    /* the packet in a buffer of its exact size: a read past it is caught */
+    uint8_t *pkt = malloc(size ? size : 1);
+    if (!pkt) abort();
+    memcpy(pkt, data, size);
+    enum dns_verdict v, v2;
+    struct dns_reply r, again;
+    agrees(pkt, size, q, qlen, key, &v, &r);
+    agrees(pkt, size, q, qlen, key, &v2, &again);
+    if (v2 != v || memcmp(&r, &again, sizeof(r)) != 0) abort();
+    if (size >= 2) {
+        pkt[0] ^= 0xA5;
+        agrees(pkt, size, q, qlen, key, NULL, NULL);
+        pkt[0] ^= 0xA5;
+    }
+    if (size > 2) {
+        size_t at = 2 + data[size - 1] % (size - 2);
+        pkt[at] ^= (uint8_t)(1u << (data[0] & 7));
+        agrees(pkt, size, q, qlen, key, NULL, NULL);
+    }
     free(pkt);
 }
 
@@ -138,18 +162,22 @@ static size_t own_question(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    check_one(data, size, fixed_question, sizeof(fixed_question) - 1);
+    /* the first check of an input is a whole one; what it keeps serves the
+     * checks after it, among them the capitals' below, a question that differs
+     * from the kept one in the same slot (the key 3, and the same address) */
+    dns_check_forget();
+    check_one(data, size, fixed_question, sizeof(fixed_question) - 1, -1);
     size_t qlen = own_question(data, size);
     if (qlen) {
         /* a copy, so a read past the question is caught by the sanitizer */
         uint8_t *q = malloc(qlen);
         if (!q) return 0;
         memcpy(q, data + 12, qlen);
-        check_one(data, size, q, qlen);
+        check_one(data, size, q, qlen, 3);
         /* the same name in capitals: the general way */
         for (size_t i = 0; i + 4 < qlen; i++)
             if (q[i] >= 'a' && q[i] <= 'z') q[i] = (uint8_t)(q[i] - 32);
-        check_one(data, size, q, qlen);
+        check_one(data, size, q, qlen, 3);
         free(q);
     }
     return 0;

@@ -1,7 +1,7 @@
 /* test_dns_check.c — dnsload's response checker on crafted packets: each
  * verdict (answer, malformed, QR clear, wrong question), the rcode with its
  * extended bits, TC, compression pointers into the echoed question and
- * elsewhere, and the rcode names. */
+ * elsewhere, the kept verdict on a repeated reply, and the rcode names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,8 +53,10 @@ static void a_record(struct pkt *p)
     put(p, rr, sizeof(rr));
 }
 
+/* Each crafted packet is checked in full: nothing kept from the one before. */
 static enum dns_verdict check(const struct pkt *p, struct dns_reply *r)
 {
+    dns_check_forget();
     return dns_check_reply(p->b, p->n, question, QLEN, r);
 }
 
@@ -420,6 +422,117 @@ static void test_rcode_names(void **state)
     assert_int_equal(dns_rcode_parse(""), -1);
 }
 
+/* A name never starts in the header: a pointer there is malformed, even one
+ * that would read the ID 0x0000 as the root name. */
+static void test_pointer_into_the_header_is_malformed(void **state)
+{
+    struct pkt p;
+    struct dns_reply r;
+    for (unsigned to = 0; to < 12; to++) {
+        header(&p, 0x0000, 0x8180, 1, 1, 0, 0);
+        put(&p, question, QLEN);
+        uint8_t rr[] = {0xC0, (uint8_t)to, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 192, 0, 2, 1};
+        put(&p, rr, sizeof(rr));
+        assert_int_equal(check(&p, &r), DNS_MALFORMED);
+    }
+}
+
+/* The same reply again, the ID aside, takes the kept result; anything that
+ * differs past the ID, or another question, is checked in full. */
+static void test_a_repeated_reply_takes_the_kept_verdict(void **state)
+{
+    struct pkt p, q;
+    struct dns_reply r;
+    dns_check_forget();
+    header(&p, 0x1111, 0x8183, 1, 1, 0, 0); /* NXDOMAIN, with a record */
+    put(&p, question, QLEN);
+    a_record(&p);
+    uint64_t hits = dns_check_kept_hits();
+    assert_int_equal(dns_check_reply(p.b, p.n, question, QLEN, &r), DNS_ANSWER);
+    assert_int_equal(dns_check_kept_hits(), hits);
+    /* again with another ID: kept, and the ID is the new one */
+    p.b[0] = 0x22;
+    p.b[1] = 0x33;
+    memset(&r, 0xFF, sizeof(r));
+    assert_int_equal(dns_check_reply(p.b, p.n, question, QLEN, &r), DNS_ANSWER);
+    assert_int_equal(dns_check_kept_hits(), hits + 1);
+    assert_int_equal(r.id, 0x2233);
+    assert_int_equal(r.rcode, 3);
+    assert_false(r.tc);
+    assert_true(r.has_question);
+    /* one byte shorter: the record no longer fits */
+    assert_int_equal(dns_check_reply(p.b, p.n - 1, question, QLEN, &r), DNS_MALFORMED);
+    /* the record's name another label start of the question: in full */
+    q = p;
+    q.b[DNS_HEADER_LEN + QLEN + 1] = DNS_HEADER_LEN + 4; /* example.com */
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_ANSWER);
+    assert_int_equal(dns_check_kept_hits(), hits + 1);
+    /* the record's name pointing into the header */
+    q.b[DNS_HEADER_LEN + QLEN + 1] = 0x00;
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_MALFORMED);
+    /* the kept reply for another question at the same address: the name in
+     * capitals is the same name, another type is the wrong question */
+    uint8_t other[sizeof(question)];
+    memcpy(other, question, sizeof(question));
+    assert_int_equal(dns_check_reply(p.b, p.n, question, QLEN, &r), DNS_ANSWER);
+    uint64_t before = dns_check_kept_hits();
+    other[QLEN - 3] = 28; /* AAAA */
+    assert_int_equal(dns_check_reply(p.b, p.n, other, QLEN, &r), DNS_WRONG_QUESTION);
+    memcpy(other, question, sizeof(question));
+    other[1] = 'W';
+    assert_int_equal(dns_check_reply(p.b, p.n, other, QLEN, &r), DNS_ANSWER);
+    assert_int_equal(dns_check_kept_hits(), before);
+    /* the last byte counts too: a record of no data, kept, then one whose
+     * length (the packet's last byte) says a byte more than there is */
+    static const uint8_t empty_rr[] = {0xC0, 0x0C, 0, 1, 0, 1, 0, 0, 0, 60, 0, 0};
+    header(&q, 9, 0x8180, 1, 1, 0, 0);
+    put(&q, question, QLEN);
+    put(&q, empty_rr, sizeof(empty_rr));
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_ANSWER);
+    q.b[q.n - 1] = 1;
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_MALFORMED);
+    /* a verdict other than an answer is never kept */
+    header(&q, 7, 0x0100, 1, 0, 0, 0);
+    put(&q, question, QLEN);
+    before = dns_check_kept_hits();
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_QR_CLEAR);
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_QR_CLEAR);
+    assert_int_equal(dns_check_kept_hits(), before);
+}
+
+/* Questions in turn, each by its index: each keeps its own reply. Two
+ * questions sharing a key push each other out, and are still checked right. */
+static void test_questions_in_turn_keep_their_own_verdicts(void **state)
+{
+    static const uint8_t aaaa[] = "\3www\7example\3com\0\0\x1c\0\1";
+    struct pkt a, b;
+    struct dns_reply r;
+    dns_check_forget();
+    header(&a, 1, 0x8180, 1, 1, 0, 0);
+    put(&a, question, QLEN);
+    a_record(&a);
+    header(&b, 2, 0x8183, 1, 0, 0, 0);
+    put(&b, aaaa, QLEN);
+    uint64_t hits = dns_check_kept_hits();
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(dns_check_reply_to(a.b, a.n, question, QLEN, 0, &r), DNS_ANSWER);
+        assert_int_equal(r.rcode, 0);
+        assert_int_equal(dns_check_reply_to(b.b, b.n, aaaa, QLEN, 1, &r), DNS_ANSWER);
+        assert_int_equal(r.rcode, 3);
+    }
+    assert_int_equal(dns_check_kept_hits(), hits + 4); /* all but the first of each */
+    hits = dns_check_kept_hits();
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(dns_check_reply_to(a.b, a.n, question, QLEN, 5, &r), DNS_ANSWER);
+        assert_int_equal(r.rcode, 0);
+        assert_int_equal(dns_check_reply_to(b.b, b.n, aaaa, QLEN, 5, &r), DNS_ANSWER);
+        assert_int_equal(r.rcode, 3);
+        /* the kept reply to the AAAA question is no answer to the A question */
+        assert_int_equal(dns_check_reply_to(b.b, b.n, question, QLEN, 5, &r), DNS_WRONG_QUESTION);
+    }
+    assert_int_equal(dns_check_kept_hits(), hits);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +551,9 @@ int main(void)
         cmocka_unit_test(test_pointers_into_the_echoed_question),
         cmocka_unit_test(test_name_through_a_pointer_longer_than_255_is_malformed),
         cmocka_unit_test(test_pointer_into_record_data),
+        cmocka_unit_test(test_pointer_into_the_header_is_malformed),
+        cmocka_unit_test(test_a_repeated_reply_takes_the_kept_verdict),
+        cmocka_unit_test(test_questions_in_turn_keep_their_own_verdicts),
         cmocka_unit_test(test_records_after_a_question_in_other_letters),
         cmocka_unit_test(test_opt_outside_the_additional_section_is_a_record),
         cmocka_unit_test(test_echo_of_every_question_length),
