@@ -312,10 +312,11 @@ run_rounds() {
     done
 }
 
-# build_floor: the floor's client (bench/floor.c and its parts) as $FLOOR
+# build_floor: the floor's client (bench/floor.c and its parts) as $FLOOR,
+# with link-time optimisation as the tools are built (configure.ac)
 build_floor() {
     FLOOR=$WORK/floor
-    cc -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -o "$FLOOR" "$TOP"/bench/floor.c \
+    cc -std=c11 -O2 -flto=auto -g -Wall -Wextra -Wno-unused-parameter -o "$FLOOR" "$TOP"/bench/floor.c \
         "$TOP"/bench/floor_sock.c "$TOP"/bench/floor_h1.c "$TOP"/bench/floor_dns.c \
         "$TOP"/bench/floor_h2.c -lssl -lcrypto -lnghttp2 || die "cannot build the floor"
 }
