@@ -112,16 +112,10 @@ out:
     return rc;
 }
 
-static void sort_ranks(size_t *a, size_t n)
+static int by_rank(const void *a, const void *b)
 {
-    for (size_t i = 1; i < n; i++) {
-        size_t x = a[i], j = i;
-        while (j > 0 && a[j - 1] > x) {
-            a[j] = a[j - 1];
-            j--;
-        }
-        a[j] = x;
-    }
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
 }
 
 /* The sample of rank k, in ms as the document shows it, from the ranks
@@ -159,7 +153,7 @@ int stats_percentiles_ns(const uint64_t *ns, size_t n, const double *qs, size_t 
         if (lower + 1 < n) ks[nk++] = lower + 1;
     }
     /* ascending and distinct, for one search */
-    sort_ranks(ks, nk);
+    qsort(ks, nk, sizeof(*ks), by_rank);
     size_t nd = 0;
     for (size_t i = 0; i < nk; i++)
         if (nd == 0 || ks[nd - 1] != ks[i]) ks[nd++] = ks[i];

@@ -4,29 +4,19 @@
 #include "loadgen/output/results.h"
 #include "loadgen/core/start.h"
 #include "stats/nsrank.h"
-#include "stats/stats.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static void latency_row(FILE *out, const struct lg_level_result *r, const char *name)
 {
     const struct lg_metric *m = lg_result_find(r, name);
-    if (!m || m->n == 0) return;
+    /* every row is one of the engine's series, in nanoseconds */
+    if (!m || m->n == 0 || !m->ns) return;
     static const double qs[] = {0, 0.5, 0.9, 0.99, 0.999, 1};
     double p[6];
-    /* the summary must not cost more than the run: nanosecond samples (every
-     * series the engine records) are counted, not copied and selected */
-    if (m->ns) {
-        if (stats_percentiles_ns(m->ns, m->n, qs, 6, p) < 0) return;
-    } else {
-        double *copy = malloc(m->n * sizeof(double));
-        if (!copy) return;
-        for (size_t i = 0; i < m->n; i++)
-            copy[i] = lg_metric_value(m, i);
-        stats_percentiles(copy, m->n, qs, 6, p);
-        free(copy);
-    }
+    /* counted, not copied and selected: the summary must not cost more than
+     * the run */
+    if (stats_percentiles_ns(m->ns, m->n, qs, 6, p) < 0) return;
     fprintf(out, "  %-18s %9zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", name, m->n, p[0], p[1], p[2],
             p[3], p[4], p[5]);
 }
