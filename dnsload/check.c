@@ -160,8 +160,9 @@ static enum dns_verdict other_question(const uint8_t *pkt, size_t len, size_t *o
  * Under load a server gives the same reply to the same question again and
  * again, the ID aside. The verdict on a reply that echoed its question is a
  * function of its bytes past the ID (no name may start in the header): each
- * loop thread keeps the last such reply in a slot of the question's (so a few
- * questions in turn do not push each other out), and a reply that equals it
+ * loop thread keeps the last such reply in the slot of the question's index
+ * in the query list (so up to KEPT_SLOTS questions in turn never push each
+ * other out), and a reply that equals it
  * from byte 2 on, and so echoes the same question, takes its result after
  * one comparison. Only a whole check's DNS_ANSWER is kept; the ID is read
  * from the reply at hand. */
@@ -191,16 +192,6 @@ uint64_t dns_check_kept_hits(void)
     return kept.hits;
 }
 
-/* The slot of a question: by the caller's key (its index in the query
- * list, so up to KEPT_SLOTS questions never share one), or by its address. */
-static struct kept_reply *kept_slot(const uint8_t *question, size_t key, bool keyed)
-{
-    if (keyed) return &kept.slot[key % KEPT_SLOTS];
-    /* Fibonacci hashing of the address: its top bits pick the slot */
-    uint64_t h = (uint64_t)(uintptr_t)question * UINT64_C(0x9E3779B97F4A7C15);
-    return &kept.slot[h >> 60];
-}
-
 static bool kept_take(const struct kept_reply *k, const uint8_t *pkt, size_t len,
                       const uint8_t *question, size_t question_len, struct dns_reply *out)
 {
@@ -227,10 +218,10 @@ static void kept_keep(struct kept_reply *k, const uint8_t *pkt, size_t len, size
     k->out = *out;
 }
 
-static enum dns_verdict check_reply(const uint8_t *pkt, size_t len, const uint8_t *question,
-                                    size_t question_len, struct kept_reply *k,
-                                    struct dns_reply *out)
+enum dns_verdict dns_check_reply(const uint8_t *pkt, size_t len, const uint8_t *question,
+                                 size_t question_len, size_t query, struct dns_reply *out)
 {
+    struct kept_reply *k = &kept.slot[query % KEPT_SLOTS];
     if (kept_take(k, pkt, len, question, question_len, out)) return DNS_ANSWER;
     out->id = len >= 2 ? get16(pkt) : 0;
     out->rcode = 0;
@@ -271,18 +262,6 @@ static enum dns_verdict check_reply(const uint8_t *pkt, size_t len, const uint8_
     if (!out->has_question && (out->rcode == 0 || out->rcode == 3)) return DNS_WRONG_QUESTION;
     if (known) kept_keep(k, pkt, len, question_len, out);
     return DNS_ANSWER;
-}
-
-enum dns_verdict dns_check_reply(const uint8_t *pkt, size_t len, const uint8_t *question,
-                                 size_t question_len, struct dns_reply *out)
-{
-    return check_reply(pkt, len, question, question_len, kept_slot(question, 0, false), out);
-}
-
-enum dns_verdict dns_check_reply_to(const uint8_t *pkt, size_t len, const uint8_t *question,
-                                    size_t question_len, size_t query, struct dns_reply *out)
-{
-    return check_reply(pkt, len, question, question_len, kept_slot(question, query, true), out);
 }
 
 /* RFC 6895 section 2.3; 12..15 are unassigned. */

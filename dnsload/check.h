@@ -39,18 +39,14 @@ struct dns_reply {
  * after the question may be cut short and are not parsed. `out` is filled as
  * far as the packet allows (id whenever len >= 2). */
 enum dns_verdict dns_check_reply(const uint8_t *pkt, size_t len, const uint8_t *question,
-                                 size_t question_len, struct dns_reply *out);
+                                 size_t question_len, size_t query, struct dns_reply *out);
 
-/* The same check, with the question's index in the query list as the key of
- * the kept verdict's slot (dns_check_reply takes the question's address): up
- * to 16 questions in turn never push each other out. */
-enum dns_verdict dns_check_reply_to(const uint8_t *pkt, size_t len, const uint8_t *question,
-                                    size_t question_len, size_t query, struct dns_reply *out);
-
-/* A reply equal past its ID to the last one this thread checked in the
- * question's slot, for the same question, takes that check's result
- * (check.c's kept verdict); the result is the same either way. Tests and
- * fuzzers forget what was kept, so that the next reply is checked in full. */
+/* `query` is the question's index in the query list: a reply equal past its
+ * ID to the last one this thread checked for that index, and for the same
+ * question, takes that check's result (check.c's kept verdict; up to 16
+ * questions in turn keep theirs); the result is the same either way. Tests
+ * and fuzzers forget what was kept, so that the next reply is checked in
+ * full. */
 void dns_check_forget(void);
 /* How many replies took a kept result on this thread (tests). */
 uint64_t dns_check_kept_hits(void);

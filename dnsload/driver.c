@@ -147,7 +147,7 @@ void dns_finish(struct lg_client *c, const struct dns_client *dc, const struct d
     uint32_t q = dc->slots[slot].query;
     struct dns_reply r;
     enum dns_verdict v =
-        dns_check_reply_to(pkt, len, dns_query_question(l, q), l->q[q].question_len, q, &r);
+        dns_check_reply(pkt, len, dns_query_question(l, q), l->q[q].question_len, q, &r);
     lg_req_done(c, slot, classify(c, ctx, v, &r));
 }
 

@@ -57,7 +57,7 @@ static void a_record(struct pkt *p)
 static enum dns_verdict check(const struct pkt *p, struct dns_reply *r)
 {
     dns_check_forget();
-    return dns_check_reply(p->b, p->n, question, QLEN, r);
+    return dns_check_reply(p->b, p->n, question, QLEN, 0, r);
 }
 
 static void test_answer_with_record(void **state)
@@ -104,7 +104,7 @@ static void test_shorter_than_header_is_malformed(void **state)
     p.n = 1;
     assert_int_equal(check(&p, &r), DNS_MALFORMED);
     assert_int_equal(r.id, 0);
-    assert_int_equal(dns_check_reply(NULL, 0, question, QLEN, &r), DNS_MALFORMED);
+    assert_int_equal(dns_check_reply(NULL, 0, question, QLEN, 0, &r), DNS_MALFORMED);
 }
 
 static void test_qr_clear_is_not_a_response(void **state)
@@ -390,7 +390,7 @@ static void test_echo_of_every_question_length(void **state)
         struct dns_reply r;
         header(&p, 1, 0x8180, 1, 0, 0, 0);
         put(&p, q, qlen);
-        assert_int_equal(dns_check_reply(p.b, p.n, q, qlen, &r), DNS_ANSWER);
+        assert_int_equal(dns_check_reply(p.b, p.n, q, qlen, 0, &r), DNS_ANSWER);
         for (size_t at = 0; at < qlen; at++) {
             uint8_t was = p.b[DNS_HEADER_LEN + at];
             if (was == 'k')
@@ -399,7 +399,7 @@ static void test_echo_of_every_question_length(void **state)
                 p.b[DNS_HEADER_LEN + at] ^= 0x40;
             else
                 continue; /* a length byte: another name shape */
-            assert_int_equal(dns_check_reply(p.b, p.n, q, qlen, &r), DNS_WRONG_QUESTION);
+            assert_int_equal(dns_check_reply(p.b, p.n, q, qlen, 0, &r), DNS_WRONG_QUESTION);
             p.b[DNS_HEADER_LEN + at] = was;
         }
     }
@@ -448,39 +448,39 @@ static void test_a_repeated_reply_takes_the_kept_verdict(void **state)
     put(&p, question, QLEN);
     a_record(&p);
     uint64_t hits = dns_check_kept_hits();
-    assert_int_equal(dns_check_reply(p.b, p.n, question, QLEN, &r), DNS_ANSWER);
+    assert_int_equal(dns_check_reply(p.b, p.n, question, QLEN, 0, &r), DNS_ANSWER);
     assert_int_equal(dns_check_kept_hits(), hits);
     /* again with another ID: kept, and the ID is the new one */
     p.b[0] = 0x22;
     p.b[1] = 0x33;
     memset(&r, 0xFF, sizeof(r));
-    assert_int_equal(dns_check_reply(p.b, p.n, question, QLEN, &r), DNS_ANSWER);
+    assert_int_equal(dns_check_reply(p.b, p.n, question, QLEN, 0, &r), DNS_ANSWER);
     assert_int_equal(dns_check_kept_hits(), hits + 1);
     assert_int_equal(r.id, 0x2233);
     assert_int_equal(r.rcode, 3);
     assert_false(r.tc);
     assert_true(r.has_question);
     /* one byte shorter: the record no longer fits */
-    assert_int_equal(dns_check_reply(p.b, p.n - 1, question, QLEN, &r), DNS_MALFORMED);
+    assert_int_equal(dns_check_reply(p.b, p.n - 1, question, QLEN, 0, &r), DNS_MALFORMED);
     /* the record's name another label start of the question: in full */
     q = p;
     q.b[DNS_HEADER_LEN + QLEN + 1] = DNS_HEADER_LEN + 4; /* example.com */
-    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_ANSWER);
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, 0, &r), DNS_ANSWER);
     assert_int_equal(dns_check_kept_hits(), hits + 1);
     /* the record's name pointing into the header */
     q.b[DNS_HEADER_LEN + QLEN + 1] = 0x00;
-    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_MALFORMED);
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, 0, &r), DNS_MALFORMED);
     /* the kept reply for another question at the same address: the name in
      * capitals is the same name, another type is the wrong question */
     uint8_t other[sizeof(question)];
     memcpy(other, question, sizeof(question));
-    assert_int_equal(dns_check_reply(p.b, p.n, question, QLEN, &r), DNS_ANSWER);
+    assert_int_equal(dns_check_reply(p.b, p.n, question, QLEN, 0, &r), DNS_ANSWER);
     uint64_t before = dns_check_kept_hits();
     other[QLEN - 3] = 28; /* AAAA */
-    assert_int_equal(dns_check_reply(p.b, p.n, other, QLEN, &r), DNS_WRONG_QUESTION);
+    assert_int_equal(dns_check_reply(p.b, p.n, other, QLEN, 0, &r), DNS_WRONG_QUESTION);
     memcpy(other, question, sizeof(question));
     other[1] = 'W';
-    assert_int_equal(dns_check_reply(p.b, p.n, other, QLEN, &r), DNS_ANSWER);
+    assert_int_equal(dns_check_reply(p.b, p.n, other, QLEN, 0, &r), DNS_ANSWER);
     assert_int_equal(dns_check_kept_hits(), before);
     /* the last byte counts too: a record of no data, kept, then one whose
      * length (the packet's last byte) says a byte more than there is */
@@ -488,15 +488,15 @@ static void test_a_repeated_reply_takes_the_kept_verdict(void **state)
     header(&q, 9, 0x8180, 1, 1, 0, 0);
     put(&q, question, QLEN);
     put(&q, empty_rr, sizeof(empty_rr));
-    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_ANSWER);
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, 0, &r), DNS_ANSWER);
     q.b[q.n - 1] = 1;
-    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_MALFORMED);
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, 0, &r), DNS_MALFORMED);
     /* a verdict other than an answer is never kept */
     header(&q, 7, 0x0100, 1, 0, 0, 0);
     put(&q, question, QLEN);
     before = dns_check_kept_hits();
-    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_QR_CLEAR);
-    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, &r), DNS_QR_CLEAR);
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, 0, &r), DNS_QR_CLEAR);
+    assert_int_equal(dns_check_reply(q.b, q.n, question, QLEN, 0, &r), DNS_QR_CLEAR);
     assert_int_equal(dns_check_kept_hits(), before);
 }
 
@@ -515,20 +515,20 @@ static void test_questions_in_turn_keep_their_own_verdicts(void **state)
     put(&b, aaaa, QLEN);
     uint64_t hits = dns_check_kept_hits();
     for (int round = 0; round < 3; round++) {
-        assert_int_equal(dns_check_reply_to(a.b, a.n, question, QLEN, 0, &r), DNS_ANSWER);
+        assert_int_equal(dns_check_reply(a.b, a.n, question, QLEN, 0, &r), DNS_ANSWER);
         assert_int_equal(r.rcode, 0);
-        assert_int_equal(dns_check_reply_to(b.b, b.n, aaaa, QLEN, 1, &r), DNS_ANSWER);
+        assert_int_equal(dns_check_reply(b.b, b.n, aaaa, QLEN, 1, &r), DNS_ANSWER);
         assert_int_equal(r.rcode, 3);
     }
     assert_int_equal(dns_check_kept_hits(), hits + 4); /* all but the first of each */
     hits = dns_check_kept_hits();
     for (int round = 0; round < 3; round++) {
-        assert_int_equal(dns_check_reply_to(a.b, a.n, question, QLEN, 5, &r), DNS_ANSWER);
+        assert_int_equal(dns_check_reply(a.b, a.n, question, QLEN, 5, &r), DNS_ANSWER);
         assert_int_equal(r.rcode, 0);
-        assert_int_equal(dns_check_reply_to(b.b, b.n, aaaa, QLEN, 5, &r), DNS_ANSWER);
+        assert_int_equal(dns_check_reply(b.b, b.n, aaaa, QLEN, 5, &r), DNS_ANSWER);
         assert_int_equal(r.rcode, 3);
         /* the kept reply to the AAAA question is no answer to the A question */
-        assert_int_equal(dns_check_reply_to(b.b, b.n, question, QLEN, 5, &r), DNS_WRONG_QUESTION);
+        assert_int_equal(dns_check_reply(b.b, b.n, question, QLEN, 5, &r), DNS_WRONG_QUESTION);
     }
     assert_int_equal(dns_check_kept_hits(), hits);
 }
