@@ -64,10 +64,20 @@ static bool is_obs(char c)
     return (unsigned char)c >= 0x7f;
 }
 
+/* Is v[0..n) "chunked" or the start of it, in any case? http_parser matches
+ * such an element letter by letter, and the comma that ends it is taken as
+ * the letter that failed the match rather than as a separator: the element
+ * after it is read as the same one ("chunke,chunked" is not chunked to it). */
+static bool chunked_prefix(const char *v, size_t n)
+{
+    return n >= 1 && n <= 7 && strncasecmp(v, "chunked", n) == 0;
+}
+
 /* Does http_parser read this Transfer-Encoding list as RFC 9110 5.6.1 does?
  * Not with an HTAB (OWS to the RFC), an empty element (which the RFC skips),
- * a space before a comma or obs-text: each ends its "chunked" recognition.
- * An empty value is no list at all, to both. */
+ * a space before a comma, obs-text, or "chunked" or its start before a comma:
+ * each ends its "chunked" recognition. An empty value is no list at all, to
+ * both. */
 static bool te_read_alike(const char *v, size_t n)
 {
     if (memchr(v, '\t', n)) return false;
@@ -83,6 +93,7 @@ static bool te_read_alike(const char *v, size_t n)
         if (i == start) return n == 0; /* an empty element */
         if (i == n) return true;
         if (v[i - 1] == ' ') return false;
+        if (chunked_prefix(v + start, i - start)) return false;
         i++;
     }
 }
@@ -96,7 +107,9 @@ static bool is_ows(char c)
  * its non-empty elements, trimmed of OWS, an HTAB inside one made a space
  * and obs-text an 'x' (with either, an element is no "chunked", only some
  * other coding), joined by bare commas and padded with spaces to n. In
- * place: the output never overtakes the input. */
+ * place: the output never overtakes the input. Then an element before a
+ * comma that is "chunked" or its start gets an 'x' for its first letter:
+ * not the last coding, it frames nothing to the RFC either way. */
 static void te_canonical(char *v, size_t n)
 {
     size_t k = 0, i = 0;
@@ -115,6 +128,11 @@ static void te_canonical(char *v, size_t n)
             v[k++] = v[j] == '\t' ? ' ' : is_obs(v[j]) ? 'x' : v[j];
     }
     memset(v + k, ' ', n - k);
+    for (size_t start = 0, j = 0; j < k; j++) {
+        if (v[j] != ',') continue;
+        if (chunked_prefix(v + start, j - start)) v[start] = 'x';
+        start = j + 1;
+    }
 }
 
 /* Has the list v[0..n) no element at all (only OWS and commas)? */
