@@ -46,7 +46,11 @@ assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '
 assert_ne() { [ "$1" != "$2" ] || fail "${3:-values equal}: both '$1'"; }
 assert_ge() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a>=b)}' || fail "${3:-too small}: $1 < $2"; }
 assert_le() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a<=b)}' || fail "${3:-too large}: $1 > $2"; }
-assert_contains() { grep -q -- "$2" "$1" || fail "${3:-missing text}: '$2' not in $1"; }
+# assert_contains FILE TEXT [WHAT]: FILE has TEXT; if not, the failure quotes
+# the file's first lines, so a CI log says what was there instead.
+assert_contains() {
+    grep -q -- "$2" "$1" || fail "${3:-missing text}: '$2' not in $1: $(head -n 5 "$1" 2>&1 | cut -c 1-300 | tr '\n' '|')"
+}
 # assert_empty_file FILE [WHAT]: FILE is empty; if not, the failure quotes its
 # first lines, so a CI log says what was written and not only how much.
 assert_empty_file() {
