@@ -106,6 +106,14 @@ t_dnsload_open_loop_accounts_for_every_query() {
 # requests unsent at the deadline), but tcpdump, still at the normal
 # priority, lost a third of the packets in one; with tcpdump there too, 0.13
 # to 0.15 ms in 5 runs of this test, nothing lost.
+# 8 clients, each with a request due every 8 ms: with 2 (one every 2 ms) the
+# run lost a request at its end in 1 of 25 runs here and once in CI. This
+# machine stalls for 2 to 4 ms a few times a second, nginx's workers and the
+# generator alike at the real-time priority (in the traced run, client 1's
+# last request waited 2.35 ms for nginx's answer while client 0's, due at
+# 1,998 ms, left at 2,000.02); a stall in the run is latency, but in a client's
+# last interval before the deadline it leaves that client's next request
+# unsent, which fails the run as it should. A stall must now outlast 8 ms.
 t_open_loop_latency_agrees_with_a_packet_capture() {
     command -v tcpdump >/dev/null || { fail "tcpdump is not installed"; return; }
     $RT true || skip "no real-time scheduling here (chrt -f 10 fails)"
@@ -127,7 +135,7 @@ t_open_loop_latency_agrees_with_a_packet_capture() {
     done
     sleep 1 # "listening" comes a little before the capture really begins
     realtime_servers on $workers
-    run_tool $O $E $RT $H -c 2 -R 1000 -d 2s "$BASE/"
+    run_tool $O $E $RT $H -c 8 -R 1000 -d 2s "$BASE/"
     realtime_servers off $workers
     sleep 1 # let the last segments reach the file
     kill -INT "$tpid"
@@ -174,16 +182,16 @@ for segs in conns.values():
             first = False
             sent = None
 m = json.load(open(doc))["metrics"]
-warm = sorted(m["c2.latency_warm_ms"]["samples"])
-lag = sorted(m["c2.send_lag_ms"]["samples"])
+warm = sorted(m["c8.latency_warm_ms"]["samples"])
+lag = sorted(m["c8.send_lag_ms"]["samples"])
 floor = sorted(float(x) for x in open(floor_file))
 capture.sort()
 med = lambda v: v[len(v) // 2]
 print("capture: %d exchanges, median %.4f ms; latency_warm: %d, median %.4f ms; "
       "send lag median %.4f ms; timer floor median %.4f ms"
       % (len(capture), med(capture), len(warm), med(warm), med(lag), med(floor)))
-# 2000 requests, 2 of them cold; nothing lost from the capture (see above)
-assert len(warm) == 1998, "the document does not have 1998 warm requests"
+# 2000 requests, 8 of them cold; nothing lost from the capture (see above)
+assert len(warm) == 1992, "the document does not have 1992 warm requests"
 assert len(capture) == len(warm), "capture and document count different requests"
 assert med(warm) >= med(capture), "the generator measured less than the wire shows"
 assert med(warm) - med(capture) <= 0.25, "latency exceeds the capture by more than the wake-up allowance"
