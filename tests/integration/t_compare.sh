@@ -42,10 +42,12 @@ nginx_workers_on() {
 # runnable all the time, and sharing 2 CPUs with nginx's 2 workers it said
 # "the generator limited this measurement", and its CPU took one of three
 # values for seconds at a time, by where the scheduler put the threads (0.38,
-# 0.49 or 0.64 s per second here, 2026-12-02; 0.49 in 10 of 10 runs pinned
-# so). Two runs a side that land in one placement against two in another are
-# a 1.3-fold move with no spread within a side, which no interval from two
-# runs can tell from a real one (README.md, "Is the move real?").
+# 0.49 or 0.64 s per second here, 2026-12-02; pinned so, 10 runs in a row gave
+# 0.48-0.50, and what moves then is the machine's speed, in slow steps that the
+# interleaved pairings put on both sides). Two runs a side that land in one
+# placement against two in another are a 1.3-fold move with no spread within a
+# side, which no interval from two runs can tell from a real one (README.md,
+# "Is the move real?").
 aa_runs() {
     [ -s "$W/aa12.json" ] && return 0
     need_nginx || { fail "nginx did not start"; return 1; }
