@@ -193,6 +193,9 @@ LIST
     _wait_port 127.0.0.1 "$NGINX_HTTP_PORT" && _wait_port 127.0.0.1 "$NGINX_HTTPS_PORT"
 }
 
+# nginx_workers: the PIDs of the tests' nginx's worker processes, one a line.
+nginx_workers() { pgrep -P "$(cat "$SRV/nginx/nginx.pid")"; }
+
 # need_nghttpd: h2c (prior knowledge) on NGHTTPD_H2C_PORT and h2 over TLS on
 # NGHTTPD_TLS_PORT, serving $SRV/nghttpd/www; and h2c on NGHTTPD_LIMIT_PORT
 # allowing only 2 concurrent streams per connection (SETTINGS), and on

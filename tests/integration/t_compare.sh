@@ -32,7 +32,7 @@ compare_json() {
 # nginx_workers_on CPUS: nginx's workers allowed on CPUS (taskset's list)
 nginx_workers_on() {
     local p
-    for p in $(pgrep -P "$(cat "$SRV/nginx/nginx.pid")"); do taskset -apc "$1" "$p" >/dev/null; done
+    for p in $(nginx_workers); do taskset -apc "$1" "$p" >/dev/null; done
 }
 
 # pinning on|off: run_http's httpload on CPU 0 and nginx's workers on the
@@ -53,9 +53,9 @@ pinning() {
 
 # The A/A's runs: 13 unchanged one-second runs of 4 clients against nginx's
 # page, after one to warm up; made once for the tests that use them.
-# They are pinned: httpload has CPU 0 to itself and nginx's workers the others,
-# as httpload's self-watch asks of a measurement: 4 closed-loop clients keep its loop
-# runnable all the time, and sharing 2 CPUs with nginx's 2 workers it said
+# They are pinned: httpload has CPU 0 to itself and nginx's workers the
+# others, as httpload's self-watch asks of a measurement: 4 closed-loop clients
+# keep its loop runnable all the time, and sharing 2 CPUs with nginx's 2 workers it said
 # "the generator limited this measurement", and its CPU took one of three
 # values for seconds at a time, by where the scheduler put the threads (0.38,
 # 0.49 or 0.64 s per second here, 2026-12-02; pinned so, 10 runs in a row gave

@@ -44,9 +44,6 @@ realtime_servers() {
     done
 }
 
-# the nginx workers (the processes that answer)
-nginx_workers() { pgrep -P "$(cat "$SRV/nginx/nginx.pid")"; }
-
 t_schedule_is_exact_when_the_target_keeps_up() {
     $RT true || skip "no real-time scheduling here (chrt -f 10 fails)"
     local workers
