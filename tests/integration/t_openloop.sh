@@ -120,21 +120,17 @@ t_dnsload_open_loop_accounts_for_every_query() {
 # 1,998 ms, left at 2,000.02); a stall in the run is latency, but in a client's
 # last interval before the deadline it leaves that client's next request
 # unsent, which fails the run as it should. A stall must now outlast 8 ms.
-t_open_loop_latency_agrees_with_a_packet_capture() {
-    command -v tcpdump >/dev/null || { fail "tcpdump is not installed"; return; }
-    $RT true || skip "no real-time scheduling here (chrt -f 10 fails)"
-    cc -std=c11 -O2 -o "$TMPROOT/timerprobe" "$TESTDIR/../../bench/timerprobe.c" ||
-        { fail "cannot build bench/timerprobe.c"; return; }
-    $RT "$TMPROOT/timerprobe" 1000 2 >"$TMPROOT/probe.txt"
-    grep -v '^cpu_s' "$TMPROOT/probe.txt" >"$TMPROOT/floor.txt"
-    local pcap=$TMPROOT/lo.pcap workers
+# capture_run N: one 2-s run at 1,000/s under tcpdump, the document and the
+# capture compared; appends the difference of their medians (ms) to
+# $TMPROOT/excess.txt for the caller to judge over the runs.
+capture_run() {
+    local pcap=$TMPROOT/lo$1.pcap workers i tpid
     workers=$(nginx_workers)
     # a buffer of 32 MiB holds the whole run; tcpdump says on exit how many
     # packets the kernel dropped all the same
     $RT tcpdump -i lo -nn -U --immediate-mode -B 32768 --time-stamp-precision=nano -w "$pcap" \
         "tcp port $NGINX_HTTP_PORT" 2>"$TMPROOT/tcpdump.err" &
-    local tpid=$!
-    local i
+    tpid=$!
     for ((i = 0; i < 50; i++)); do
         grep -q "listening on" "$TMPROOT/tcpdump.err" && break
         sleep 0.1
@@ -146,13 +142,14 @@ t_open_loop_latency_agrees_with_a_packet_capture() {
     sleep 1 # let the last segments reach the file
     kill -INT "$tpid"
     wait "$tpid"
-    assert_eq "$RC" 0 "exit status"
+    assert_eq "$RC" 0 "exit status (run $1)"
     grep -q '^0 packets dropped by kernel$' "$TMPROOT/tcpdump.err" ||
-        fail "the capture is incomplete: $(grep 'dropped' "$TMPROOT/tcpdump.err")"
-    python3 - "$pcap" "$O" "$NGINX_HTTP_PORT" "$TMPROOT/floor.txt" <<'PY' || fail "capture and document disagree"
+        fail "the capture is incomplete (run $1): $(grep 'dropped' "$TMPROOT/tcpdump.err")"
+    python3 - "$pcap" "$O" "$NGINX_HTTP_PORT" "$TMPROOT/floor.txt" "$TMPROOT/excess.txt" <<'PY' ||
 import json, struct, sys
 
-pcap, doc, port, floor_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+pcap, doc, port, floor_file, excess_file = (sys.argv[1], sys.argv[2], int(sys.argv[3]),
+                                            sys.argv[4], sys.argv[5])
 data = open(pcap, "rb").read()
 magic = struct.unpack("<I", data[:4])[0]
 assert magic == 0xA1B23C4D, "not a nanosecond pcap"
@@ -200,8 +197,32 @@ print("capture: %d exchanges, median %.4f ms; latency_warm: %d, median %.4f ms; 
 assert len(warm) == 1992, "the document does not have 1992 warm requests"
 assert len(capture) == len(warm), "capture and document count different requests"
 assert med(warm) >= med(capture), "the generator measured less than the wire shows"
-assert med(warm) - med(capture) <= 0.25, "latency exceeds the capture by more than the wake-up allowance"
 assert med(lag) <= 3 * med(floor) + 0.05, "requests go out later than the timer's floor allows"
+with open(excess_file, "a") as f:
+    print("%.4f" % (med(warm) - med(capture)), file=f)
+PY
+        fail "capture and document disagree (run $1)"
+}
+
+t_open_loop_latency_agrees_with_a_packet_capture() {
+    command -v tcpdump >/dev/null || { fail "tcpdump is not installed"; return; }
+    $RT true || skip "no real-time scheduling here (chrt -f 10 fails)"
+    cc -std=c11 -O2 -o "$TMPROOT/timerprobe" "$TESTDIR/../../bench/timerprobe.c" ||
+        { fail "cannot build bench/timerprobe.c"; return; }
+    $RT "$TMPROOT/timerprobe" 1000 2 >"$TMPROOT/probe.txt"
+    grep -v '^cpu_s' "$TMPROOT/probe.txt" >"$TMPROOT/floor.txt"
+    rm -f "$TMPROOT/excess.txt"
+    local run
+    for run in 1 2 3; do capture_run $run; done
+    # The wake-up allowance is judged on the median of three runs: the
+    # machine's wake-up lateness itself moves from run to run (the probe's
+    # median 0.070 to 0.109 ms in six runs of this test), and one run's
+    # excess read 0.155 to 0.251 ms in 15 runs here (2 over the bound).
+    python3 - "$TMPROOT/excess.txt" <<'PY' || fail "latency exceeds the capture by more than the wake-up allowance"
+import sys
+v = sorted(float(x) for x in open(sys.argv[1]))
+print("medians' differences over the runs: %s ms" % ", ".join("%.4f" % x for x in v))
+assert len(v) == 3 and v[1] <= 0.25
 PY
 }
 
