@@ -73,24 +73,40 @@ static bool chunked_prefix(const char *v, size_t n)
     return n >= 1 && n <= 7 && strncasecmp(v, "chunked", n) == 0;
 }
 
+/* Does http_parser go on matching the list at an element (after the first)
+ * that begins with c? It lowers c (c | 0x20) and then wants "chunked"'s
+ * first letter or a token character, else it stops looking for "chunked" in
+ * the rest of the value: '_' (lowered, DEL) and the separators other than
+ * '@' and backslash (lowered, '`' and '|') stop it. Checked byte by byte
+ * against Debian's library (",Xz,chunked" for every X). */
+static bool parser_goes_on_at(char c)
+{
+    unsigned char lc = (unsigned char)c | 0x20;
+    /* lc is never NUL (its 0x20 bit is set), which strchr would find */
+    return (lc >= '0' && lc <= '9') || (lc >= 'a' && lc <= 'z') ||
+           strchr("!#$%&'*+-.^_`|~", lc) != NULL;
+}
+
 /* Does http_parser read this Transfer-Encoding list as RFC 9110 5.6.1 does?
  * Not with an HTAB (OWS to the RFC), an empty element (which the RFC skips),
- * a space before a comma, obs-text, or "chunked" or its start before a comma:
- * each ends its "chunked" recognition. An empty value is no list at all, to
- * both. */
+ * a space before a comma, obs-text, "chunked" or its start before a comma,
+ * or an element after the first that begins with a byte it takes for no
+ * token's: each ends its "chunked" recognition. An empty value is no list at
+ * all, to both. */
 static bool te_read_alike(const char *v, size_t n)
 {
     if (memchr(v, '\t', n)) return false;
     for (size_t j = 0; j < n; j++)
         if (is_obs(v[j])) return false;
     size_t i = 0;
-    for (;;) {
+    for (bool first = true;; first = false) {
         while (i < n && v[i] == ' ')
             i++;
         size_t start = i;
         while (i < n && v[i] != ',')
             i++;
         if (i == start) return n == 0; /* an empty element */
+        if (!first && !parser_goes_on_at(v[start])) return false;
         if (i == n) return true;
         if (v[i - 1] == ' ') return false;
         if (chunked_prefix(v + start, i - start)) return false;
@@ -106,7 +122,9 @@ static bool is_ows(char c)
 /* Rewrites the list v[0..n) into the form http_parser reads as the RFC does:
  * its non-empty elements, trimmed of OWS, an HTAB inside one made a space
  * and obs-text an 'x' (with either, an element is no "chunked", only some
- * other coding), joined by bare commas and padded with spaces to n. In
+ * other coding), as is the first byte of an element after the first that
+ * http_parser takes for no token's (see parser_goes_on_at; such an element
+ * is no "chunked" either), joined by bare commas and padded with spaces to n. In
  * place: the output never overtakes the input. Then an element before a
  * comma that is "chunked" or its start gets an 'x' for its first letter:
  * not the last coding, it frames nothing to the RFC either way. */
@@ -123,7 +141,10 @@ static void te_canonical(char *v, size_t n)
         while (end > start && is_ows(v[end - 1]))
             end--;
         if (end == start) continue;
-        if (k) v[k++] = ',';
+        if (k) {
+            v[k++] = ',';
+            if (!parser_goes_on_at(v[start])) v[start] = 'x';
+        }
         for (size_t j = start; j < end; j++)
             v[k++] = v[j] == '\t' ? ' ' : is_obs(v[j]) ? 'x' : v[j];
     }
