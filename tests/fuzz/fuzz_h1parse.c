@@ -42,6 +42,14 @@ struct oracle {
 static int on_header_field(http_parser *p, const char *at, size_t len)
 {
     struct oracle *o = p->data;
+    /* A trailer frames nothing, so nothing is rewritten there: such a
+     * rewrite would also be one the first pass could not make when its
+     * reading was not chunked and the second's is (the rewrites before the
+     * body made it chunked), and the second pass must find nothing to do. */
+    if (p->flags & F_TRAILING) {
+        o->in_te = false;
+        return 0;
+    }
     /* the whole input goes in one call, so a name arrives in one piece */
     o->in_te = len == 17 && strncasecmp(at, "transfer-encoding", 17) == 0;
     o->te |= o->in_te;
