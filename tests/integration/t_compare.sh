@@ -2,8 +2,8 @@
 # Is the move real? `loadstats compare` over repeated runs of httpload against
 # the tests' nginx and the fault fixture: 2 unchanged runs against 2 flag
 # nothing over 20 interleaved pairings (at most one false alarm), a real change
-# (a 1 MiB body against one of 6 bytes; a server 1 ms slower) is flagged with 2
-# runs a side, one run a side says that run-to-run noise is unknown, --stat
+# (a 1 MiB body against one of 6 bytes, in a round whose sides' runs agree
+# within 1.3-fold; a server 1 ms slower) is flagged with 2 runs a side, one run a side says that run-to-run noise is unknown, --stat
 # and the interval's arithmetic on documents written here, and `summary` over
 # several runs shows the run-to-run spread.
 # Timed runs: the normal suite only.
@@ -117,41 +117,72 @@ if alarms > 1:
 PY
 }
 
+# side_medians R: each of round R's four runs' median warm latency, and
+# whether each side's two runs agree within 1.3-fold (exit 0) or not (1)
+side_medians() {
+    python3 - "$W" "$1" <<'PY'
+import json, sys
+w, r = sys.argv[1:3]
+def median(name):
+    s = sorted(json.load(open("%s/%s%s.json" % (w, name, r)))["metrics"]["c4.latency_warm_ms"]["samples"])
+    return s[len(s) // 2]
+sides = {side: [median(side + str(i) + ".") for i in (0, 1)] for side in ("small", "big")}
+spread = {side: max(v) / min(v) for side, v in sides.items()}
+print("round %s: " % r + "; ".join("%s %.3f, %.3f ms (%.2f-fold)" % (k, v[0], v[1], spread[k])
+                                  for k, v in sides.items()))
+sys.exit(0 if max(spread.values()) <= 1.3 else 1)
+PY
+}
+
 t_a_1_mib_body_against_6_bytes_is_flagged_with_2_runs_a_side() {
     need_nginx || { fail "nginx did not start"; return; }
-    local u=http://127.0.0.1:$NGINX_HTTP_PORT
-    # Unpinned, the two runs of a side once differed enough (CI, 2026-12-02:
-    # latency_warm's interval [1.09, 1741] around a ratio of 43.6) that a
-    # 1 MiB body read as noisy. Pinned as the A/A's runs are (aa_runs),
-    # httpload and nginx's workers on two CPUs, it did again (CI: [0.37,
-    # 4262] around 39.6), and here in 2 of 8 rounds of these four runs
-    # (lower ends 0.66 to 24.7): a side's medians still moved up to 2-fold
-    # between its runs seconds apart (/big.bin 1.49 then 2.94 ms; /small
-    # 0.044 then 0.074), as the machine moved between speeds, in steps. With
-    # the workers on httpload's CPU, where a body crosses no CPU, 30 of 30
-    # rounds were called regressed (lower ends 2.7 to 25.9).
+    local u=http://127.0.0.1:$NGINX_HTTP_PORT r steady= medians
+    # Two runs a side know little of their noise: at 99% the interval is the
+    # log ratio +- 9.9 (Student's t, 2 degrees of freedom) times the pooled
+    # spread, so runs of a side 2-fold apart hide even this 25- to 45-fold
+    # move, and they are rightly called noisy. This machine moves between
+    # speeds in steps: a side's runs seconds apart differed up to 2-fold here
+    # (/big.bin 1.49 then 2.94 ms), and in CI the test failed three times
+    # (latency_warm's intervals [1.09, 1741] around 43.6 unpinned, [0.37,
+    # 4262] around 39.6 with the workers on the other CPU, [0.887, 1343]
+    # around 34.5 with them on httpload's CPU). What is promised: in a round
+    # whose sides' runs agree within 1.3-fold, the move is flagged. Up to
+    # three rounds are taken to find one; none steady fails the test.
+    # With the workers on httpload's CPU a body crosses no CPU (the steadiest
+    # placement here: 30 of 30 rounds flagged).
     pinning shared
     run_http big-warmup 4 "$u/big.bin"
-    # interleaved: a drift of the machine's load falls on both sides
-    run_http small0 4 "$u/small"
-    run_http big0 4 "$u/big.bin"
-    run_http small1 4 "$u/small"
-    run_http big1 4 "$u/big.bin"
+    for r in 0 1 2; do
+        # interleaved: a drift of the machine's load falls on both sides
+        run_http "small0.$r" 4 "$u/small"
+        run_http "big0.$r" 4 "$u/big.bin"
+        run_http "small1.$r" 4 "$u/small"
+        run_http "big1.$r" 4 "$u/big.bin"
+        if medians=$(side_medians "$r"); then
+            steady=$r
+            echo "$medians"
+            break
+        fi
+        echo "$medians"
+    done
     pinning off
-    doc "$W/small0.json" "v('c4.bytes_received')>=6*v('c4.requests')"
-    doc "$W/big0.json" "v('c4.bytes_received')>=1048576*v('c4.requests')"
-    compare_json "$W/big.cmp" "$W/small0.json,$W/small1.json" "$W/big0.json,$W/big1.json"
+    [ -n "$steady" ] || { fail "no round of 3 had each side's runs within 1.3-fold (above)"; return; }
+    r=$steady
+    doc "$W/small0.$r.json" "v('c4.bytes_received')>=6*v('c4.requests')"
+    doc "$W/big0.$r.json" "v('c4.bytes_received')>=1048576*v('c4.requests')"
+    compare_json "$W/big.cmp" "$W/small0.$r.json,$W/small1.$r.json" "$W/big0.$r.json,$W/big1.$r.json"
     assert_eq "$RC" 1 "compare's exit status: a regression"
     # the same runs the other way round
-    compare_json "$W/small.cmp" "$W/big0.json,$W/big1.json" "$W/small0.json,$W/small1.json"
-    python3 - "$W/big.cmp" "$W/small.cmp" <<'PY'
+    compare_json "$W/small.cmp" "$W/big0.$r.json,$W/big1.$r.json" "$W/small0.$r.json,$W/small1.$r.json"
+    python3 - "$W/big.cmp" "$W/small.cmp" "$medians" <<'PY'
 import json, sys
 bigger, smaller = (json.load(open(p))["comparisons"] for p in sys.argv[1:3])
 for k, v in bigger.items():
     print(k, v["verdict"], v["ratio"], v["interval"])
 def want(rows, key, verdict, what):
     if rows[key]["verdict"] != verdict:
-        print("ASSERTION: %s: %s is %s, not %s" % (what, key, rows[key]["verdict"], verdict))
+        print("ASSERTION: %s: %s is %s (interval %s), not %s; %s"
+              % (what, key, rows[key]["verdict"], rows[key]["interval"], verdict, sys.argv[3]))
 want(bigger, "c4.latency_warm_ms", "regressed", "a 1 MiB body")
 want(smaller, "c4.latency_warm_ms", "improved", "back to 6 bytes")
 # fewer bytes received is less work done: lower is worse for it
