@@ -200,6 +200,51 @@ grinded() {
     return "$rc"
 }
 
+# profiled TAG CMD...: runs CMD on $GEN_CPU under perf record, one sample
+# per ${PERF_PERIOD_NS:-1000000} ns of its CPU clock (threads included); the
+# samples per library go to $WORK/TAG.dso ("SAMPLES LIBRARY" lines).
+profiled() {
+    local tag=$1; shift
+    local rc=0
+    timeout -k 10 "${LIMIT:-600}" taskset -c "$GEN_CPU" perf record -q -e cpu-clock -c "${PERF_PERIOD_NS:-1000000}" \
+        -o "$WORK/$tag.perf" -- "$@" >"$WORK/$tag.out" 2>"$WORK/$tag.err" &
+    GEN_PID=$!
+    wait "$GEN_PID" || rc=$?
+    GEN_PID=
+    perf report -i "$WORK/$tag.perf" --sort dso -n --stdio 2>/dev/null |
+        awk '!/^#/ && NF >= 3 { print $2, $3 }' >"$WORK/$tag.dso"
+    return "$rc"
+}
+
+# profile_of TOOL...: with PROFILE=1, $ROUNDS rounds of one $DURATION-second
+# run of each TOOL under perf (the order rotating as in run_rounds), and a
+# table of CPU per request by library, each tool's median of its rounds
+# (bench/perfdso.py).
+profile_of() {
+    [ -n "${PROFILE:-}" ] || return 0
+    local tools=("$@") ntools=$# r i k tool rc req args=()
+    for ((r = 1; r <= ROUNDS; r++)); do
+        for ((i = 0; i < ntools; i++)); do
+            k=$(((i + r - 1) % ntools))
+            tool=${tools[k]}
+            cmd_for "$tool" "$DURATION"
+            rc=0
+            LIMIT=$((DURATION + 60)) profiled "$tool.perf.$r" "${CMD[@]}" || rc=$?
+            req=$(requests_of "$tool" "$tool.perf.$r")
+            if [ -z "$req" ] || [ "$req" = 0 ] || [ ! -s "$WORK/$tool.perf.$r.dso" ]; then
+                note "round $r: $tool under perf: no usable run (exit $rc, requests '$req')"
+                continue
+            fi
+            args+=("$tool" "$WORK/$tool.perf.$r.dso" "$req")
+        done
+    done
+    ((${#args[@]})) || return 0
+    echo
+    echo "CPU per request by library (perf record -e cpu-clock, ${DURATION}s runs, medians of $ROUNDS rounds;" \
+        "perf's own cost is in every figure)"
+    python3 "$TOP/bench/perfdso.py" "${PERF_PERIOD_NS:-1000000}" "${args[@]}"
+}
+
 # requests_of TOOL TAG: completed requests (queries) as the tool reports them
 requests_of() {
     local out=$WORK/$2.out err=$WORK/$2.err
