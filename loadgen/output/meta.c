@@ -11,6 +11,7 @@
 
 #include <ev.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -82,6 +83,36 @@ static void write_error_reasons(struct lg_jsonout *o, const struct lg_driver *dr
 }
 
 /* Per level: its clients and share, when it started, its rate, what was cut. */
+/* What stderr's "the generator limited this measurement" is made of, so that
+ * a harness reading --meta sees it: null when no loop ran the level. */
+static void write_self_watch(struct lg_jsonout *o, const struct lg_self_watch *sw)
+{
+    lg_json_lit(o, ", \"self_watch\": ");
+    if (!sw->measured) {
+        lg_json_lit(o, "null");
+        return;
+    }
+    lg_json_lit(o, "{\"limited\": ");
+    lg_json_lit(o, sw->limited ? "true" : "false");
+    lg_json_lit(o, ", \"busiest_loop\": ");
+    lg_json_u64(o, sw->thread);
+    lg_json_lit(o, ", \"loops\": ");
+    lg_json_u64(o, sw->threads);
+    /* shares to 0.01%, lateness to the microsecond: the rest is noise */
+    lg_json_lit(o, ", \"on_cpu\": ");
+    lg_json_double(o, round(sw->on_cpu * 1e4) / 1e4);
+    lg_json_lit(o, ", \"waiting_for_cpu\": ");
+    if (sw->waiting < 0)
+        lg_json_lit(o, "null");
+    else
+        lg_json_double(o, round(sw->waiting * 1e4) / 1e4);
+    lg_json_lit(o, ", \"tick_lag_p99_ms\": ");
+    lg_json_double(o, round(sw->tick_lag_p99_ms * 1e3) / 1e3);
+    lg_json_lit(o, ", \"tick_lag_max_ms\": ");
+    lg_json_double(o, round(sw->tick_lag_max_ms * 1e3) / 1e3);
+    lg_json_lit(o, "}");
+}
+
 static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
                          const struct lg_driver *drv, const struct lg_level_result *levels,
                          size_t n_levels)
@@ -119,6 +150,7 @@ static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
         }
         lg_json_lit(o, ", \"interrupted\": ");
         lg_json_lit(o, r->interrupted ? "true" : "false");
+        write_self_watch(o, &r->self_watch);
         if (r->peer_limited) {
             /* the server's SETTINGS_MAX_CONCURRENT_STREAMS capped the slots */
             lg_json_lit(o, ", \"server_max_streams\": ");

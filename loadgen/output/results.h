@@ -36,6 +36,16 @@ struct lg_level_result {
     bool tls_resume;
     uint64_t tls_rehandshakes, tls_sessions_offered, tls_resumed;
     char **error_detail; /* per class, first reason seen */
+    /* the self-watch's verdict (selfwatch.c), for --meta: the busiest event
+     * loop's shares of the level, running and waiting for a CPU (waiting < 0:
+     * the kernel keeps no schedstats), and the loops' 1 s ticks' lateness */
+    struct lg_self_watch {
+        bool measured; /* false: no loop ran this level */
+        bool limited;  /* stderr said the generator limited this measurement */
+        unsigned thread, threads;
+        double on_cpu, waiting;
+        double tick_lag_p99_ms, tick_lag_max_ms;
+    } self_watch;
 };
 
 /* Appends a metric; takes ownership of v (malloc'd). Returns -1 on no memory. */

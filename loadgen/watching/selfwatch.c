@@ -139,6 +139,16 @@ int lg_selfwatch_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
     }
     bool saturated = worst_ratio > SATURATED_RATIO;
     bool late = lag_p99 > LAG_P99_LIMIT_MS || lag_max > LAG_MAX_LIMIT_MS;
+    res->self_watch = (struct lg_self_watch){
+        .measured = worst_ratio >= 0,
+        .limited = saturated || late,
+        .thread = worst,
+        .threads = nw,
+        .on_cpu = worst_busy,
+        .waiting = worst_ratio >= 0 && ws[worst].have_wait ? worst_wait : -1,
+        .tick_lag_p99_ms = lag_p99,
+        .tick_lag_max_ms = lag_max,
+    };
     if (saturated || late) {
         char why[256];
         if (saturated && worst_wait >= 0.005)

@@ -269,17 +269,49 @@ t_saturated_loop_is_reported() {
     # beside it, the run took more than the 10 s the hog once had).
     taskset -c 0 timeout $((${RUN_BOUND:-120} + 10)) sh -c 'while :; do :; done' &
     local hog=$!
-    run_tool $O $E taskset -c 0 nice -n 19 $H -c 64 -d 2s "$BASE/"
+    run_tool $O $E taskset -c 0 nice -n 19 $H -c 64 -d 2s --meta $TMPROOT/sat.meta "$BASE/"
     stop_background "$hog"
     assert_eq "$RC" 0 "exit status"
     assert_contains $E "level c64: the generator limited this measurement"
     assert_contains $E "--threads"
+    # --meta says the same, with the shares stderr printed
+    self_watch_agrees $TMPROOT/sat.meta $E true
 }
 
 t_unsaturated_loop_is_not_reported() {
-    run_tool $O $E $H -c 1 -R 20 -d 1s "$BASE/"
+    run_tool $O $E $H -c 1 -R 20 -d 1s --meta $TMPROOT/idle.meta "$BASE/"
     assert_eq "$RC" 0 "exit status"
     if grep -q "limited this measurement" $E; then fail "warning on an idle loop: $(cat $E)"; fi
+    self_watch_agrees $TMPROOT/idle.meta $E false
+}
+
+# self_watch_agrees META ERR LIMITED: the level's self_watch in META says
+# limited LIMITED, and when stderr printed the shares, the same ones
+self_watch_agrees() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import json, re, sys
+meta, err, limited = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3] == "true"
+(level,) = json.load(open(meta))["levels"]
+sw = level["self_watch"]
+print("self_watch", sw)
+if sw is None or sw["limited"] is not limited:
+    print("ASSERTION: self_watch %s, not limited %s" % (sw, limited))
+    sys.exit()
+if not (0 <= sw["on_cpu"] <= 1.05) or sw["loops"] != 1 or sw["busiest_loop"] != 0:
+    print("ASSERTION: self_watch's shares or loops out of range: %s" % sw)
+if not (0 <= sw["tick_lag_p99_ms"] <= sw["tick_lag_max_ms"]):
+    print("ASSERTION: self_watch's tick lateness out of order: %s" % sw)
+m = re.search(r"runnable (\d+)% of the level \(on a CPU (\d+)%, waiting for one (\d+)%\)", err)
+if limited and m:
+    runnable, on_cpu, waiting = (int(x) for x in m.groups())
+    if sw["waiting_for_cpu"] is None:
+        print("ASSERTION: stderr printed the wait (%d%%), --meta has none" % waiting)
+    elif abs(sw["on_cpu"] * 100 - on_cpu) > 0.5 or abs(sw["waiting_for_cpu"] * 100 - waiting) > 0.5:
+        print("ASSERTION: --meta's shares %s differ from stderr's %d%% and %d%%" % (sw, on_cpu, waiting))
+elif limited and sw["on_cpu"] + (sw["waiting_for_cpu"] or 0) <= 0.9 and sw["tick_lag_p99_ms"] <= 100 \
+        and sw["tick_lag_max_ms"] <= 500:
+    print("ASSERTION: limited, yet neither runnable over 90%% nor ticks late: %s" % sw)
+PY
 }
 
 run_tests
