@@ -364,6 +364,19 @@ static int warn_difference(void *ctx, enum stats_difference kind, const char *ph
     return 0;
 }
 
+/* A run whose generator said it limited a level measured the generator as
+ * much as the target there: its side's figures for that level are suspect. */
+static void warn_limited(const char *side, const char *run, const struct stats_runmeta *meta)
+{
+    for (size_t i = 0; i < meta->n_levels; i++)
+        if (meta->levels[i].generator_limited)
+            complain("compare",
+                     "warning: %s run %s: level c%lu: the generator limited this measurement "
+                     "(self_watch in its --meta), so its figures describe the generator as "
+                     "much as the target",
+                     side, run, meta->levels[i].clients);
+}
+
 static void check_side(const char *side, const struct stats_runset *set)
 {
     struct stats_runmeta first;
@@ -377,6 +390,7 @@ static void check_side(const char *side, const struct stats_runset *set)
             free(path);
             continue; /* no descriptor (or an unreadable one): nothing to check */
         }
+        warn_limited(side, set->paths[k], &meta);
         if (first_path == NULL) {
             first = meta;
             first_path = path;

@@ -374,8 +374,26 @@ static const char *common_sidecar(const struct merge_input *inputs, size_t count
     return same ? inputs[0].sidecar : NULL;
 }
 
+/* A level's self_watch in the merged descriptor: limited when any input's
+ * generator limited it (that input's figures are in the merge), null when no
+ * input's descriptor said. */
+static const char *merged_self_watch(const struct merge_input *inputs, size_t count,
+                                     unsigned long clients)
+{
+    bool known = false;
+    for (size_t d = 0; d < count; d++) {
+        if (!inputs[d].has_meta) continue;
+        const struct stats_runmeta_level *l = stats_runmeta_level(&inputs[d].meta, clients);
+        if (l == NULL || !l->has_self_watch) continue;
+        if (l->generator_limited) return "{\"limited\": true}";
+        known = true;
+    }
+    return known ? "{\"limited\": false}" : "null";
+}
+
 /* --meta FILE: what a later merge needs to weigh this document: its levels and,
- * for each metric drawn or cut, how many requests its samples stand for. */
+ * for each metric drawn or cut, how many requests its samples stand for; and
+ * whether a generator limited a level. */
 static void write_descriptor(FILE *out, const struct stats_merge *merge,
                              const struct merge_input *inputs, size_t count)
 {
@@ -407,7 +425,8 @@ static void write_descriptor(FILE *out, const struct stats_merge *merge,
                 (level == 0 || clients < level))
                 level = clients;
         if (level == 0) break;
-        fprintf(out, "%s\n    {\"clients\": %lu, \"sampled\": [", first_level ? "" : ",", level);
+        fprintf(out, "%s\n    {\"clients\": %lu, \"self_watch\": %s, \"sampled\": [",
+                first_level ? "" : ",", level, merged_self_watch(inputs, count, level));
         for (int pass = 0; pass < 2; pass++) {
             bool first = true;
             if (pass == 1) fputs("], \"seen\": {", out);

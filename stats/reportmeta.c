@@ -202,6 +202,10 @@ static int take_levels(const struct stats_json *root, struct report_meta *m)
         out->achieved_rate = take_number(l, "achieved_rate");
         const struct stats_json *stop = stats_json_get(l, "interrupted");
         out->interrupted = stop && stop->type == STATS_JSON_BOOL && stop->boolean;
+        const struct stats_json *watch = stats_json_get(l, "self_watch");
+        const struct stats_json *limited =
+            watch && watch->type == STATS_JSON_OBJECT ? stats_json_get(watch, "limited") : NULL;
+        out->generator_limited = limited && limited->type == STATS_JSON_BOOL && limited->boolean;
         if (take_pairs(stats_json_get(l, "error_reasons"), &out->error_reasons,
                        &out->n_error_reasons) != 0)
             return -1;

@@ -19,6 +19,7 @@ struct report_meta_level {
     double requested_rate; /* NAN without an open loop */
     double achieved_rate;  /* NAN without an open loop */
     bool interrupted;
+    bool generator_limited;            /* self_watch.limited */
     struct report_pair *error_reasons; /* class, first reason */
     size_t n_error_reasons;
 };

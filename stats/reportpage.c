@@ -312,7 +312,7 @@ static void counts_row(FILE *out, const struct report_page *page, size_t s, size
     const struct report_meta_level *meta = report_meta_level(&run->meta, level->clients);
     bool bad = (level->has_count[REPORT_ERRORS] && level->count[REPORT_ERRORS] > 0) ||
                (level->has_count[REPORT_UNFINISHED] && level->count[REPORT_UNFINISHED] > 0) ||
-               (meta && meta->interrupted);
+               (meta && (meta->interrupted || meta->generator_limited));
     fprintf(out, "<tr%s>", bad ? " class=\"warn\"" : "");
     label_cell(out, page, s, r, level->clients);
     cell_value(out, report_level_seconds(run, level));
@@ -334,6 +334,8 @@ static void counts_row(FILE *out, const struct report_page *page, size_t s, size
             }
     }
     if (meta && meta->interrupted) fputs("<br/>interrupted", out);
+    if (meta && meta->generator_limited)
+        fputs("<br/>the generator limited this measurement (its self-watch)", out);
     fputs("</td>", out);
     cell_count(out, level->has_count[REPORT_UNFINISHED], level->count[REPORT_UNFINISHED]);
     cell_count(out, level->has_count[REPORT_UNSENT], level->count[REPORT_UNSENT]);

@@ -165,6 +165,16 @@ static int read_level(struct reading *r, const struct stats_json *level, size_t 
         out->interrupted = v->boolean;
     else if (v != NULL && v->type != STATS_JSON_NULL)
         return bad(r, "%sinterrupted must be true or false", where);
+    v = stats_json_get(level, "self_watch");
+    if (v != NULL && v->type == STATS_JSON_OBJECT) {
+        const struct stats_json *limited = stats_json_get(v, "limited");
+        if (limited == NULL || limited->type != STATS_JSON_BOOL)
+            return bad(r, "%sself_watch.limited must be true or false", where);
+        out->generator_limited = limited->boolean;
+        out->has_self_watch = true;
+    } else if (v != NULL && v->type != STATS_JSON_NULL) {
+        return bad(r, "%sself_watch must be an object or null", where);
+    }
     v = stats_json_get(level, "start_lag_s");
     if (v != NULL && v->type == STATS_JSON_NUMBER) {
         out->has_start_lag = true;

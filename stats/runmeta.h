@@ -1,8 +1,9 @@
 /* runmeta.h — what loadstats needs from a generator's --meta descriptor: run
  * and shard identity, what decides the numbers (tool, target, the options that
  * shape the load), clock quality, and per level (in the order run) its client
- * counts, requested start and start lag, whether it was interrupted, and the
- * true sample count of each metric that --max-samples cut. Fields it does not
+ * counts, requested start and start lag, whether it was interrupted, whether
+ * its generator limited it (self_watch), and the true sample count of each
+ * metric that --max-samples cut. Fields it does not
  * know are ignored; a known field of the wrong type is an error. */
 #ifndef LOADGEN_STATS_RUNMETA_H
 #define LOADGEN_STATS_RUNMETA_H
@@ -22,9 +23,11 @@ struct stats_runmeta_level {
     unsigned long shard_clients;
     bool has_start_lag;
     double start_lag_s;
-    char *requested_start; /* the common start (--start-at), NULL when absent or null */
-    bool interrupted;      /* cut short by a signal: its counts are partial */
-    char **sampled;        /* metrics cut by --max-samples */
+    char *requested_start;  /* the common start (--start-at), NULL when absent or null */
+    bool interrupted;       /* cut short by a signal: its counts are partial */
+    bool generator_limited; /* self_watch.limited: the generator was the bottleneck */
+    bool has_self_watch;    /* the descriptor had a self_watch object */
+    char **sampled;         /* metrics cut by --max-samples */
     size_t n_sampled;
     struct stats_runmeta_seen *seen;
     size_t n_seen;

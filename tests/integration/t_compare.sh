@@ -3,9 +3,11 @@
 # the tests' nginx and the fault fixture: 2 unchanged runs against 2 flag
 # nothing over 20 interleaved pairings (at most one false alarm), a real change
 # (a 1 MiB body against one of 6 bytes, in a round whose sides' runs agree
-# within 1.3-fold; a server 1 ms slower) is flagged with 2 runs a side, one run a side says that run-to-run noise is unknown, --stat
-# and the interval's arithmetic on documents written here, and `summary` over
-# several runs shows the run-to-run spread.
+# within 1.3-fold; a server 1 ms slower) is flagged with 2 runs a side, one
+# run a side says that run-to-run noise is unknown, --stat and the interval's
+# arithmetic on documents written here, `summary` over several runs shows the
+# run-to-run spread, and a level whose generator limited it (self_watch in
+# its --meta) is named by compare, report and merge.
 # Timed runs: the normal suite only.
 # run: once
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -209,6 +211,50 @@ for k, v in rows.items():
 if rows["c1.latency_warm_ms"]["verdict"] != "regressed":
     print("ASSERTION: latency_warm_ms is %s, not regressed" % rows["c1.latency_warm_ms"]["verdict"])
 PY
+}
+
+t_a_level_the_generator_limited_is_named_by_compare_report_and_merge() {
+    need_nginx || { fail "nginx did not start"; return; }
+    local u=http://127.0.0.1:$NGINX_HTTP_PORT/ i
+    # an open loop of 20 requests a second leaves the loop idle: not limited
+    for i in 0 1; do
+        run_tool "$W/lim$i.json" "$W/lim$i.err" "$HTTPLOAD" -q -c 1 -R 20 -d 1s \
+            --meta "$W/lim$i.meta.json" "$u"
+        assert_eq "$RC" 0 "httpload run $i: $(head -c 300 "$W/lim$i.err")"
+    done
+    doc_meta() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["levels"][0]["self_watch"]["limited"])' "$1"; }
+    assert_eq "$(doc_meta "$W/lim0.meta.json")" False "an idle loop's self_watch.limited"
+    run_tool "$W/lim.out" "$W/lim.err" "$LOADSTATS" compare "$W/lim0.json" "$W/lim1.json"
+    assert_eq "$RC" 0 "compare of two unlimited runs"
+    grep -q "generator limited" "$W/lim.err" && fail "a warning for unlimited runs: $(cat "$W/lim.err")"
+    # the second run's descriptor as a saturated loop writes it (t_watch.sh)
+    python3 - "$W/lim1.meta.json" <<'PY'
+import json, sys
+meta = json.load(open(sys.argv[1]))
+meta["levels"][0]["self_watch"].update(limited=True, on_cpu=0.0141, waiting_for_cpu=0.9856)
+json.dump(meta, open(sys.argv[1], "w"))
+PY
+    run_tool "$W/lim.out" "$W/lim.err" "$LOADSTATS" compare "$W/lim0.json" "$W/lim1.json"
+    assert_eq "$RC" 0 "compare still compares"
+    assert_contains "$W/lim.err" "warning: new run $W/lim1.json: level c1: the generator limited this measurement (self_watch in its --meta)"
+    assert_eq "$(grep -c "generator limited" "$W/lim.err")" 1 "warnings: the limited run's only"
+    run_tool "$W/lim.html" "$W/lim.html.err" "$LOADSTATS" report "$W/lim1.json"
+    assert_eq "$RC" 0 "report: $(head -c 300 "$W/lim.html.err")"
+    assert_contains "$W/lim.html" "the generator limited this measurement (its self-watch)"
+    run_tool "$W/lim-merged.json" "$W/lim-merged.err" "$LOADSTATS" merge --meta "$W/lim-merged.meta.json" \
+        "$W/lim0.json" "$W/lim1.json"
+    assert_eq "$RC" 0 "merge: $(head -c 300 "$W/lim-merged.err")"
+    assert_eq "$(doc_meta "$W/lim-merged.meta.json")" True "the merged level's self_watch.limited"
+    # and a descriptor whose self_watch is not an object is refused by name
+    python3 - "$W/lim1.meta.json" <<'PY'
+import json, sys
+meta = json.load(open(sys.argv[1]))
+meta["levels"][0]["self_watch"] = "yes"
+json.dump(meta, open(sys.argv[1], "w"))
+PY
+    run_tool "$W/lim-bad.json" "$W/lim-bad.err" "$LOADSTATS" merge "$W/lim0.json" "$W/lim1.json"
+    assert_eq "$RC" 1 "merge with an invalid descriptor"
+    assert_contains "$W/lim-bad.err" "levels\[0\].self_watch must be an object or null"
 }
 
 # write_doc FILE WARM...: a document of one level, its warm latencies given
