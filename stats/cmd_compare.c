@@ -386,9 +386,17 @@ static void check_side(const char *side, const struct stats_runset *set)
         if (strcmp(set->paths[k], "-") == 0) continue;
         char *path = stats_runmeta_path_for(set->paths[k]);
         struct stats_runmeta meta;
-        if (path == NULL || stats_runmeta_read(path, &meta, error, sizeof error) != 0) {
+        int rc = path ? stats_runmeta_read(path, &meta, error, sizeof error) : -1;
+        if (rc != 0) {
+            /* no descriptor: nothing to check; one that cannot be used leaves
+             * the run's identity and self-watch unchecked, which is said */
+            if (path != NULL && !(rc == -1 && errno == ENOENT))
+                complain("compare",
+                         "warning: %s run %s: its descriptor %s cannot be used (%s); its "
+                         "identity and self-watch are not checked",
+                         side, set->paths[k], path, error);
             free(path);
-            continue; /* no descriptor (or an unreadable one): nothing to check */
+            continue;
         }
         warn_limited(side, set->paths[k], &meta);
         if (first_path == NULL) {

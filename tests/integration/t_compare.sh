@@ -255,6 +255,10 @@ PY
     run_tool "$W/lim-bad.json" "$W/lim-bad.err" "$LOADSTATS" merge "$W/lim0.json" "$W/lim1.json"
     assert_eq "$RC" 1 "merge with an invalid descriptor"
     assert_contains "$W/lim-bad.err" "levels\[0\].self_watch must be an object or null"
+    # compare still compares (the documents are whole) and says what it skipped
+    run_tool "$W/lim.out" "$W/lim.err" "$LOADSTATS" compare "$W/lim0.json" "$W/lim1.json"
+    assert_eq "$RC" 0 "compare beside an invalid descriptor"
+    assert_contains "$W/lim.err" "warning: new run $W/lim1.json: its descriptor $W/lim1.meta.json cannot be used (.*self_watch must be an object or null); its identity and self-watch are not checked"
 }
 
 # write_doc FILE WARM...: a document of one level, its warm latencies given
