@@ -3,8 +3,8 @@
  * shape the load), clock quality, and per level (in the order run) its client
  * counts, requested start and start lag, whether it was interrupted, whether
  * its generator limited it (self_watch), and the true sample count of each
- * metric that --max-samples cut. Fields it does not
- * know are ignored; a known field of the wrong type is an error. */
+ * metric that --max-samples cut. Fields it does not know are ignored; a known
+ * field of the wrong type is an error. */
 #ifndef LOADGEN_STATS_RUNMETA_H
 #define LOADGEN_STATS_RUNMETA_H
 

@@ -82,7 +82,6 @@ static void write_error_reasons(struct lg_jsonout *o, const struct lg_driver *dr
     lg_json_lit(o, "}");
 }
 
-/* Per level: its clients and share, when it started, its rate, what was cut. */
 /* What stderr's "the generator limited this measurement" is made of, so that
  * a harness reading --meta sees it: null when no loop ran the level. */
 static void write_self_watch(struct lg_jsonout *o, const struct lg_self_watch *sw)
@@ -113,6 +112,7 @@ static void write_self_watch(struct lg_jsonout *o, const struct lg_self_watch *s
     lg_json_lit(o, "}");
 }
 
+/* Per level: its clients and share, when it started, its rate, what was cut. */
 static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
                          const struct lg_driver *drv, const struct lg_level_result *levels,
                          size_t n_levels)
