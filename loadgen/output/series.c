@@ -59,8 +59,21 @@ int lg_series_merge(struct lg_series *out, struct lg_series *const *parts, size_
     }
     out->seen = seen;
     if (seen == held && held <= out->limit) {
+        /* The first part's array becomes the result's, grown in place (for a
+         * large array realloc moves pages, it copies nothing): with one
+         * worker the samples are neither copied nor faulted in a second
+         * time, and the level's end does not hold them twice. */
+        size_t first = 0;
+        if (n && !out->v && !out->n && parts[0]->n) {
+            out->v = parts[0]->v;
+            out->n = parts[0]->n;
+            out->cap = parts[0]->cap;
+            parts[0]->v = NULL;
+            parts[0]->n = parts[0]->cap = 0;
+            first = 1;
+        }
         if (reserve(out, held) < 0) return -1;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = first; i < n; i++) {
             if (parts[i]->n) memcpy(out->v + out->n, parts[i]->v, parts[i]->n * sizeof(*out->v));
             out->n += parts[i]->n;
         }

@@ -48,7 +48,9 @@ static inline void lg_series_add(struct lg_series *s, uint64_t x, struct stats_r
 
 /* Merges `n` series into `out` (initialised by the caller with the same limit):
  * concatenated when everything fits, else a uniform subset of `limit` samples
- * drawn from each series in proportion to what it saw. */
+ * drawn from each series in proportion to what it saw. Concatenating moves
+ * the first part's array into `out` (that part is left empty, its `seen`
+ * kept): the parts are spent. */
 int lg_series_merge(struct lg_series *out, struct lg_series *const *parts, size_t n,
                     struct stats_rng *rng);
 

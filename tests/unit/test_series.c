@@ -102,6 +102,51 @@ static void merge_concatenates_when_it_fits(void **state)
     lg_series_free(&out);
 }
 
+/* The level's end neither copies nor holds twice the samples of its first
+ * worker: its array becomes the result's, and the others follow in order. */
+static void merge_takes_the_first_part_s_array_and_keeps_the_order(void **state)
+{
+    struct lg_series a, b, out;
+    struct stats_rng rng;
+    stats_rng_seed(&rng, 4);
+    lg_series_init(&a, 5000);
+    lg_series_init(&b, 5000);
+    lg_series_init(&out, 5000);
+    for (uint64_t i = 0; i < 3000; i++)
+        lg_series_add(&a, i, &rng);
+    for (uint64_t i = 0; i < 1500; i++)
+        lg_series_add(&b, 10000 + i, &rng);
+    const uint64_t *a_array = a.v;
+    struct lg_series *parts[] = {&a, &b};
+    assert_int_equal(lg_series_merge(&out, parts, 2, &rng), 0);
+    assert_int_equal(out.n, 4500);
+    assert_int_equal(out.seen, 4500);
+    assert_null(a.v);
+    assert_int_equal(a.n, 0);
+    assert_int_equal(a.seen, 3000);
+    for (uint64_t i = 0; i < 3000; i++)
+        assert_int_equal(out.v[i], i);
+    for (uint64_t i = 0; i < 1500; i++)
+        assert_int_equal(out.v[3000 + i], 10000 + i);
+    lg_series_free(&a);
+    lg_series_free(&b);
+    lg_series_free(&out);
+
+    /* one part: the very array, not a copy */
+    lg_series_init(&a, 5000);
+    lg_series_init(&out, 5000);
+    for (uint64_t i = 0; i < 2000; i++)
+        lg_series_add(&a, 7 * i, &rng);
+    a_array = a.v;
+    struct lg_series *one[] = {&a};
+    assert_int_equal(lg_series_merge(&out, one, 1, &rng), 0);
+    assert_ptr_equal(out.v, a_array);
+    assert_int_equal(out.n, 2000);
+    assert_int_equal(out.v[1999], 7 * 1999);
+    lg_series_free(&a);
+    lg_series_free(&out);
+}
+
 static void merge_samples_in_proportion_to_what_each_saw(void **state)
 {
     struct lg_series a, b, out;
@@ -134,6 +179,7 @@ int main(void)
         cmocka_unit_test(prepared_room_is_used_without_allocating),
         cmocka_unit_test(reservoir_is_bounded_and_uniform),
         cmocka_unit_test(merge_concatenates_when_it_fits),
+        cmocka_unit_test(merge_takes_the_first_part_s_array_and_keeps_the_order),
         cmocka_unit_test(merge_samples_in_proportion_to_what_each_saw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
