@@ -13,6 +13,7 @@
 #include "stats/machines.h"
 #include "stats/runmeta.h"
 #include "stats/sametest.h"
+#include "stats/warnlist.h"
 
 struct compare_settings {
     struct stats_compare_settings compare;
@@ -164,7 +165,8 @@ static const char *noise_name(const struct stats_comparison *c)
 }
 
 static void print_json(const struct stats_compare_report *report, const struct stats_runset *base,
-                       const struct stats_runset *current, const struct stats_compare_settings *s)
+                       const struct stats_runset *current, const struct stats_compare_settings *s,
+                       const struct stats_warnlist *warnings)
 {
     const struct stats_bootstrap *b = &s->bootstrap;
     printf("{\"statistic\": \"%s\", \"confidence\": ", stats_statistic_name(b->statistic));
@@ -174,6 +176,8 @@ static void print_json(const struct stats_compare_report *report, const struct s
     write_paths(base);
     printf(", \"new_runs\": ");
     write_paths(current);
+    printf(",\n \"warnings\": ");
+    stats_warnlist_write_json(stdout, warnings);
     printf(",\n \"comparisons\": {");
     for (size_t i = 0; i < report->n_rows; i++) {
         const struct stats_compare_row *row = &report->rows[i];
@@ -352,6 +356,7 @@ static void print_table(const struct stats_compare_report *report, const struct 
 /* Runs of one side should be runs of one test: where their descriptors sit
  * beside them, a field that decides the numbers and differs is warned about. */
 struct side_warning {
+    struct stats_warnlist *list;
     const char *side, *run, *first;
 };
 
@@ -359,25 +364,29 @@ static int warn_difference(void *ctx, enum stats_difference kind, const char *ph
 {
     (void)kind;
     const struct side_warning *w = ctx;
-    complain("compare", "warning: %s run %s: %s in %s; are they runs of the same test?", w->side,
-             w->run, phrase, w->first);
+    stats_warn(w->list, "compare", "warning", "different_test", w->side, w->run, 0, NULL,
+               "%s run %s: %s in %s; are they runs of the same test?", w->side, w->run, phrase,
+               w->first);
     return 0;
 }
 
 /* A run whose generator said it limited a level measured the generator as
  * much as the target there: its side's figures for that level are suspect. */
-static void warn_limited(const char *side, const char *run, const struct stats_runmeta *meta)
+static void warn_limited(struct stats_warnlist *list, const char *side, const char *run,
+                         const struct stats_runmeta *meta)
 {
     for (size_t i = 0; i < meta->n_levels; i++)
         if (meta->levels[i].generator_limited)
-            complain("compare",
-                     "warning: %s run %s: level c%lu: the generator limited this measurement "
-                     "(self_watch in its --meta), so its figures describe the generator as "
-                     "much as the target",
-                     side, run, meta->levels[i].clients);
+            stats_warn(list, "compare", "warning", "generator_limited", side, run,
+                       meta->levels[i].clients, NULL,
+                       "%s run %s: level c%lu: the generator limited this measurement "
+                       "(self_watch in its --meta), so its figures describe the generator as "
+                       "much as the target",
+                       side, run, meta->levels[i].clients);
 }
 
-static void check_side(const char *side, const struct stats_runset *set)
+static void check_side(struct stats_warnlist *list, const char *side,
+                       const struct stats_runset *set)
 {
     struct stats_runmeta first;
     char *first_path = NULL;
@@ -391,20 +400,21 @@ static void check_side(const char *side, const struct stats_runset *set)
             /* no descriptor: nothing to check; one that cannot be used leaves
              * the run's identity and self-watch unchecked, which is said */
             if (path != NULL && !(rc == -1 && errno == ENOENT))
-                complain("compare",
-                         "warning: %s run %s: its descriptor %s cannot be used (%s); its "
-                         "identity and self-watch are not checked",
-                         side, set->paths[k], path, error);
+                stats_warn(list, "compare", "warning", "descriptor_unusable", side, set->paths[k],
+                           0, NULL,
+                           "%s run %s: its descriptor %s cannot be used (%s); its "
+                           "identity and self-watch are not checked",
+                           side, set->paths[k], path, error);
             free(path);
             continue;
         }
-        warn_limited(side, set->paths[k], &meta);
+        warn_limited(list, side, set->paths[k], &meta);
         if (first_path == NULL) {
             first = meta;
             first_path = path;
             continue;
         }
-        struct side_warning w = {side, set->paths[k], first_path};
+        struct side_warning w = {list, side, set->paths[k], first_path};
         stats_same_test(&meta, &first, false, warn_difference, &w);
         stats_runmeta_free(&meta);
         free(path);
@@ -413,18 +423,37 @@ static void check_side(const char *side, const struct stats_runset *set)
     free(first_path);
 }
 
+struct machine_warning {
+    struct stats_warnlist *list;
+    size_t n_base;
+    const char *const *paths;
+};
+
+static void warn_machine(void *ctx, size_t document, size_t first, const char *difference)
+{
+    const struct machine_warning *m = ctx;
+    stats_warn(m->list, "compare", "warning", "machine", document < m->n_base ? "base" : "new",
+               m->paths[document], 0, NULL, STATS_MACHINES_PHRASE, m->paths[document],
+               m->paths[first], difference);
+}
+
 /* Runs measured on another machine than the first base run's (their
  * descriptors' "machine"), on either side: one warning each (machines.h). */
-static void warn_machines(const struct stats_runset *base, const struct stats_runset *current)
+static void warn_machines(struct stats_warnlist *list, const struct stats_runset *base,
+                          const struct stats_runset *current)
 {
     size_t n = base->n_runs + current->n_runs;
     const char **paths = calloc(n, sizeof *paths);
-    if (paths == NULL) return; /* a warning that cannot be given is no failure */
+    if (paths == NULL) { /* not looked for: --json, which would lack them, fails */
+        list->lost = true;
+        return;
+    }
     for (size_t k = 0; k < base->n_runs; k++)
         paths[k] = base->paths[k];
     for (size_t k = 0; k < current->n_runs; k++)
         paths[base->n_runs + k] = current->paths[k];
-    stats_machines_warn(stderr, "compare", paths, n);
+    struct machine_warning m = {list, base->n_runs, paths};
+    stats_machines_differ(paths, n, warn_machine, &m);
     free(paths);
 }
 
@@ -464,29 +493,35 @@ int cmd_compare(int argc, char **argv)
         return usage_error("compare", "standard input (-) can be only one of the runs");
 
     struct stats_runset base = {0}, current = {0};
+    struct stats_warnlist warnings = {0};
     status = read_side(files[0], &settings, &base);
     if (status == EXIT_FINE) status = read_side(files[1], &settings, &current);
-    if (status == EXIT_FINE) warn_machines(&base, &current);
+    if (status == EXIT_FINE) warn_machines(&warnings, &base, &current);
     struct stats_compare_report report = {0};
     if (status == EXIT_FINE &&
         stats_compare_runsets(&base, &current, &settings.compare, &report) != 0)
         status = no_memory("compare", "comparing the runs");
     if (status == EXIT_FINE) {
-        check_side("base", &base);
-        check_side("new", &current);
+        check_side(&warnings, "base", &base);
+        check_side(&warnings, "new", &current);
         for (size_t i = 0; i < report.n_only_base; i++)
-            complain("compare", "note: \"%s\" is only in BASE (%s); not compared",
-                     report.only_base[i], files[0]);
+            stats_warn(&warnings, "compare", "note", "only_in_base", "base", NULL, 0,
+                       report.only_base[i], "\"%s\" is only in BASE (%s); not compared",
+                       report.only_base[i], files[0]);
         for (size_t i = 0; i < report.n_only_new; i++)
-            complain("compare", "note: \"%s\" is only in NEW (%s); not compared",
-                     report.only_new[i], files[1]);
+            stats_warn(&warnings, "compare", "note", "only_in_new", "new", NULL, 0,
+                       report.only_new[i], "\"%s\" is only in NEW (%s); not compared",
+                       report.only_new[i], files[1]);
         for (size_t i = 0; i < report.n_conflicts; i++)
             complain("compare", "%s", report.conflicts[i]);
         if (report.n_conflicts) status = EXIT_FAILS;
     }
+    /* a document without a warning stderr gave would say less than it should */
+    if (status == EXIT_FINE && settings.json && warnings.lost)
+        status = no_memory("compare", "keeping the warnings for --json");
     if (status == EXIT_FINE) {
         if (settings.json)
-            print_json(&report, &base, &current, &settings.compare);
+            print_json(&report, &base, &current, &settings.compare, &warnings);
         else
             print_table(&report, &base, &current, &settings.compare);
         status = finish_output("compare", stdout, "standard output");
@@ -494,6 +529,7 @@ int cmd_compare(int argc, char **argv)
             if (report.rows[i].result.significant) status = EXIT_FAILS;
     }
     stats_compare_report_free(&report);
+    stats_warnlist_free(&warnings);
     stats_runset_free(&base);
     stats_runset_free(&current);
     return status;

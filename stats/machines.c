@@ -83,10 +83,13 @@ static bool machine_of(const char *document, struct stats_machine *m)
     return ok;
 }
 
-size_t stats_machines_warn(FILE *err, const char *command, const char *const *documents, size_t n)
+size_t stats_machines_differ(const char *const *documents, size_t n,
+                             void (*each)(void *ctx, size_t document, size_t first,
+                                          const char *difference),
+                             void *ctx)
 {
     struct stats_machine first, other;
-    size_t d = 0, lines = 0;
+    size_t d = 0, found = 0;
     while (d < n && !machine_of(documents[d], &first))
         d++;
     for (size_t i = d + 1; i < n; i++) {
@@ -94,11 +97,27 @@ size_t stats_machines_warn(FILE *err, const char *command, const char *const *do
         if (!machine_of(documents[i], &other)) continue;
         stats_machine_difference(&first, &other, diff, sizeof(diff));
         if (!diff[0]) continue;
-        fprintf(err,
-                "loadstats %s: warning: %s and %s were measured on different machines (%s): "
-                "their numbers do not compare\n",
-                command, documents[i], documents[d], diff);
-        lines++;
+        each(ctx, i, d, diff);
+        found++;
     }
-    return lines;
+    return found;
+}
+
+struct warn_ctx {
+    FILE *err;
+    const char *command;
+    const char *const *documents;
+};
+
+static void warn_line(void *ctx, size_t document, size_t first, const char *difference)
+{
+    const struct warn_ctx *w = ctx;
+    fprintf(w->err, "loadstats %s: warning: " STATS_MACHINES_PHRASE "\n", w->command,
+            w->documents[document], w->documents[first], difference);
+}
+
+size_t stats_machines_warn(FILE *err, const char *command, const char *const *documents, size_t n)
+{
+    struct warn_ctx w = {err, command, documents};
+    return stats_machines_differ(documents, n, warn_line, &w);
 }

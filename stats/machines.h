@@ -32,4 +32,16 @@ void stats_machine_difference(const struct stats_machine *a, const struct stats_
  * number of lines. */
 size_t stats_machines_warn(FILE *err, const char *command, const char *const *documents, size_t n);
 
+/* The same search, each difference handed to `each` (the document's index,
+ * the first document's, and what differs); returns how many. */
+size_t stats_machines_differ(const char *const *documents, size_t n,
+                             void (*each)(void *ctx, size_t document, size_t first,
+                                          const char *difference),
+                             void *ctx);
+
+/* The warning's sentence for one difference: the document, the first
+ * document, what differs. */
+#define STATS_MACHINES_PHRASE                                                                      \
+    "%s and %s were measured on different machines (%s): their numbers do not compare"
+
 #endif

@@ -31,6 +31,30 @@ compare_json() {
     run_tool "$out" "$out.err" "$LOADSTATS" compare --json "$@"
 }
 
+# json_warnings FILE: compare --json's warnings, one line each: kind side run
+# level metric ("-" for a member left out)
+json_warnings() {
+    python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+if "warnings" not in doc:
+    print("no warnings member")  # never the empty list it would otherwise read as
+for w in doc.get("warnings", []):
+    print(" ".join(w.get(k, "-") for k in ("kind", "side", "run", "level", "metric")))
+PY
+}
+
+# json_warning_on_stderr FILE K ERR: whether compare --json's K-th warning is
+# a whole line of ERR as stderr gives it ("loadstats compare: warning: ...")
+json_warning_on_stderr() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))["warnings"][int(sys.argv[2])]
+line = "loadstats compare: warning: " + w["message"]
+sys.exit(0 if line in open(sys.argv[3]).read().splitlines() else 1)
+PY
+}
+
 # nginx_workers_on CPUS: nginx's workers allowed on CPUS (taskset's list)
 nginx_workers_on() {
     local p
@@ -227,6 +251,9 @@ t_a_level_the_generator_limited_is_named_by_compare_report_and_merge() {
     run_tool "$W/lim.out" "$W/lim.err" "$LOADSTATS" compare "$W/lim0.json" "$W/lim1.json"
     assert_eq "$RC" 0 "compare of two unlimited runs"
     grep -q "generator limited" "$W/lim.err" && fail "a warning for unlimited runs: $(cat "$W/lim.err")"
+    compare_json "$W/lim.cmp" "$W/lim0.json" "$W/lim1.json"
+    assert_eq "$RC" 0 "compare --json of two unlimited runs"
+    assert_eq "$(json_warnings "$W/lim.cmp")" "" "--json's warnings of two unlimited runs"
     # the second run's descriptor as a saturated loop writes it (t_watch.sh)
     python3 - "$W/lim1.meta.json" <<'PY'
 import json, sys
@@ -238,6 +265,12 @@ PY
     assert_eq "$RC" 0 "compare still compares"
     assert_contains "$W/lim.err" "warning: new run $W/lim1.json: level c1: the generator limited this measurement (self_watch in its --meta)"
     assert_eq "$(grep -c "generator limited" "$W/lim.err")" 1 "warnings: the limited run's only"
+    # the harness reads the JSON: the same warning is there, with its run and level
+    compare_json "$W/lim.cmp" "$W/lim0.json" "$W/lim1.json"
+    assert_eq "$RC" 0 "compare --json still compares"
+    assert_eq "$(json_warnings "$W/lim.cmp")" "generator_limited new $W/lim1.json c1 -" "--json's warnings"
+    json_warning_on_stderr "$W/lim.cmp" 0 "$W/lim.cmp.err" ||
+        fail "--json's message is not stderr's line: $(cat "$W/lim.cmp" "$W/lim.cmp.err" | head -c 600)"
     run_tool "$W/lim.html" "$W/lim.html.err" "$LOADSTATS" report "$W/lim1.json"
     assert_eq "$RC" 0 "report: $(head -c 300 "$W/lim.html.err")"
     assert_contains "$W/lim.html" "the generator limited this measurement (its self-watch)"
@@ -259,6 +292,8 @@ PY
     run_tool "$W/lim.out" "$W/lim.err" "$LOADSTATS" compare "$W/lim0.json" "$W/lim1.json"
     assert_eq "$RC" 0 "compare beside an invalid descriptor"
     assert_contains "$W/lim.err" "warning: new run $W/lim1.json: its descriptor $W/lim1.meta.json cannot be used (.*self_watch must be an object or null); its identity and self-watch are not checked"
+    compare_json "$W/lim.cmp" "$W/lim0.json" "$W/lim1.json"
+    assert_eq "$(json_warnings "$W/lim.cmp")" "descriptor_unusable new $W/lim1.json - -" "--json's warnings"
 }
 
 # write_doc FILE WARM...: a document of one level, its warm latencies given
@@ -270,6 +305,24 @@ write_doc() {
     printf '{"metrics": {"c2.latency_warm_ms": {"unit": "milliseconds", "samples": [%s]},
  "c2.requests_per_second": {"unit": "requests_per_second", "samples": [100, 102]},
  "c2.attempts": {"unit": "count", "samples": [%d]}}}\n' "$warm" "$#" >"$f"
+}
+
+t_a_metric_on_one_side_only_is_named_in_the_json_too() {
+    write_doc "$W/only-a.json" 1 2 3 4 5
+    python3 - "$W/only-a.json" "$W/only-b.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["metrics"]["c2.ttfb_ms"] = {"unit": "milliseconds", "samples": [0.5, 0.6]}
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+    compare_json "$W/only.cmp" "$W/only-a.json" "$W/only-b.json"
+    assert_eq "$RC" 0 "compare --json: $(head -c 300 "$W/only.cmp.err")"
+    assert_contains "$W/only.cmp.err" '^loadstats compare: note: "c2.ttfb_ms" is only in NEW'
+    assert_eq "$(json_warnings "$W/only.cmp")" "only_in_new new - - c2.ttfb_ms" "--json's warnings"
+    compare_json "$W/only.cmp" "$W/only-b.json" "$W/only-a.json"
+    assert_eq "$(json_warnings "$W/only.cmp")" "only_in_base base - - c2.ttfb_ms" "--json's warnings"
+    python3 -c 'import json, sys; w = json.load(open(sys.argv[1]))["warnings"][0]; sys.exit(0 if w["message"].startswith("\"c2.ttfb_ms\" is only in BASE (") else 1)' "$W/only.cmp" ||
+        fail "the note's message: $(head -c 400 "$W/only.cmp")"
 }
 
 t_one_run_a_side_says_run_noise_is_unknown() {

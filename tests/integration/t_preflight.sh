@@ -388,6 +388,16 @@ PY
     assert_contains $W/cmp.err "CPU model 'Other CPU 9000' against '$model'"
     assert_contains $W/cmp.err "64 physical cores against"
     assert_contains $W/cmp.err "kernel 5.10.0-other against $(uname -r)"
+    # and compare --json carries it, for a harness that reads only the document
+    run_tool $W/cmp.json $W/cmp.json.err $LOADSTATS compare --json $W/a.json $W/b.json
+    # (0 or 1: two 300 ms runs may differ significantly; the verdict is not this test's)
+    [ "$RC" -le 1 ] || fail "compare --json exit status $RC: $(head -c 300 $W/cmp.json.err)"
+    python3 - $W/cmp.json $W/cmp.json.err $W/b.json <<'PY' || fail "compare --json's warnings: $(head -c 600 $W/cmp.json)"
+import json, sys
+ws = json.load(open(sys.argv[1]))["warnings"]
+assert [(w["kind"], w["side"], w["run"]) for w in ws] == [("machine", "new", sys.argv[3])], ws
+assert "loadstats compare: warning: " + ws[0]["message"] in open(sys.argv[2]).read().splitlines()
+PY
     run_tool $W/merge.out $W/merge.err $LOADSTATS merge $W/a.json $W/b.json
     assert_eq "$RC" 0 "merge exit status"
     assert_eq "$(grep -c '^loadstats merge: warning: .* different machines' $W/merge.err)" 1 \
