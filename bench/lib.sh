@@ -213,6 +213,9 @@ profiled() {
     GEN_PID=
     perf report -i "$WORK/$tag.perf" --sort dso -n --stdio 2>/dev/null |
         awk '!/^#/ && NF >= 3 { print $2, $3 }' >"$WORK/$tag.dso"
+    # the kernel's samples by symbol ("SAMPLES SYMBOL"), for perfdso.py --symbols
+    perf report -i "$WORK/$tag.perf" --dsos '[kernel.kallsyms]' --sort sym -n --stdio 2>/dev/null |
+        awk '!/^#/ && NF >= 4 && $3 == "[k]" { print $2, $4 }' >"$WORK/$tag.ksym"
     return "$rc"
 }
 
@@ -222,7 +225,7 @@ profiled() {
 # (bench/perfdso.py).
 profile_of() {
     [ -n "${PROFILE:-}" ] || return 0
-    local tools=("$@") ntools=$# r i k tool rc req args=()
+    local tools=("$@") ntools=$# r i k tool rc req args=() kargs=()
     for ((r = 1; r <= ROUNDS; r++)); do
         for ((i = 0; i < ntools; i++)); do
             k=$(((i + r - 1) % ntools))
@@ -236,6 +239,7 @@ profile_of() {
                 continue
             fi
             args+=("$tool" "$WORK/$tool.perf.$r.dso" "$req")
+            kargs+=("$tool" "$WORK/$tool.perf.$r.ksym" "$req")
         done
     done
     ((${#args[@]})) || return 0
@@ -243,6 +247,9 @@ profile_of() {
     echo "CPU per request by library (perf record -e cpu-clock, ${DURATION}s runs, medians of $ROUNDS rounds;" \
         "perf's own cost is in every figure)"
     python3 "$TOP/bench/perfdso.py" "${PERF_PERIOD_NS:-1000000}" "${args[@]}"
+    echo
+    echo "the kernel's share by symbol: the ${KSYMS:-12} that differ most between $1 and $2 (same runs)"
+    python3 "$TOP/bench/perfdso.py" --symbols "${KSYMS:-12}" "${PERF_PERIOD_NS:-1000000}" "${kargs[@]}"
 }
 
 # requests_of TOOL TAG: completed requests (queries) as the tool reports them
