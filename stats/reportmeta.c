@@ -206,6 +206,10 @@ static int take_levels(const struct stats_json *root, struct report_meta *m)
         const struct stats_json *limited =
             watch && watch->type == STATS_JSON_OBJECT ? stats_json_get(watch, "limited") : NULL;
         out->generator_limited = limited && limited->type == STATS_JSON_BOOL && limited->boolean;
+        bool watched = watch && watch->type == STATS_JSON_OBJECT;
+        out->on_cpu = watched ? take_number(watch, "on_cpu") : NAN;
+        out->waiting_for_cpu = watched ? take_number(watch, "waiting_for_cpu") : NAN;
+        out->tick_lag_p99_ms = watched ? take_number(watch, "tick_lag_p99_ms") : NAN;
         if (take_pairs(stats_json_get(l, "error_reasons"), &out->error_reasons,
                        &out->n_error_reasons) != 0)
             return -1;

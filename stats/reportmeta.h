@@ -19,7 +19,10 @@ struct report_meta_level {
     double requested_rate; /* NAN without an open loop */
     double achieved_rate;  /* NAN without an open loop */
     bool interrupted;
-    bool generator_limited;            /* self_watch.limited */
+    bool generator_limited; /* self_watch.limited */
+    /* self_watch's busiest loop: its shares of the level on a CPU and
+     * waiting for one, its tick's p99 lateness; NAN when absent */
+    double on_cpu, waiting_for_cpu, tick_lag_p99_ms;
     struct report_pair *error_reasons; /* class, first reason */
     size_t n_error_reasons;
 };

@@ -305,6 +305,20 @@ static void label_cell(FILE *out, const struct report_page *page, size_t s, size
     fputs("</th>", out);
 }
 
+/* What the self-watch measured of a limited level, as far as the descriptor
+ * says: its busiest loop's shares of the level, its tick's p99 lateness. */
+static void write_self_watch_shares(FILE *out, const struct report_meta_level *meta)
+{
+    if (isfinite(meta->on_cpu)) fprintf(out, ": on a CPU %.0f%%", 100 * meta->on_cpu);
+    if (isfinite(meta->waiting_for_cpu))
+        fprintf(out, "%s waiting for one %.0f%%", isfinite(meta->on_cpu) ? "," : ":",
+                100 * meta->waiting_for_cpu);
+    if (isfinite(meta->tick_lag_p99_ms))
+        fprintf(out, "%s its tick %.1f ms late at p99",
+                isfinite(meta->on_cpu) || isfinite(meta->waiting_for_cpu) ? "," : ":",
+                meta->tick_lag_p99_ms);
+}
+
 static void counts_row(FILE *out, const struct report_page *page, size_t s, size_t r,
                        const struct report_level *level)
 {
@@ -334,8 +348,11 @@ static void counts_row(FILE *out, const struct report_page *page, size_t s, size
             }
     }
     if (meta && meta->interrupted) fputs("<br/>interrupted", out);
-    if (meta && meta->generator_limited)
-        fputs("<br/>the generator limited this measurement (its self-watch)", out);
+    if (meta && meta->generator_limited) {
+        fputs("<br/>the generator limited this measurement (its self-watch", out);
+        write_self_watch_shares(out, meta);
+        fputs(")", out);
+    }
     fputs("</td>", out);
     cell_count(out, level->has_count[REPORT_UNFINISHED], level->count[REPORT_UNFINISHED]);
     cell_count(out, level->has_count[REPORT_UNSENT], level->count[REPORT_UNSENT]);
