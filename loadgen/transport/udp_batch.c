@@ -53,6 +53,9 @@ static ssize_t send_gso(int fd, const uint8_t *buf, size_t len, size_t seg)
         char buf[CMSG_SPACE(sizeof(uint16_t))];
         struct cmsghdr align;
     } ctl;
+    /* the control buffer is CMSG_SPACE long, its data 2 bytes: the kernel
+     * is handed the padding too, which must not be stack garbage */
+    memset(&ctl, 0, sizeof(ctl));
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
     msg.msg_control = ctl.buf;
     msg.msg_controllen = sizeof(ctl.buf);
