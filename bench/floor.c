@@ -1,7 +1,7 @@
 /* bench/floor: the options, the epoll loop every floor client runs in, and
  * the one line it prints. See floor.h; bench/floor runs it side by side.
  * usage: floor h1|dns|h2 -c N [-m M] -d SECONDS [--tls --cacert FILE]
- *              [--idle] [--ramp R] HOST PORT [PATH]
+ *              [--idle] [--ramp R] [--uring] HOST PORT [PATH]
  * Prints "floor: N requests in S s (R/s), C connections, E errors" on stderr;
  * exit status 1 when anything failed, 2 on a usage error. */
 #define _GNU_SOURCE
@@ -72,7 +72,7 @@ int floor_run(struct floor *f, const struct floor_proto *p)
 static void usage(void)
 {
     fprintf(stderr, "usage: floor h1|dns|h2 -c N [-m M] -d SECONDS [--tls --cacert FILE] [--idle] "
-                    "[--ramp R] HOST PORT [PATH]\n");
+                    "[--ramp R] [--uring] HOST PORT [PATH]\n");
     exit(2);
 }
 
@@ -110,6 +110,8 @@ int main(int argc, char **argv)
             a.tls = true;
         else if (!strcmp(o, "--idle"))
             a.idle = true;
+        else if (!strcmp(o, "--uring"))
+            a.uring = true;
         else if (o[0] == '-' || npos == 3)
             usage();
         else
@@ -124,6 +126,10 @@ int main(int argc, char **argv)
                                   : !strcmp(a.mode, "h2")  ? &floor_h2
                                                            : NULL;
     if (!p) usage();
+    if (a.uring && (!p->ring_open || a.tls || a.idle || a.ramp > 0)) {
+        fprintf(stderr, "floor: --uring is for h1 and dns, without --tls, --idle or --ramp\n");
+        return 2;
+    }
 
     static struct floor f;
     f.a = &a;
@@ -133,7 +139,10 @@ int main(int argc, char **argv)
         return 1;
     }
     if (a.tls && !(f.tls = floor_tls_ctx(&a, p->alpn, p->alpn_len))) return 1;
-    if (floor_run(&f, p) < 0) return 1;
+    if (a.uring) {
+        if (floor_ring_init(&f) < 0 || floor_ring_run(&f, p) < 0) return 1;
+    } else if (floor_run(&f, p) < 0)
+        return 1;
     double secs = (double)(floor_now_ns() - f.start_ns) / 1e9;
     fprintf(stderr, "floor: %llu requests in %.3f s (%.1f/s), %llu connections, %llu errors\n",
             (unsigned long long)f.requests, secs, (double)f.requests / secs,

@@ -24,6 +24,7 @@ struct floor_args {
     const char *cafile; /* --cacert: verified like httpload verifies */
     bool idle;          /* --idle: set up the connections, then send nothing */
     double ramp;        /* --ramp R: open R connections per second (0: all at once) */
+    bool uring;         /* --uring: sends and receives through io_uring (h1, dns) */
 };
 
 struct floor;
@@ -38,6 +39,12 @@ struct floor_proto {
     void (*event)(struct floor *f, void *conn, uint32_t events);
     /* Once a second, optional (the DNS floor resends lost queries). */
     void (*tick)(struct floor *f, uint64_t now_ns);
+    /* --uring: opens connection i (connected before it returns) and posts
+     * its first operations; -1 stops the run. */
+    int (*ring_open)(struct floor *f, unsigned i);
+    /* --uring: a receive posted for conn completed with res (bytes, or
+     * -errno). */
+    void (*ring_done)(struct floor *f, void *conn, int res);
 };
 
 struct floor {
@@ -84,6 +91,16 @@ SSL_CTX *floor_tls_ctx(const struct floor_args *a, const unsigned char *alpn, si
 /* The loop: opens the connections (all at once or at --ramp), runs until
  * --seconds have passed. */
 int floor_run(struct floor *f, const struct floor_proto *p);
+
+/* --uring (floor_uring.c): the ring, the operations the protocols post,
+ * and the loop that replaces floor_run's. */
+int floor_ring_init(struct floor *f);
+int floor_ring_send(struct floor *f, int fd, const void *buf, size_t len);
+int floor_ring_recv(struct floor *f, int fd, void *buf, size_t len, void *conn);
+int floor_ring_run(struct floor *f, const struct floor_proto *p);
+/* A blocking TCP connect (TCP_NODELAY, as httpload) for the ring's
+ * connections: the socket, or -1. */
+int floor_sock_connect_now(struct floor *f);
 
 extern const struct floor_proto floor_h1, floor_dns, floor_h2;
 

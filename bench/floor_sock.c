@@ -140,3 +140,25 @@ void floor_sock_close(struct floor_sock *s)
     s->fd = -1;
     s->ready = false;
 }
+
+int floor_sock_connect_now(struct floor *f)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)f->a->port)};
+    if (inet_pton(AF_INET, f->a->host, &sa.sin_addr) != 1) {
+        fprintf(stderr, "floor: %s is not an IPv4 address\n", f->a->host);
+        return -1;
+    }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        perror("floor: socket");
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        perror("floor: connect");
+        close(fd);
+        return -1;
+    }
+    return fd;
+}

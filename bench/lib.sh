@@ -257,7 +257,7 @@ requests_of() {
     local out=$WORK/$2.out err=$WORK/$2.err
     case $1 in
     httpload | httpload_mh | dnsload) sed -n 's/^[a-z]*load: level c[0-9]*: \([0-9]*\) requests in .*/\1/p' "$err" | awk '{ s += $1 } END { if (NR) print s }' ;;
-    floor) sed -n 's/^floor: \([0-9]*\) requests in .*/\1/p' "$err" ;;
+    floor | floor_uring) sed -n 's/^floor: \([0-9]*\) requests in .*/\1/p' "$err" ;;
     wrk) awk '/ requests in / { print $1 }' "$out" ;;
     h2load) awk '/^requests:/ { print $8 }' "$out" ;;
     dnsperf) awk '/Queries completed:/ { print $3 }' "$out" ;;
@@ -269,7 +269,7 @@ rate_of() {
     local out=$WORK/$2.out err=$WORK/$2.err
     case $1 in
     httpload | dnsload) sed -n 's/^[a-z]*load: level c[0-9]*: [0-9]* requests in [0-9.]*s (\([0-9.]*\)\/s).*/\1/p' "$err" | head -n 1 ;;
-    floor) sed -n 's/^floor: [0-9]* requests in [0-9.]* s (\([0-9.]*\)\/s).*/\1/p' "$err" ;;
+    floor | floor_uring) sed -n 's/^floor: [0-9]* requests in [0-9.]* s (\([0-9.]*\)\/s).*/\1/p' "$err" ;;
     wrk) awk '/^Requests\/sec:/ { print $2 }' "$out" ;;
     h2load) awk '/^finished in/ { print $4 }' "$out" ;;
     dnsperf) awk '/Queries per second:/ { print $4 }' "$out" ;;
@@ -370,7 +370,8 @@ build_floor() {
     FLOOR=$WORK/floor
     cc -std=c11 -O2 -flto=auto -g -Wall -Wextra -Wno-unused-parameter -o "$FLOOR" "$TOP"/bench/floor.c \
         "$TOP"/bench/floor_sock.c "$TOP"/bench/floor_h1.c "$TOP"/bench/floor_dns.c \
-        "$TOP"/bench/floor_h2.c -lssl -lcrypto -lnghttp2 || die "cannot build the floor"
+        "$TOP"/bench/floor_h2.c "$TOP"/bench/floor_uring.c -lssl -lcrypto -lnghttp2 -luring ||
+        die "cannot build the floor"
 }
 
 # deep TOOL: whether TOOL runs under strace and callgrind (DEEP_TOOLS: a
