@@ -96,6 +96,9 @@ struct lg_target {
     /* QUIC (its own TLS, a UDP socket per client, streams for the driver's
      * application protocol), or NULL */
     const struct lg_quic_config *quic;
+    /* A datagram driver's sockets move their bytes through this transport
+     * instead of lg_transport_udp (dnsload --io-uring), or NULL */
+    const struct lg_transport *datagram_transport;
 };
 
 /* --watch NAME=PID or NAME=pidfile:PATH: a process tree sampled each second. */

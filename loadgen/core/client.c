@@ -47,6 +47,7 @@ void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void
 
 static void watch(struct lg_client *c, bool read, bool write)
 {
+    if (c->tp->own_events) return; /* it says when input came; its sends never wait */
     struct ev_loop *loop = c->w->loop;
     if (read && !ev_is_active(&c->rio))
         ev_io_start(loop, &c->rio);
@@ -613,10 +614,8 @@ static bool unwatchable(struct lg_client *c, int revents)
     return true;
 }
 
-static void on_read_event(struct ev_loop *loop, ev_io *io, int revents)
+static void client_readable(struct lg_client *c)
 {
-    struct lg_client *c = io->data;
-    if (unwatchable(c, revents)) return;
     c->w->event_ns = 0;
     if (settle_due(c)) lg_client_settle(c); /* what its send path left comes first */
     if (c->state == LG_CONN_SETUP)
@@ -626,6 +625,18 @@ static void on_read_event(struct ev_loop *loop, ev_io *io, int revents)
     lg_client_kick(c);
     if (c->w->cfg->rate > 0) lg_schedule_check(c->w);
     lg_worker_maybe_finish(c->w);
+}
+
+static void on_read_event(struct ev_loop *loop, ev_io *io, int revents)
+{
+    struct lg_client *c = io->data;
+    if (unwatchable(c, revents)) return;
+    client_readable(c);
+}
+
+void lg_conn_input_ready(struct lg_client *c)
+{
+    if (c->state != LG_CONN_CLOSED) client_readable(c);
 }
 
 static void on_write_event(struct ev_loop *loop, ev_io *io, int revents)

@@ -232,6 +232,7 @@ struct lg_worker {
     bool have_wait;
     uint64_t rx_dropped; /* datagram drivers: the sockets' receive-queue drops */
     bool have_rx_dropped;
+    void *tp_state; /* the transport's own state for this worker (the io_uring ring), or NULL */
 };
 
 /* errors.c */

@@ -83,9 +83,10 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
             w->tp = tgt->quic->transport;
             w->stages[w->n_stages++] = tgt->quic->stage;
         } else {
-            w->tp = drv->datagram ? &lg_transport_udp
-                    : tgt->tls    ? &lg_transport_tls
-                                  : &lg_transport_stream;
+            w->tp = drv->datagram && tgt->datagram_transport ? tgt->datagram_transport
+                    : drv->datagram                          ? &lg_transport_udp
+                    : tgt->tls                               ? &lg_transport_tls
+                                                             : &lg_transport_stream;
             if (!drv->datagram) w->stages[w->n_stages++] = &lg_stage_connect;
             if (tgt->tunnel) w->stages[w->n_stages++] = tgt->tunnel;
             if (tgt->tls) w->stages[w->n_stages++] = &lg_stage_tls;
@@ -109,6 +110,8 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
 static void workers_free(struct lg_worker *ws, unsigned nw)
 {
     for (unsigned i = 0; ws && i < nw; i++) {
+        /* a level that ended early still gave its transport state back */
+        if (ws[i].tp_state && ws[i].tp->worker_end) ws[i].tp->worker_end(&ws[i]);
         if (ws[i].loop) ev_loop_destroy(ws[i].loop);
         lg_schedule_free(&ws[i]);
         lg_selfwatch_free(&ws[i]);

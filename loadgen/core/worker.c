@@ -251,5 +251,6 @@ void lg_worker_run_level(struct lg_worker *w)
     w->turn_head = w->turn_tail = NULL;
     for (unsigned i = 0; i < w->n_clients; i++)
         lg_client_teardown(&w->clients[i]);
+    if (w->tp->worker_end) w->tp->worker_end(w);
     lg_tlsmem_thread_end();
 }

@@ -51,11 +51,29 @@ struct lg_transport {
     /* Optional: the time set with lg_conn_timer_at has come (during setup or
      * after). 0, or -1 with c->fail_class set when the connection failed. */
     int (*on_timer)(struct lg_client *c);
+    /* The transport learns of input itself (completions, not readiness): the
+     * client starts no socket watchers, and the transport calls
+     * lg_conn_input_ready when read has something to return. Its send never
+     * waits for the socket (LG_IO_DONE or LG_IO_ERROR). */
+    bool own_events;
+    /* Optional: the level is over on this worker and every client's socket
+     * is closed: frees what the transport holds for the worker. */
+    void (*worker_end)(struct lg_worker *w);
 };
 
 extern const struct lg_transport lg_transport_stream; /* TCP or Unix stream */
 extern const struct lg_transport lg_transport_udp;    /* connected UDP socket */
 extern const struct lg_transport lg_transport_tls;    /* TLS over a stream */
+/* Connected UDP sockets whose sends and receives go through one io_uring per
+ * loop thread (udp_ring.c; a tool that uses it links liburing). */
+extern const struct lg_transport lg_transport_udp_ring;
+/* An own_events transport has input for c: the client reads it as it would
+ * after a readable event (from the loop, never from a send path). */
+void lg_conn_input_ready(struct lg_client *c);
+/* The datagram transports' shared parts (udp.c): the connected socket's
+ * open, and whether an errno is an ICMP error about an earlier datagram. */
+int lg_udp_open(struct lg_client *c);
+bool lg_udp_is_peer_error(int err);
 /* Receive-queue drops of a worker's UDP sockets (a transport's dropped). */
 bool lg_udp_dropped(struct lg_worker *w, uint64_t *count);
 

@@ -24,14 +24,13 @@ struct queued {
     uint32_t seq;
 };
 
-/* ICMP errors a connected UDP socket reports about an earlier datagram. */
-static bool is_peer_error(int err)
+bool lg_udp_is_peer_error(int err)
 {
     return err == ECONNREFUSED || err == EHOSTUNREACH || err == ENETUNREACH || err == EHOSTDOWN ||
            err == ENETDOWN;
 }
 
-static int udp_open(struct lg_client *c)
+int lg_udp_open(struct lg_client *c)
 {
     const struct lg_target *t = c->w->tgt;
     int fd = socket(t->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -57,7 +56,7 @@ static ssize_t udp_read(struct lg_client *c, uint8_t *buf, size_t len)
         int err = errno;
         if (err == EINTR) continue;
         if (err == EAGAIN || err == EWOULDBLOCK) return LG_IO_AGAIN;
-        if (is_peer_error(err)) {
+        if (lg_udp_is_peer_error(err)) {
             lg_conn_peer_error(c, err);
             continue;
         }
@@ -86,7 +85,7 @@ static int send_one(struct lg_client *c, const uint8_t *buf, size_t len)
         int err = n < 0 ? errno : EMSGSIZE;
         if (err == EINTR) continue;
         if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) return 0;
-        if (is_peer_error(err)) {
+        if (lg_udp_is_peer_error(err)) {
             lg_conn_peer_error(c, err);
             tries++;
             continue;
@@ -177,7 +176,7 @@ bool lg_udp_dropped(struct lg_worker *w, uint64_t *count)
 
 const struct lg_transport lg_transport_udp = {
     .name = "udp",
-    .open = udp_open,
+    .open = lg_udp_open,
     .read = udp_read,
     .more = udp_more,
     .send = udp_send,

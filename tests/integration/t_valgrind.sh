@@ -124,6 +124,21 @@ t_dnsload_under_valgrind() {
     assert_eq "$rc" 0 "dnsload exit status"
 }
 
+# The io_uring transport: what the kernel writes into the receive buffers
+# outside any system call valgrind sees must still read as initialised, and
+# the ring, its buffers and its eventfd go back at the level's end.
+t_dnsload_io_uring_under_valgrind() {
+    [ -x "$DNSLOAD" ] || { fail "dnsload not built"; return; }
+    declare -F need_knot >/dev/null || { fail "servers_dns.sh has no need_knot"; return; }
+    need_knot || { fail "knot did not start"; return; }
+    local rc
+    local -a VG=("${VG[@]}" --track-fds=yes) # vg_run's, for this test only
+    rc=$(vg_run dnsring "$DNSLOAD" --io-uring --levels 2,4 --outstanding 4 -d 500ms \
+        --server 127.0.0.1 --port "$KNOT_PORT" --query "www.example.test A" --query "example.test MX")
+    assert_eq "$rc" 0 "dnsload --io-uring exit status"
+    assert_eq "$(open_fds dnsring)" "" "descriptors left open (the ring's, its eventfd, the sockets)"
+}
+
 t_loadstats_under_valgrind() {
     "$HTTPLOAD" -q -c 2 -d 300ms "http://127.0.0.1:$NGINX_HTTP_PORT/" >"$TMPROOT/doc.json"
     local rc

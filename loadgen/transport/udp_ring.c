@@ -1,0 +1,413 @@
+/* The datagram transport over io_uring (dnsload --io-uring): the connected
+ * UDP sockets of udp.c, with every send and receive an operation on one ring
+ * per loop thread instead of a system call of its own. What the loop's
+ * callbacks queue goes to the kernel together, just before the loop waits,
+ * in the io_uring_enter that also collects what completed; a socket always
+ * has one receive posted into a buffer of its own. The loop waits on an
+ * eventfd the ring signals when completions wait, never on the sockets (the
+ * ring's own descriptor does not wake a waiter for deferred work). */
+#include "loadgen/core/internal.h"
+
+#include <errno.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#ifdef HAVE_VALGRIND_MEMCHECK_H
+#include <valgrind/memcheck.h>
+#else
+#define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void)0)
+#endif
+
+/* A datagram sent through the ring waits in a buffer of the ring's until the
+ * kernel has taken it (its completion); larger ones are refused. */
+#define RING_SEND_MAX 512
+
+enum { OP_RECV = 1, OP_SEND = 2 };
+
+/* user_data: the operation in the top bits, then the socket's generation (a
+ * receive) or the send buffer's index (a send), then the client's index. */
+static uint64_t op_data(unsigned op, uint32_t hi, uint32_t index)
+{
+    return (uint64_t)op << 62 | (uint64_t)(hi & 0x3fffffffu) << 32 | index;
+}
+
+struct ring_client {
+    uint32_t gen;   /* opens of its socket: a completion for an earlier one is stale */
+    int32_t res;    /* the completed receive's result, when `have` */
+    int send_err;   /* a send failed for a reason other than the peer's: read says so */
+    int peer_err;   /* an ICMP error a send or receive reported: read charges it */
+    bool have;      /* a receive completed and waits for read */
+    bool posted;    /* a receive is with the kernel */
+    uint32_t sends; /* its datagrams the kernel has not taken yet */
+};
+
+struct send_buf {
+    uint32_t client, gen, len;
+};
+
+struct lg_ring {
+    struct io_uring ring;
+    struct lg_worker *w;
+    int efd;            /* eventfd the ring signals when completions wait */
+    ev_io io;           /* on efd */
+    ev_prepare prepare; /* before the loop sleeps: what was queued goes in */
+    struct ring_client *rc;
+    uint8_t *recv_bufs;
+    size_t recv_len;
+    struct send_buf *sb;
+    uint8_t *send_bufs;
+    uint32_t *free_sb; /* stack of free send buffers */
+    unsigned n_free, n_sb;
+    bool pumping;
+};
+
+static struct lg_ring *ring_of(const struct lg_client *c)
+{
+    return c->w->tp_state;
+}
+
+static unsigned index_of(const struct lg_client *c)
+{
+    return (unsigned)(c - c->w->clients);
+}
+
+static struct io_uring_sqe *sqe_get(struct lg_ring *r)
+{
+    struct io_uring_sqe *s = io_uring_get_sqe(&r->ring);
+    if (s) return s;
+    io_uring_submit(&r->ring); /* the queue is full: hand it over, then go on */
+    return io_uring_get_sqe(&r->ring);
+}
+
+static int post_recv(struct lg_client *c)
+{
+    struct lg_ring *r = ring_of(c);
+    unsigned i = index_of(c);
+    struct io_uring_sqe *s = sqe_get(r);
+    if (!s) {
+        lg_conn_fail(c, LG_ERR_SOCKET, "io_uring: no submission entry free");
+        return -1;
+    }
+    /* MSG_TRUNC: the result is the datagram's whole length, so a reply larger
+     * than the buffer is seen as such */
+    io_uring_prep_recv(s, c->fd, r->recv_bufs + (size_t)i * r->recv_len, r->recv_len, MSG_TRUNC);
+    io_uring_sqe_set_data64(s, op_data(OP_RECV, r->rc[i].gen, i));
+    r->rc[i].posted = true;
+    return 0;
+}
+
+static void post_send(struct lg_ring *r, uint32_t b)
+{
+    struct send_buf *sb = &r->sb[b];
+    struct io_uring_sqe *s = sqe_get(r);
+    if (!s) { /* cannot happen: the ring has an entry for every buffer */
+        r->rc[sb->client].send_err = ENOBUFS;
+        return;
+    }
+    io_uring_prep_send(s, r->w->clients[sb->client].fd, r->send_bufs + (size_t)b * RING_SEND_MAX,
+                       sb->len, MSG_NOSIGNAL);
+    io_uring_sqe_set_data64(s, op_data(OP_SEND, b, sb->client));
+}
+
+/* --- completions ---------------------------------------------------------- */
+
+static void send_done(struct lg_ring *r, uint32_t b, int res)
+{
+    struct send_buf *sb = &r->sb[b];
+    struct ring_client *rc = &r->rc[sb->client];
+    struct lg_client *c = &r->w->clients[sb->client];
+    bool current = sb->gen == rc->gen && c->state == LG_CONN_READY;
+    if (current && res < 0 && res != -ECANCELED) {
+        int err = -res;
+        if (lg_udp_is_peer_error(err) || err == ENOBUFS || err == EAGAIN) {
+            /* not sent: an ICMP error about an earlier datagram came first
+             * (charged as read's), or the socket had no room; it goes again */
+            if (err == ENOBUFS || err == EAGAIN)
+                r->w->store.counters[LG_C_SEND_BLOCKED]++;
+            else
+                rc->peer_err = err;
+            post_send(r, b);
+            if (rc->peer_err) lg_conn_input_ready(c);
+            return;
+        }
+        rc->send_err = err;
+    } else if (current && res >= 0 && (uint32_t)res != sb->len) {
+        rc->send_err = EMSGSIZE;
+    }
+    rc->sends--;
+    r->free_sb[r->n_free++] = b;
+    if (current && rc->send_err) lg_conn_input_ready(c);
+}
+
+static void recv_done(struct lg_ring *r, uint32_t i, uint32_t gen, int res)
+{
+    struct ring_client *rc = &r->rc[i];
+    if (gen != (rc->gen & 0x3fffffffu) || !rc->posted) return; /* an earlier socket's */
+    rc->posted = false;
+    rc->have = true;
+    rc->res = res;
+    lg_conn_input_ready(&r->w->clients[i]);
+}
+
+/* Hands over what was queued and handles what completed, until nothing more
+ * did (a bounded number of rounds: the ring's descriptor stays readable for
+ * the rest). One completion at a time, seen before it is acted on: acting
+ * can queue, submit and cancel. */
+static void pump(struct lg_ring *r)
+{
+    if (r->pumping) return;
+    r->pumping = true;
+    for (int round = 0; round < 16; round++) {
+        int rc = io_uring_submit_and_get_events(&r->ring);
+        if (rc < 0 && rc != -EINTR && rc != -EBUSY && rc != -EAGAIN) {
+            char why[96];
+            snprintf(why, sizeof(why), "io_uring_enter failed: %s", strerror(-rc));
+            lg_fail_run(&r->w->clients[0], why);
+            break;
+        }
+        unsigned n = 0;
+        struct io_uring_cqe *cqe;
+        while (io_uring_peek_cqe(&r->ring, &cqe) == 0) {
+            uint64_t d = cqe->user_data;
+            int res = cqe->res;
+            io_uring_cqe_seen(&r->ring, cqe);
+            n++;
+            uint32_t index = (uint32_t)d, hi = (uint32_t)(d >> 32) & 0x3fffffffu;
+            if (d >> 62 == OP_SEND)
+                send_done(r, hi, res);
+            else if (d >> 62 == OP_RECV)
+                recv_done(r, index, hi, res);
+        }
+        if (n == 0 && io_uring_sq_ready(&r->ring) == 0) break;
+    }
+    /* the loop may sleep next: nothing queued may be left behind */
+    if (io_uring_sq_ready(&r->ring)) io_uring_submit(&r->ring);
+    r->pumping = false;
+}
+
+static void on_ring_io(struct ev_loop *loop, ev_io *io, int revents)
+{
+    struct lg_ring *r = io->data;
+    uint64_t signals;
+    /* only the reset matters, not the count: what completed is in the ring,
+     * which is read whatever this returns */
+    ssize_t got = read(r->efd, &signals, sizeof(signals));
+    (void)got;
+    pump(r);
+}
+
+static void on_ring_prepare(struct ev_loop *loop, ev_prepare *p, int revents)
+{
+    pump(p->data);
+}
+
+/* --- the worker's ring ---------------------------------------------------- */
+
+static void ring_free(struct lg_ring *r)
+{
+    if (r->efd >= 0) close(r->efd);
+    free(r->rc);
+    free(r->recv_bufs);
+    free(r->sb);
+    free(r->send_bufs);
+    free(r->free_sb);
+    free(r);
+}
+
+/* The ring for the level's clients: a receive and the client's slots' sends
+ * in flight each, a buffer for each. */
+static struct lg_ring *ring_create(struct lg_client *c)
+{
+    struct lg_worker *w = c->w;
+    struct lg_ring *r = calloc(1, sizeof(*r));
+    if (!r) goto nomem;
+    r->w = w;
+    r->efd = -1;
+    r->recv_len = w->cfg->answer_bytes > 512 ? w->cfg->answer_bytes : 512;
+    /* a send buffer per slot, and one more per client for a datagram whose
+     * request ended before the kernel took it */
+    r->n_sb = w->n_clients * (w->cfg->slots + 1);
+    r->rc = calloc(w->n_clients, sizeof(*r->rc));
+    r->recv_bufs = malloc(w->n_clients * r->recv_len);
+    r->sb = calloc(r->n_sb, sizeof(*r->sb));
+    r->send_bufs = malloc((size_t)r->n_sb * RING_SEND_MAX);
+    r->free_sb = malloc(r->n_sb * sizeof(*r->free_sb));
+    if (!r->rc || !r->recv_bufs || !r->sb || !r->send_bufs || !r->free_sb) goto nomem;
+    for (unsigned b = 0; b < r->n_sb; b++)
+        r->free_sb[r->n_free++] = r->n_sb - 1 - b;
+    size_t entries = (size_t)w->n_clients + r->n_sb;
+    if (entries > 32768) entries = 32768; /* the kernel's most; a full queue is submitted early */
+    struct io_uring_params p = {
+        /* one thread submits, and runs the completions' work itself when it
+         * enters: no interrupt of the loop per completion */
+        .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+    };
+    int rc = io_uring_queue_init_params((unsigned)entries, &r->ring, &p);
+    if (rc == 0) {
+        r->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        rc = r->efd < 0 ? -errno : io_uring_register_eventfd(&r->ring, r->efd);
+        if (rc < 0) io_uring_queue_exit(&r->ring);
+    }
+    if (rc < 0) {
+        char why[160];
+        snprintf(why, sizeof(why), "--io-uring: cannot set up an io_uring: %s", strerror(-rc));
+        lg_conn_fail(c, LG_ERR_SOCKET, why);
+        lg_fail_run(c, why);
+        ring_free(r);
+        return NULL;
+    }
+    ev_io_init(&r->io, on_ring_io, r->efd, EV_READ);
+    ev_prepare_init(&r->prepare, on_ring_prepare);
+    r->io.data = r->prepare.data = r;
+    ev_io_start(w->loop, &r->io);
+    ev_prepare_start(w->loop, &r->prepare);
+    /* neither keeps the loop running by itself: the level's timers do */
+    ev_unref(w->loop);
+    ev_unref(w->loop);
+    return r;
+nomem:
+    if (r) ring_free(r);
+    lg_conn_fail(c, LG_ERR_SOCKET, "out of memory setting up the io_uring");
+    lg_fail_run(c, "out of memory setting up the io_uring");
+    return NULL;
+}
+
+static void ring_worker_end(struct lg_worker *w)
+{
+    struct lg_ring *r = w->tp_state;
+    if (!r) return;
+    ev_ref(w->loop);
+    ev_ref(w->loop);
+    ev_io_stop(w->loop, &r->io);
+    ev_prepare_stop(w->loop, &r->prepare);
+    io_uring_queue_exit(&r->ring); /* cancels what is still with the kernel, and waits */
+    ring_free(r);
+    w->tp_state = NULL;
+}
+
+/* --- the transport -------------------------------------------------------- */
+
+static int ring_open(struct lg_client *c)
+{
+    if (!c->w->tp_state && !(c->w->tp_state = ring_create(c))) return -1;
+    if (lg_udp_open(c) < 0) return -1;
+    struct ring_client *rc = &ring_of(c)->rc[index_of(c)];
+    rc->gen++;
+    rc->have = false;
+    rc->send_err = rc->peer_err = 0;
+    return post_recv(c);
+}
+
+static ssize_t ring_read(struct lg_client *c, uint8_t *buf, size_t len)
+{
+    struct lg_ring *r = ring_of(c);
+    unsigned i = index_of(c);
+    struct ring_client *rc = &r->rc[i];
+    if (rc->peer_err) {
+        int err = rc->peer_err;
+        rc->peer_err = 0;
+        lg_conn_peer_error(c, err);
+    }
+    if (rc->send_err) {
+        int err = rc->send_err;
+        rc->send_err = 0;
+        lg_conn_fail(c, LG_ERR_SEND, strerror(err));
+        return LG_IO_ERROR;
+    }
+    if (!rc->have) return LG_IO_AGAIN;
+    rc->have = false;
+    int res = rc->res;
+    if (res < 0) {
+        if (lg_udp_is_peer_error(-res)) {
+            lg_conn_peer_error(c, -res);
+            return post_recv(c) < 0 ? LG_IO_ERROR : LG_IO_AGAIN;
+        }
+        lg_conn_fail(c, LG_ERR_SOCKET, strerror(-res));
+        return LG_IO_ERROR;
+    }
+    if ((size_t)res > r->recv_len || (size_t)res > len) {
+        /* its end is lost, and a cut message must not pass for a whole one */
+        char why[160];
+        snprintf(why, sizeof(why),
+                 "a datagram of %d bytes, over the %zu the receive buffer holds (--io-uring: "
+                 "the answer size the queries allow)",
+                 res, r->recv_len);
+        lg_conn_fail(c, LG_ERR_SOCKET, why);
+        return LG_IO_ERROR;
+    }
+    size_t n = (size_t)res;
+    const uint8_t *got = r->recv_bufs + (size_t)i * r->recv_len;
+    /* the kernel wrote them outside any system call memcheck watches */
+    (void)VALGRIND_MAKE_MEM_DEFINED(got, n);
+    memcpy(buf, got, n);
+    if (post_recv(c) < 0) return LG_IO_ERROR;
+    return (ssize_t)n;
+}
+
+static bool ring_more(const struct lg_client *c, size_t n, size_t len)
+{
+    return false; /* one datagram per completion */
+}
+
+static int ring_send(struct lg_client *c, const uint8_t *buf, size_t len)
+{
+    struct lg_ring *r = ring_of(c);
+    if (len > RING_SEND_MAX) {
+        lg_conn_fail(c, LG_ERR_SEND, "a datagram over 512 bytes: --io-uring sends up to 512");
+        return LG_IO_ERROR;
+    }
+    if (!r->n_free) {
+        lg_conn_fail(c, LG_ERR_SEND, "every io_uring send buffer is in use");
+        return LG_IO_ERROR;
+    }
+    uint32_t b = r->free_sb[--r->n_free];
+    unsigned i = index_of(c);
+    r->sb[b] = (struct send_buf){.client = i, .gen = r->rc[i].gen, .len = (uint32_t)len};
+    memcpy(r->send_bufs + (size_t)b * RING_SEND_MAX, buf, len);
+    r->rc[i].sends++;
+    post_send(r, b);
+    return LG_IO_DONE;
+}
+
+static int ring_flush(struct lg_client *c)
+{
+    return LG_IO_DONE; /* nothing waits in the client: the ring holds it */
+}
+
+/* The socket closes after this: what the ring still does with it is
+ * cancelled first (and waited for), so its buffers are free again and a
+ * later socket of the same client finds none of it. */
+static void ring_close(struct lg_client *c)
+{
+    struct lg_ring *r = ring_of(c);
+    if (!r) return;
+    struct ring_client *rc = &r->rc[index_of(c)];
+    if (rc->posted || rc->sends) {
+        struct io_uring_sync_cancel_reg reg = {
+            .fd = c->fd,
+            .flags = IORING_ASYNC_CANCEL_FD | IORING_ASYNC_CANCEL_ALL,
+            .timeout = {.tv_sec = -1, .tv_nsec = -1},
+        };
+        io_uring_register_sync_cancel(&r->ring, &reg);
+    }
+    rc->gen++;
+    rc->posted = rc->have = false;
+    rc->send_err = rc->peer_err = 0;
+}
+
+const struct lg_transport lg_transport_udp_ring = {
+    .name = "udp-io_uring",
+    .open = ring_open,
+    .read = ring_read,
+    .more = ring_more,
+    .send = ring_send,
+    .flush = ring_flush,
+    .close = ring_close,
+    .dropped = lg_udp_dropped,
+    .blocked_counter = "send_blocked",
+    .own_events = true,
+    .worker_end = ring_worker_end,
+};

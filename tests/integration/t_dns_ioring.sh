@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# Integration tests of dnsload --io-uring (UDP sends and receives through one
+# io_uring per loop thread): the same answers and error classes as the plain
+# UDP transport against knot, BIND (whose own count of queries must equal the
+# attempts) and the fault fixture dnsfault.py; threads, levels and queries in
+# flight; ICMP errors; fewer system calls per answer than the plain path's
+# bound (counted with strace); an io_uring the process cannot set up (a shim
+# in front of liburing) and the options it does not combine with.
+# Needs knot, BIND 9 (bind9), kdig, strace, cc.
+# Run: BUILD=/path/to/build bash tests/integration/t_dns_ioring.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$TESTDIR/servers.sh"
+source "$TESTDIR/servers_dns.sh"
+trap stop_servers EXIT
+
+W=$TMPROOT/dns_ioring
+mkdir -p "$W"
+RUN_BOUND=${RUN_BOUND:-30}
+
+check() { doc "$@" || fail "document checks failed: ${*:2}"; }
+
+# ring OUT ARGS...: dnsload --io-uring, stdout in OUT.json, stderr in OUT.err.
+ring() {
+    local out=$1; shift
+    run_tool "$W/$out.json" "$W/$out.err" "$DNSLOAD" --io-uring "$@"
+}
+
+t_knot_answers_every_query_and_the_descriptor_says_io_uring() {
+    need_knot || { fail "knot did not start"; return; }
+    printf 'www.example.test A\nwww.example.test AAAA\nexample.test MX\nnope.example.test A\n' \
+        >"$W/knot.queries"
+    ring k1 -s 127.0.0.1 -p "$KNOT_PORT" --queries "$W/knot.queries" -c 4 -d 1s -q \
+        --meta "$W/k1.meta"
+    assert_eq "$RC" 0 "exit status"
+    [ "$RC" = 0 ] || cat "$W/k1.err" >&2
+    check "$W/k1.json" --invariants 'v("c4.requests") > 100' 'v("c4.errors") == 0' \
+        'v("c4.rcode.NOERROR") + v("c4.rcode.NXDOMAIN") == v("c4.requests")' \
+        'v("c4.rcode.NXDOMAIN") > 0' 'v("c4.connections") == 4' 'v("c4.reconnects") == 0' \
+        'n("c4.latency_cold_ms") == 4' 'n("c4.latency_warm_ms") == v("c4.requests") - 4' \
+        'v("c4.late") == 0' 'v("c4.unexpected") == 0' 'v("c4.bytes_received") > 0'
+    python3 - "$W/k1.meta" <<'PY' || fail "the descriptor does not say io_uring"
+import json, sys
+m = json.load(open(sys.argv[1]))
+def find(d):
+    if isinstance(d, dict):
+        if "io_uring" in d:
+            return d["io_uring"]
+        for v in d.values():
+            r = find(v)
+            if r is not None:
+                return r
+    return None
+assert find(m) is True, find(m)
+PY
+}
+
+# BIND's statistics channel counts every query it received: it must equal
+# the attempts, so no datagram went out twice or not at all.
+t_bind_counts_every_attempt() {
+    need_bind || { fail "BIND did not start"; return; }
+    local before after
+    before=$(bind_requests) || { fail "BIND statistics channel unreadable"; return; }
+    ring b1 -s 127.0.0.1 -p "$BIND_PORT" --query 'www.example.test A' \
+        --query 'nope.example.test AAAA' --outstanding 4 -c 3 -d 1s -q
+    after=$(bind_requests) || { fail "BIND statistics channel unreadable"; return; }
+    assert_eq "$RC" 0 "exit status"
+    echo "BIND received $((after - before)) queries"
+    check "$W/b1.json" --invariants 'v("c3.requests") > 50' 'v("c3.errors") == 0' \
+        'v("c3.unexpected") == 0' "v('c3.attempts') == $((after - before))"
+}
+
+t_threads_levels_and_queries_in_flight() {
+    need_knot || { fail "knot did not start"; return; }
+    ring k2 -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' --query 'example.test MX' \
+        --threads 2 --levels 2,6 --outstanding 16 -d 500ms -q
+    assert_eq "$RC" 0 "exit status"
+    check "$W/k2.json" --invariants 'levels() == [2, 6]' 'v("c2.connections") == 2' \
+        'v("c6.connections") == 6' 'v("c2.requests") > 32' 'v("c6.requests") > 96' \
+        'v("c2.errors") + v("c6.errors") == 0' 'v("c2.unexpected") + v("c6.unexpected") == 0' \
+        'v("c2.late") + v("c6.late") == 0'
+}
+
+# fault NAME ARGS...: a bounded run against dnsfault.py asking NAME.example.test A.
+fault() {
+    local name=$1; shift
+    need_dnsfault || { fail "dnsfault.py did not start"; return 1; }
+    local start=$SECONDS
+    ring "f_$name" -s 127.0.0.1 -p "$DNSFAULT_PORT" --query "$name.example.test A" -c 2 \
+        -d 1500ms --timeout 200ms -q "$@"
+    assert_le $((SECONDS - start)) 5 "$name: run bounded by duration and timeout"
+}
+
+t_faults_land_in_the_plain_transports_classes() {
+    fault drop || return
+    assert_eq "$RC" 1 "drop: exit status"
+    check "$W/f_drop.json" --invariants 'v("c2.errors.timeout") == v("c2.attempts") > 0'
+    fault late || return
+    assert_eq "$RC" 1 "late: exit status"
+    check "$W/f_late.json" --invariants 'v("c2.errors.timeout") == v("c2.attempts") > 0' \
+        'v("c2.late") > 0' 'v("c2.unexpected") == 0'
+    fault wrongid || return
+    assert_eq "$RC" 1 "wrongid: exit status"
+    check "$W/f_wrongid.json" --invariants 'v("c2.errors.timeout") == v("c2.attempts") > 0' \
+        'v("c2.unexpected") > 0'
+    fault short || return
+    assert_eq "$RC" 1 "short: exit status"
+    check "$W/f_short.json" --invariants 'v("c2.errors.malformed") == v("c2.attempts") > 0'
+    fault servfail || return
+    assert_eq "$RC" 1 "servfail: exit status"
+    check "$W/f_servfail.json" --invariants 'v("c2.errors.servfail") == v("c2.attempts") > 0'
+    fault dup --outstanding 3 || return
+    assert_eq "$RC" 0 "dup: exit status"
+    check "$W/f_dup.json" --invariants 'v("c2.requests") > 0' 'v("c2.errors") == 0' \
+        'v("c2.unexpected") > 0'
+}
+
+t_empty_datagram_keeps_the_socket() {
+    fault empty || return
+    assert_eq "$RC" 1 "exit status"
+    check "$W/f_empty.json" --invariants 'v("c2.connections") == 2' 'v("c2.reconnects") == 0' \
+        'v("c2.errors.malformed") > 0' 'v("c2.unexpected") > 0'
+}
+
+# The ring receives into a buffer of the answer size the queries allow (the
+# EDNS size, else 512 bytes): a larger datagram is named, never cut and
+# passed on as if whole; with room for it, it is an answer like any other.
+t_a_datagram_larger_than_the_queries_allow_is_named() {
+    need_dnsfault || { fail "dnsfault.py did not start"; return; }
+    ring big -s 127.0.0.1 -p "$DNSFAULT_PORT" --query 'big.example.test A' -c 2 -d 500ms \
+        --timeout 200ms
+    assert_eq "$RC" 1 "exit status"
+    check "$W/big.json" --invariants 'v("c2.errors.socket") == v("c2.attempts") > 0'
+    assert_contains "$W/big.err" "over the 512 the receive buffer holds"
+    ring big2 -s 127.0.0.1 -p "$DNSFAULT_PORT" --query 'big.example.test A' -c 2 -d 500ms \
+        --timeout 200ms --edns=4096 -q
+    assert_eq "$RC" 0 "exit status with --edns=4096"
+    check "$W/big2.json" --invariants 'v("c2.requests") > 0' 'v("c2.errors") == 0'
+}
+
+t_icmp_port_unreachable_is_charged_and_the_socket_stays() {
+    # nothing listens on this loopback port: the kernel answers with ICMP,
+    # which the ring reports on a later send or receive
+    ring icmp -s 127.0.0.1 -p 15399 --query 'www.example.test A' -c 2 -d 300ms -q
+    assert_eq "$RC" 1 "exit status"
+    check "$W/icmp.json" --invariants 'v("c2.errors.icmp") == v("c2.attempts") > 0' \
+        'v("c2.connections") == 2' 'v("c2.reconnects") == 0'
+}
+
+# The point of the ring: the loop's system calls per answer, counted (not
+# timed) under strace as t_dnsload.sh counts the plain path's, whose bound is
+# 2.1 (a send and a receive each, and the epoll_wait they share). The ring's
+# calls: epoll_wait, the eventfd's read and io_uring_enter, per turn of the
+# loop, each turn carrying the answers that came since the last.
+t_fewer_system_calls_per_answer_than_the_plain_path() {
+    command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
+    need_knot || { fail "knot did not start"; return; }
+    local st=$W/strace calls threads requests
+    rm -rf "$st" && mkdir -p "$st"
+    run_tool "$W/sc.json" "$W/sc.err" env ASAN_OPTIONS=detect_leaks=0 strace -f -ff -qq -s 0 \
+        -o "$st/t" "$DNSLOAD" --io-uring -s 127.0.0.1 -p "$KNOT_PORT" \
+        --query 'www.example.test A' -c 64 -d 5s --timeout 10s -q
+    assert_eq "$RC" 0 "exit status"
+    read -r calls threads < <(loop_system_calls "$st/t")
+    requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["c64.requests"]["samples"][0])' "$W/sc.json")
+    echo "system calls $calls in $threads loop threads for $requests answers"
+    assert_ge "$threads" 1 "threads waiting in epoll_wait"
+    assert_ge "$requests" 10000 "answers under strace"
+    assert_le "$(awk -v c="$calls" -v r="$requests" 'BEGIN{printf "%.3f", c/r}')" 1.0 \
+        "system calls per answered query"
+}
+
+# An io_uring the process may not set up (a container's seccomp filter, or
+# kernel.io_uring_disabled): one line naming it, the run stops with the
+# status of a run that could not be carried out, no hang and no document.
+t_an_io_uring_that_cannot_be_set_up_is_named() {
+    command -v cc >/dev/null || skip "cc missing (apt-get install gcc)"
+    need_knot || { fail "knot did not start"; return; }
+    cat >"$W/nouring.c" <<'C'
+#include <errno.h>
+struct io_uring;
+struct io_uring_params;
+int io_uring_queue_init_params(unsigned entries, struct io_uring *ring, struct io_uring_params *p)
+{
+    return -EPERM;
+}
+C
+    cc -shared -fPIC -o "$W/nouring.so" "$W/nouring.c" || { fail "cannot build the shim"; return; }
+    local preload=$W/nouring.so start=$SECONDS
+    # the sanitizer's runtime must come first in LD_PRELOAD on that build
+    if ldd "$DNSLOAD" | grep -q libasan; then preload="$(ldd "$DNSLOAD" | awk '/libasan/ { print $3 }'):$preload"; fi
+    run_tool "$W/no.json" "$W/no.err" env LD_PRELOAD="$preload" "$DNSLOAD" --io-uring \
+        -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 4 -d 2s
+    cat "$W/no.err"
+    assert_le $((SECONDS - start)) 10 "bounded"
+    assert_eq "$RC" 4 "exit status (the run could not be carried out)"
+    assert_contains "$W/no.err" "--io-uring: cannot set up an io_uring: Operation not permitted"
+    assert_empty_file "$W/no.json" "nothing on stdout"
+}
+
+t_options_it_does_not_combine_with_are_usage_errors() {
+    ring u1 -s 127.0.0.1 --query 'www.example.test A' --transport tcp -d 1s
+    assert_eq "$RC" 2 "--transport tcp: exit status"
+    assert_contains "$W/u1.err" "--io-uring is for --transport udp"
+    assert_empty_file "$W/u1.json"
+    ring u2 -s 127.0.0.1 --query 'www.example.test A' -R 100 -d 1s
+    assert_eq "$RC" 2 "--rate: exit status"
+    assert_contains "$W/u2.err" "--io-uring is for the closed loop (without --rate)"
+    assert_empty_file "$W/u2.json"
+}
+
+run_tests
