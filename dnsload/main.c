@@ -46,8 +46,8 @@ static const struct lg_option options[] = {
      "queries in flight per client (default 1: closed loop,\none at a time; 1..1024); "
      "pipelined on tcp and dot,\nconcurrent streams on doh"},
     {"io-uring", 0, no_argument, OPT_IO_URING, "Server", "    --io-uring",
-     "udp, closed loop: every send and receive through one\nio_uring per loop thread, what a "
-     "turn of the loop\nqueued going in together (fewer system calls)"},
+     "udp: every send and receive through one io_uring per\nloop thread, what a turn of the "
+     "loop queued going in\ntogether (fewer system calls)"},
     {"queries", 0, required_argument, OPT_QUERIES, QUERIES, "    --queries FILE",
      "dnsperf's format: 'name TYPE' per line; blank lines and\nlines starting with # or ; "
      "are skipped (repeatable)"},
@@ -353,10 +353,6 @@ int main(int argc, char **argv)
     load_queries(&ctx, &a);
     cfg.slots = (unsigned)a.outstanding;
     cfg.slots_option = "--outstanding";
-    /* the open loop stamps a request as sent when the kernel takes its bytes,
-     * which the ring tells only later: not measured there yet */
-    if (a.io_uring && cfg.rate > 0)
-        lg_usage_error(tool, "--io-uring is for the closed loop (without --rate)");
 
     char hostbuf[256];
     const char *host = bare_host(a.server, hostbuf, sizeof(hostbuf));

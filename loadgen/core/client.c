@@ -412,7 +412,8 @@ void lg_client_kick(struct lg_client *c)
     start_requests(c);
     /* what the driver gathered in this event goes out in one write */
     if (usable(c) && c->w->drv->flush && drv_flush(c) < 0) conn_abort(c);
-    if (c->n_unsent && !c->outq_len && usable(c)) lg_req_accepted(c);
+    /* a transport of its own events says when the kernel took the bytes */
+    if (c->n_unsent && !c->outq_len && usable(c) && !c->tp->own_events) lg_req_accepted(c);
 }
 
 static void on_restart(struct ev_loop *loop, ev_timer *t, int revents)

@@ -328,9 +328,13 @@ static int open_loop_prepare(struct lg_levels *lv, unsigned clients)
 /* A level prepared but never run: the clients' sockets close. */
 static void cohort_abandon(struct lg_levels *lv)
 {
-    for (unsigned i = 0; i < lv->nw; i++)
-        for (unsigned k = 0; k < lv->ws[i].n_clients; k++)
-            lg_client_teardown(&lv->ws[i].clients[k]);
+    for (unsigned i = 0; i < lv->nw; i++) {
+        struct lg_worker *w = &lv->ws[i];
+        for (unsigned k = 0; k < w->n_clients; k++)
+            lg_client_teardown(&w->clients[k]);
+        /* what the transport set up for these clients is theirs alone */
+        if (w->tp_state && w->tp->worker_end) w->tp->worker_end(w);
+    }
 }
 
 /* Runs the workers from `start` until they have all ended. */

@@ -54,7 +54,9 @@ struct lg_transport {
     /* The transport learns of input itself (completions, not readiness): the
      * client starts no socket watchers, and the transport calls
      * lg_conn_input_ready when read has something to return. Its send never
-     * waits for the socket (LG_IO_DONE or LG_IO_ERROR). */
+     * waits for the socket (LG_IO_DONE or LG_IO_ERROR); it marks the request
+     * LG_REQ_QUEUED and calls lg_req_departed once the kernel took its bytes
+     * (the open loop's send lag ends then). */
     bool own_events;
     /* Optional: the level is over on this worker and every client's socket
      * is closed: frees what the transport holds for the worker. */

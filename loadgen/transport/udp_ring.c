@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #ifdef HAVE_VALGRIND_MEMCHECK_H
 #include <valgrind/memcheck.h>
@@ -22,8 +23,11 @@
 #endif
 
 /* A datagram sent through the ring waits in a buffer of the ring's until the
- * kernel has taken it (its completion); larger ones are refused. */
+ * kernel has taken it (its completion); larger ones are refused. Buffers come
+ * in chunks that never move (the kernel holds their addresses), a chunk more
+ * when every one is in use, up to one per slot and one more per client. */
 #define RING_SEND_MAX 512
+#define SB_CHUNK 256
 
 enum { OP_RECV = 1, OP_SEND = 2 };
 
@@ -46,6 +50,12 @@ struct ring_client {
 
 struct send_buf {
     uint32_t client, gen, len;
+    uint32_t slot, seq; /* the request it carries (UINT32_MAX: none), and its number */
+};
+
+struct sb_chunk {
+    struct send_buf meta[SB_CHUNK];
+    uint8_t data[SB_CHUNK][RING_SEND_MAX];
 };
 
 struct lg_ring {
@@ -57,12 +67,43 @@ struct lg_ring {
     struct ring_client *rc;
     uint8_t *recv_bufs;
     size_t recv_len;
-    struct send_buf *sb;
-    uint8_t *send_bufs;
+    struct sb_chunk **chunks;
+    unsigned n_chunks, max_chunks;
     uint32_t *free_sb; /* stack of free send buffers */
-    unsigned n_free, n_sb;
+    unsigned n_free;
     bool pumping;
+    /* made disabled, enabled by the loop's thread at its first turn: the
+     * one thread that may submit is the one that enables it (the open loop
+     * opens its sockets before the loops' threads start) */
+    bool enabled;
 };
+
+static struct send_buf *sb_meta(struct lg_ring *r, uint32_t b)
+{
+    return &r->chunks[b / SB_CHUNK]->meta[b % SB_CHUNK];
+}
+
+static uint8_t *sb_data(struct lg_ring *r, uint32_t b)
+{
+    return r->chunks[b / SB_CHUNK]->data[b % SB_CHUNK];
+}
+
+/* A chunk of send buffers more: 0, or -1 when the most are there or memory
+ * ran out. */
+static int sb_grow(struct lg_ring *r)
+{
+    if (r->n_chunks == r->max_chunks) return -1;
+    uint32_t *stack = realloc(r->free_sb, (size_t)(r->n_chunks + 1) * SB_CHUNK * sizeof(*stack));
+    if (!stack) return -1;
+    r->free_sb = stack;
+    struct sb_chunk *chunk = malloc(sizeof(*chunk));
+    if (!chunk) return -1;
+    r->chunks[r->n_chunks] = chunk;
+    uint32_t first = r->n_chunks++ * SB_CHUNK;
+    for (uint32_t k = SB_CHUNK; k-- > 0;)
+        r->free_sb[r->n_free++] = first + k;
+    return 0;
+}
 
 static struct lg_ring *ring_of(const struct lg_client *c)
 {
@@ -74,11 +115,32 @@ static unsigned index_of(const struct lg_client *c)
     return (unsigned)(c - c->w->clients);
 }
 
+/* Called on the loop's thread, which becomes the one that submits. 0, or -1
+ * after failing the run. */
+static int ring_enable(struct lg_ring *r)
+{
+    if (r->enabled) return 0;
+    /* liburing 2.3 declares io_uring_enable_rings but does not export it */
+    if (syscall(__NR_io_uring_register, r->ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0) <
+        0) {
+        char why[96];
+        snprintf(why, sizeof(why), "--io-uring: cannot enable the io_uring: %s", strerror(errno));
+        lg_fail_run(&r->w->clients[0], why);
+        return -1;
+    }
+    r->enabled = true;
+    return 0;
+}
+
 static struct io_uring_sqe *sqe_get(struct lg_ring *r)
 {
     struct io_uring_sqe *s = io_uring_get_sqe(&r->ring);
     if (s) return s;
-    io_uring_submit(&r->ring); /* the queue is full: hand it over, then go on */
+    /* the queue is full: hand it over, then go on. Only the loop's thread
+     * fills it (the open loop's sockets, made ahead on another thread, post a
+     * receive each, which the queue holds), so it may enable the ring. */
+    if (ring_enable(r) < 0) return NULL;
+    io_uring_submit(&r->ring);
     return io_uring_get_sqe(&r->ring);
 }
 
@@ -101,14 +163,13 @@ static int post_recv(struct lg_client *c)
 
 static void post_send(struct lg_ring *r, uint32_t b)
 {
-    struct send_buf *sb = &r->sb[b];
+    struct send_buf *sb = sb_meta(r, b);
     struct io_uring_sqe *s = sqe_get(r);
     if (!s) { /* cannot happen: the ring has an entry for every buffer */
         r->rc[sb->client].send_err = ENOBUFS;
         return;
     }
-    io_uring_prep_send(s, r->w->clients[sb->client].fd, r->send_bufs + (size_t)b * RING_SEND_MAX,
-                       sb->len, MSG_NOSIGNAL);
+    io_uring_prep_send(s, r->w->clients[sb->client].fd, sb_data(r, b), sb->len, MSG_NOSIGNAL);
     io_uring_sqe_set_data64(s, op_data(OP_SEND, b, sb->client));
 }
 
@@ -116,7 +177,7 @@ static void post_send(struct lg_ring *r, uint32_t b)
 
 static void send_done(struct lg_ring *r, uint32_t b, int res)
 {
-    struct send_buf *sb = &r->sb[b];
+    struct send_buf *sb = sb_meta(r, b);
     struct ring_client *rc = &r->rc[sb->client];
     struct lg_client *c = &r->w->clients[sb->client];
     bool current = sb->gen == rc->gen && c->state == LG_CONN_READY;
@@ -136,6 +197,11 @@ static void send_done(struct lg_ring *r, uint32_t b, int res)
         rc->send_err = err;
     } else if (current && res >= 0 && (uint32_t)res != sb->len) {
         rc->send_err = EMSGSIZE;
+    } else if (current && res >= 0 && sb->slot < r->w->cfg->slots) {
+        /* the kernel took it: the open loop's send lag ends now */
+        struct lg_req *q = &c->slots[sb->slot];
+        if ((q->flags & LG_REQ_ACTIVE) && (q->flags & LG_REQ_QUEUED) && q->seq == sb->seq)
+            lg_req_departed(c, q);
     }
     rc->sends--;
     r->free_sb[r->n_free++] = b;
@@ -159,6 +225,7 @@ static void recv_done(struct lg_ring *r, uint32_t i, uint32_t gen, int res)
 static void pump(struct lg_ring *r)
 {
     if (r->pumping) return;
+    if (ring_enable(r) < 0) return;
     r->pumping = true;
     for (int round = 0; round < 16; round++) {
         int rc = io_uring_submit_and_get_events(&r->ring);
@@ -211,8 +278,9 @@ static void ring_free(struct lg_ring *r)
     if (r->efd >= 0) close(r->efd);
     free(r->rc);
     free(r->recv_bufs);
-    free(r->sb);
-    free(r->send_bufs);
+    for (unsigned k = 0; k < r->n_chunks; k++)
+        free(r->chunks[k]);
+    free(r->chunks);
     free(r->free_sb);
     free(r);
 }
@@ -229,21 +297,30 @@ static struct lg_ring *ring_create(struct lg_client *c)
     r->recv_len = w->cfg->answer_bytes > 512 ? w->cfg->answer_bytes : 512;
     /* a send buffer per slot, and one more per client for a datagram whose
      * request ended before the kernel took it */
-    r->n_sb = w->n_clients * (w->cfg->slots + 1);
+    size_t most = (size_t)w->n_clients * (w->cfg->slots + 1);
+    r->max_chunks = (unsigned)((most + SB_CHUNK - 1) / SB_CHUNK);
     r->rc = calloc(w->n_clients, sizeof(*r->rc));
     r->recv_bufs = malloc(w->n_clients * r->recv_len);
-    r->sb = calloc(r->n_sb, sizeof(*r->sb));
-    r->send_bufs = malloc((size_t)r->n_sb * RING_SEND_MAX);
-    r->free_sb = malloc(r->n_sb * sizeof(*r->free_sb));
-    if (!r->rc || !r->recv_bufs || !r->sb || !r->send_bufs || !r->free_sb) goto nomem;
-    for (unsigned b = 0; b < r->n_sb; b++)
-        r->free_sb[r->n_free++] = r->n_sb - 1 - b;
-    size_t entries = (size_t)w->n_clients + r->n_sb;
+    r->chunks = calloc(r->max_chunks, sizeof(*r->chunks));
+    if (!r->rc || !r->recv_bufs || !r->chunks) goto nomem;
+    /* enough for a datagram in flight per client: the usual case */
+    while ((size_t)r->n_chunks * SB_CHUNK < w->n_clients)
+        if (sb_grow(r) < 0) goto nomem;
+    /* a receive and a send in flight per client; a full queue goes to the
+     * kernel early, and its completions wait in the kernel when the
+     * completion queue is full (IORING_FEAT_NODROP) */
+    size_t entries = (size_t)w->n_clients * 2;
+    if (entries < 64) entries = 64;
     if (entries > 32768) entries = 32768; /* the kernel's most; a full queue is submitted early */
+    size_t cq = most + w->n_clients;      /* everything that can be in flight at once */
+    if (cq < 2 * entries) cq = 2 * entries;
+    if (cq > 65536) cq = 65536;
     struct io_uring_params p = {
         /* one thread submits, and runs the completions' work itself when it
          * enters: no interrupt of the loop per completion */
-        .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+        .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED |
+                 IORING_SETUP_CQSIZE,
+        .cq_entries = (unsigned)cq,
     };
     int rc = io_uring_queue_init_params((unsigned)entries, &r->ring, &p);
     if (rc == 0) {
@@ -359,14 +436,26 @@ static int ring_send(struct lg_client *c, const uint8_t *buf, size_t len)
         lg_conn_fail(c, LG_ERR_SEND, "a datagram over 512 bytes: --io-uring sends up to 512");
         return LG_IO_ERROR;
     }
-    if (!r->n_free) {
-        lg_conn_fail(c, LG_ERR_SEND, "every io_uring send buffer is in use");
+    if (!r->n_free && sb_grow(r) < 0) {
+        lg_conn_fail(c, LG_ERR_SEND,
+                     r->n_chunks == r->max_chunks ? "every io_uring send buffer is in use"
+                                                  : "out of memory for an io_uring send buffer");
+        if (r->n_chunks < r->max_chunks)
+            lg_fail_run(c, "out of memory for an io_uring send buffer");
         return LG_IO_ERROR;
     }
     uint32_t b = r->free_sb[--r->n_free];
     unsigned i = index_of(c);
-    r->sb[b] = (struct send_buf){.client = i, .gen = r->rc[i].gen, .len = (uint32_t)len};
-    memcpy(r->send_bufs + (size_t)b * RING_SEND_MAX, buf, len);
+    /* the request waits for the kernel to take its bytes (its send lag, and
+     * no ICMP error is charged to it before that) */
+    struct lg_req *q = c->sending;
+    if (q) q->flags |= LG_REQ_QUEUED;
+    *sb_meta(r, b) = (struct send_buf){.client = i,
+                                       .gen = r->rc[i].gen,
+                                       .len = (uint32_t)len,
+                                       .slot = q ? q->slot : UINT32_MAX,
+                                       .seq = q ? q->seq : 0};
+    memcpy(sb_data(r, b), buf, len);
     r->rc[i].sends++;
     post_send(r, b);
     return LG_IO_DONE;
@@ -380,12 +469,30 @@ static int ring_flush(struct lg_client *c)
 /* The socket closes after this: what the ring still does with it is
  * cancelled first (and waited for), so its buffers are free again and a
  * later socket of the same client finds none of it. */
+/* Operations queued for the socket and not handed to the kernel yet become
+ * no-ops, keeping their user data (their completions, stale by then, free
+ * what they held): by the time they would go, the descriptor's number may be
+ * another socket's. */
+static void unqueue(struct lg_ring *r, int fd)
+{
+    struct io_uring_sq *sq = &r->ring.sq;
+    for (unsigned i = sq->sqe_head; i != sq->sqe_tail; i++) {
+        struct io_uring_sqe *s = &sq->sqes[i & sq->ring_mask];
+        if (s->fd != fd || (s->opcode != IORING_OP_SEND && s->opcode != IORING_OP_RECV)) continue;
+        uint64_t d = s->user_data;
+        io_uring_prep_nop(s);
+        s->user_data = d;
+    }
+}
+
 static void ring_close(struct lg_client *c)
 {
     struct lg_ring *r = ring_of(c);
     if (!r) return;
     struct ring_client *rc = &r->rc[index_of(c)];
-    if (rc->posted || rc->sends) {
+    unqueue(r, c->fd);
+    /* what the kernel has: cancelled, and waited for */
+    if (r->enabled && (rc->posted || rc->sends)) {
         struct io_uring_sync_cancel_reg reg = {
             .fd = c->fd,
             .flags = IORING_ASYNC_CANCEL_FD | IORING_ASYNC_CANCEL_ALL,
