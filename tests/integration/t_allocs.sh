@@ -89,6 +89,11 @@ t_no_allocation_per_request_dns() {
         allocs_per_request "dns$t" "$DNSLOAD" -s 127.0.0.1 -p "$UNBOUND_PORT" --transport "$t" \
             --queries "$W/queries" -c 4 -d @D@
     done
+    # the io_uring transport: its buffers are made per level, grown in chunks
+    allocs_per_request dnsring "$DNSLOAD" --io-uring -s 127.0.0.1 -p "$UNBOUND_PORT" \
+        --queries "$W/queries" -c 4 -d @D@
+    allocs_per_request dnsringopen "$DNSLOAD" --io-uring -R 2000 --max-error-rate 1 \
+        -s 127.0.0.1 -p "$UNBOUND_PORT" --queries "$W/queries" -c 4 -d @D@
     allocs_per_request dnsdot "$DNSLOAD" -s 127.0.0.1 -p "$UNBOUND_DOT_PORT" --transport dot \
         --cacert "$CA_PEM" --queries "$W/queries" -c 4 -d @D@
     allocs_per_request dnsdoh "$DNSLOAD" -s 127.0.0.1 -p "$UNBOUND_DOH_PORT" --transport doh \
