@@ -156,6 +156,30 @@ static void h1_fail(struct floor *f, struct h1_conn *c, const char *what)
     floor_sock_close(&c->s);
 }
 
+/* A read of n bytes (0: the server closed, below 0: it failed): the
+ * response so far framed, and when it is whole the next request sent. 0, or
+ * -1 when the connection was closed. */
+static int h1_read(struct floor *f, struct h1_conn *c, const uint8_t *buf, ssize_t n)
+{
+    if (n <= 0) {
+        h1_fail(f, c, n == 0 ? "the server closed a connection" : "read failed");
+        return -1;
+    }
+    int rc = h1_input(c, buf, (size_t)n);
+    if (rc < 0) {
+        h1_fail(f, c, "bad response (status, framing or extra bytes)");
+        return -1;
+    }
+    if (rc == 1) {
+        f->requests++;
+        if (h1_send(f, c) < 0) {
+            floor_sock_close(&c->s);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static void h1_event(struct floor *f, void *conn, uint32_t events)
 {
     struct h1_conn *c = conn;
@@ -168,22 +192,7 @@ static void h1_event(struct floor *f, void *conn, uint32_t events)
     for (;;) {
         ssize_t n = floor_sock_read(&c->s, f->rbuf, sizeof(f->rbuf));
         if (n == -1) return;
-        if (n <= 0) {
-            h1_fail(f, c, n == 0 ? "the server closed a connection" : "read failed");
-            return;
-        }
-        int rc = h1_input(c, f->rbuf, (size_t)n);
-        if (rc < 0) {
-            h1_fail(f, c, "bad response (status, framing or extra bytes)");
-            return;
-        }
-        if (rc == 1) {
-            f->requests++;
-            if (h1_send(f, c) < 0) {
-                floor_sock_close(&c->s);
-                return;
-            }
-        }
+        if (h1_read(f, c, f->rbuf, n) < 0) return;
         if (!floor_sock_more(&c->s, (size_t)n, sizeof(f->rbuf))) return;
     }
 }
@@ -201,28 +210,12 @@ static int h1_ring_open(struct floor *f, unsigned i)
     return floor_ring_recv(f, c->s.fd, ring_bufs[i], RING_BUF, c);
 }
 
-/* A read completed: the response so far framed; when it is whole the next
- * request is posted, then the next read. */
+/* A read completed: handled as the epoll loop's, then the next read. */
 static void h1_ring_done(struct floor *f, void *conn, int res)
 {
     struct h1_conn *c = conn;
     uint8_t *buf = ring_bufs[c - conns];
-    if (res <= 0) {
-        h1_fail(f, c, res == 0 ? "the server closed a connection" : "read failed");
-        return;
-    }
-    int rc = h1_input(c, buf, (size_t)res);
-    if (rc < 0) {
-        h1_fail(f, c, "bad response (status, framing or extra bytes)");
-        return;
-    }
-    if (rc == 1) {
-        f->requests++;
-        if (h1_send(f, c) < 0) {
-            floor_sock_close(&c->s);
-            return;
-        }
-    }
+    if (h1_read(f, c, buf, res) < 0) return;
     if (floor_ring_recv(f, c->s.fd, buf, RING_BUF, c) < 0) floor_sock_close(&c->s);
 }
 
