@@ -39,13 +39,12 @@ static uint64_t op_data(unsigned op, uint32_t hi, uint32_t index)
 }
 
 struct ring_client {
-    uint32_t gen;   /* opens of its socket: a completion for an earlier one is stale */
-    int32_t res;    /* the completed receive's result, when `have` */
-    int send_err;   /* a send failed for a reason other than the peer's: read says so */
-    int peer_err;   /* an ICMP error a send or receive reported: read charges it */
-    bool have;      /* a receive completed and waits for read */
-    bool posted;    /* a receive is with the kernel */
-    uint32_t sends; /* its datagrams the kernel has not taken yet */
+    uint32_t gen; /* opens of its socket: a completion for an earlier one is stale */
+    int32_t res;  /* the completed receive's result, when `have` */
+    int send_err; /* a send failed for a reason other than the peer's: read says so */
+    int peer_err; /* an ICMP error a send or receive reported: read charges it */
+    bool have;    /* a receive completed and waits for read */
+    bool posted;  /* a receive is with the kernel */
 };
 
 struct send_buf {
@@ -203,7 +202,6 @@ static void send_done(struct lg_ring *r, uint32_t b, int res)
         if ((q->flags & LG_REQ_ACTIVE) && (q->flags & LG_REQ_QUEUED) && q->seq == sb->seq)
             lg_req_departed(c, q);
     }
-    rc->sends--;
     r->free_sb[r->n_free++] = b;
     if (current && rc->send_err) lg_conn_input_ready(c);
 }
@@ -456,7 +454,6 @@ static int ring_send(struct lg_client *c, const uint8_t *buf, size_t len)
                                        .slot = q ? q->slot : UINT32_MAX,
                                        .seq = q ? q->seq : 0};
     memcpy(sb_data(r, b), buf, len);
-    r->rc[i].sends++;
     post_send(r, b);
     return LG_IO_DONE;
 }
@@ -466,9 +463,6 @@ static int ring_flush(struct lg_client *c)
     return LG_IO_DONE; /* nothing waits in the client: the ring holds it */
 }
 
-/* The socket closes after this: what the ring still does with it is
- * cancelled first (and waited for), so its buffers are free again and a
- * later socket of the same client finds none of it. */
 /* Operations queued for the socket and not handed to the kernel yet become
  * no-ops, keeping their user data (their completions, stale by then, free
  * what they held): by the time they would go, the descriptor's number may be
@@ -485,14 +479,18 @@ static void unqueue(struct lg_ring *r, int fd)
     }
 }
 
+/* The socket closes after this: what the ring still does with it is
+ * cancelled first (and waited for), so its buffers are free again and a
+ * later socket of the same client finds none of it. */
 static void ring_close(struct lg_client *c)
 {
     struct lg_ring *r = ring_of(c);
     if (!r) return;
     struct ring_client *rc = &r->rc[index_of(c)];
     unqueue(r, c->fd);
-    /* what the kernel has: cancelled, and waited for */
-    if (r->enabled && (rc->posted || rc->sends)) {
+    /* what the kernel has (a receive is always posted): cancelled, and
+     * waited for */
+    if (r->enabled) {
         struct io_uring_sync_cancel_reg reg = {
             .fd = c->fd,
             .flags = IORING_ASYNC_CANCEL_FD | IORING_ASYNC_CANCEL_ALL,
