@@ -216,40 +216,57 @@ static void recv_done(struct lg_ring *r, uint32_t i, uint32_t gen, int res)
     lg_conn_input_ready(&r->w->clients[i]);
 }
 
+/* Whether entering the kernel would do anything: something queued to hand
+ * over, or completions' work the kernel deferred to us (IORING_SQ_TASKRUN: a
+ * reply arrived) or that overflowed. A flag set just after this looked also
+ * signals the eventfd, so the loop wakes for it. */
+static bool ring_needs_enter(struct lg_ring *r)
+{
+    unsigned flags = IO_URING_READ_ONCE(*r->ring.sq.kflags);
+    return io_uring_sq_ready(&r->ring) || (flags & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW));
+}
+
 /* Hands over what was queued and handles what completed, until nothing more
- * did (a bounded number of rounds: the ring's descriptor stays readable for
- * the rest). One completion at a time, seen before it is acted on: acting
- * can queue, submit and cancel. */
+ * did (a bounded number of rounds: the eventfd wakes the loop for the rest).
+ * It enters the kernel only when that has work: at a low rate most turns
+ * have none left after their first round. Completions can also wait without
+ * an entry of ours (a cancel or an early submit posts them), so the queue is
+ * read every round. One completion at a time, seen before it is acted on:
+ * acting can queue, submit and cancel. */
 static void pump(struct lg_ring *r)
 {
     if (r->pumping) return;
     if (ring_enable(r) < 0) return;
     r->pumping = true;
-    for (int round = 0; round < 16; round++) {
-        int rc = io_uring_submit_and_get_events(&r->ring);
+    int round;
+    for (round = 0; round < 16; round++) {
+        bool enter = ring_needs_enter(r);
+        if (!enter && !io_uring_cq_ready(&r->ring)) break;
+        int rc = enter ? io_uring_submit_and_get_events(&r->ring) : 0;
         if (rc < 0 && rc != -EINTR && rc != -EBUSY && rc != -EAGAIN) {
             char why[96];
             snprintf(why, sizeof(why), "io_uring_enter failed: %s", strerror(-rc));
             lg_fail_run(&r->w->clients[0], why);
             break;
         }
-        unsigned n = 0;
         struct io_uring_cqe *cqe;
         while (io_uring_peek_cqe(&r->ring, &cqe) == 0) {
             uint64_t d = cqe->user_data;
             int res = cqe->res;
             io_uring_cqe_seen(&r->ring, cqe);
-            n++;
             uint32_t index = (uint32_t)d, hi = (uint32_t)(d >> 32) & 0x3fffffffu;
             if (d >> 62 == OP_SEND)
                 send_done(r, hi, res);
             else if (d >> 62 == OP_RECV)
                 recv_done(r, index, hi, res);
         }
-        if (n == 0 && io_uring_sq_ready(&r->ring) == 0) break;
     }
-    /* the loop may sleep next: nothing queued may be left behind */
+    /* the loop may sleep next: nothing queued may be left behind, and work
+     * the rounds left (a busy ring) must wake it again, as the kernel
+     * signals only work that comes after what waits */
     if (io_uring_sq_ready(&r->ring)) io_uring_submit(&r->ring);
+    if (round == 16 && (ring_needs_enter(r) || io_uring_cq_ready(&r->ring)))
+        eventfd_write(r->efd, 1);
     r->pumping = false;
 }
 
@@ -317,7 +334,7 @@ static struct lg_ring *ring_create(struct lg_client *c)
         /* one thread submits, and runs the completions' work itself when it
          * enters: no interrupt of the loop per completion */
         .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED |
-                 IORING_SETUP_CQSIZE,
+                 IORING_SETUP_CQSIZE | IORING_SETUP_TASKRUN_FLAG,
         .cq_entries = (unsigned)cq,
     };
     int rc = io_uring_queue_init_params((unsigned)entries, &r->ring, &p);

@@ -187,6 +187,27 @@ t_fewer_system_calls_per_answer_than_the_plain_path() {
         "system calls per answered query"
 }
 
+# At a low rate nothing batches: each answer takes a turn of its own. The
+# loop then enters the ring three times per answer (the send, the reply's
+# deferred completion, its receive posted again) and no more: a pump that
+# entered with nothing queued and no completion waiting made it five.
+t_at_a_low_rate_the_ring_is_entered_only_with_work() {
+    command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
+    need_knot || { fail "knot did not start"; return; }
+    local st=$W/strace_low enters requests
+    rm -rf "$st" && mkdir -p "$st"
+    run_tool "$W/low.json" "$W/low.err" env ASAN_OPTIONS=detect_leaks=0 strace -f -ff -qq -s 0 \
+        -o "$st/t" "$DNSLOAD" --io-uring -s 127.0.0.1 -p "$KNOT_PORT" \
+        --query 'www.example.test A' -c 1 -R 500 -d 2s --timeout 10s -q
+    assert_eq "$RC" 0 "exit status"
+    enters=$(cat "$st"/t.* | grep -c '^io_uring_enter(')
+    requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["c1.requests"]["samples"][0])' "$W/low.json")
+    echo "io_uring_enter $enters for $requests answers"
+    assert_ge "$requests" 900 "answers under strace"
+    assert_le "$(awk -v c="$enters" -v r="$requests" 'BEGIN{printf "%.3f", c/r}')" 3.2 \
+        "io_uring_enter calls per answer at 500/s"
+}
+
 # The open loop: every scheduled query is started or counted unsent, and
 # every started one has its send lag, which ends when the ring reports that
 # the kernel took its datagram. Two loop threads: the sockets (and so the
