@@ -84,6 +84,7 @@ static void arm(struct lg_worker *w)
 static void run_due(struct lg_worker *w, uint64_t now)
 {
     dispatch(w, now, true);
+    if (w->tp_state && w->tp->worker_flush) w->tp->worker_flush(w);
     if (w->event_ns >= w->deadline_ns)
         lg_worker_deadline(w); /* drains, and stops this timer */
     else

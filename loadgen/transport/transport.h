@@ -61,6 +61,11 @@ struct lg_transport {
     /* Optional: the level is over on this worker and every client's socket
      * is closed: frees what the transport holds for the worker. */
     void (*worker_end)(struct lg_worker *w);
+    /* Optional, for a transport that hands sends to the kernel when the
+     * loop's turn ends: the open loop's timer has started every request it
+     * made due, and the transport hands them over now, before the timer is
+     * set again and the turn's other work runs (their send lag ends sooner). */
+    void (*worker_flush)(struct lg_worker *w);
 };
 
 extern const struct lg_transport lg_transport_stream; /* TCP or Unix stream */

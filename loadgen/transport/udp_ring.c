@@ -286,6 +286,11 @@ static void on_ring_prepare(struct ev_loop *loop, ev_prepare *p, int revents)
     pump(p->data);
 }
 
+static void ring_worker_flush(struct lg_worker *w)
+{
+    pump(w->tp_state);
+}
+
 /* --- the worker's ring ---------------------------------------------------- */
 
 static void ring_free(struct lg_ring *r)
@@ -532,4 +537,5 @@ const struct lg_transport lg_transport_udp_ring = {
     .blocked_counter = "send_blocked",
     .own_events = true,
     .worker_end = ring_worker_end,
+    .worker_flush = ring_worker_flush,
 };
