@@ -74,6 +74,9 @@ extern const struct lg_transport lg_transport_tls;    /* TLS over a stream */
 /* Connected UDP sockets whose sends and receives go through one io_uring per
  * loop thread (udp_ring.c; a tool that uses it links liburing). */
 extern const struct lg_transport lg_transport_udp_ring;
+/* Whether this process may set such a ring up: 0, or a negative errno and
+ * the reason in `why`. */
+int lg_udp_ring_probe(char *why, size_t why_len);
 /* An own_events transport has input for c: the client reads it as it would
  * after a readable event (from the loop, never from a send path). */
 void lg_conn_input_ready(struct lg_client *c);

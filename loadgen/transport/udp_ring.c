@@ -123,7 +123,7 @@ static int ring_enable(struct lg_ring *r)
     if (syscall(__NR_io_uring_register, r->ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0) <
         0) {
         char why[96];
-        snprintf(why, sizeof(why), "--io-uring: cannot enable the io_uring: %s", strerror(errno));
+        snprintf(why, sizeof(why), "cannot enable the io_uring: %s", strerror(errno));
         lg_fail_run(&r->w->clients[0], why);
         return -1;
     }
@@ -350,7 +350,7 @@ static struct lg_ring *ring_create(struct lg_client *c)
     }
     if (rc < 0) {
         char why[160];
-        snprintf(why, sizeof(why), "--io-uring: cannot set up an io_uring: %s", strerror(-rc));
+        snprintf(why, sizeof(why), "cannot set up an io_uring: %s", strerror(-rc));
         lg_conn_fail(c, LG_ERR_SOCKET, why);
         lg_fail_run(c, why);
         ring_free(r);
@@ -383,6 +383,27 @@ static void ring_worker_end(struct lg_worker *w)
     io_uring_queue_exit(&r->ring); /* cancels what is still with the kernel, and waits */
     ring_free(r);
     w->tp_state = NULL;
+}
+
+/* Whether this process may set up a ring like the transport's: 0, or the
+ * negative errno, with `why` saying it (a container's seccomp filter, the
+ * kernel.io_uring_disabled sysctl, a kernel without deferred task work). */
+int lg_udp_ring_probe(char *why, size_t why_len)
+{
+    struct io_uring ring;
+    struct io_uring_params p = {
+        .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED |
+                 IORING_SETUP_TASKRUN_FLAG,
+    };
+    int rc = io_uring_queue_init_params(8, &ring, &p);
+    if (rc == 0) {
+        int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        rc = efd < 0 ? -errno : io_uring_register_eventfd(&ring, efd);
+        if (efd >= 0) close(efd);
+        io_uring_queue_exit(&ring);
+    }
+    if (rc < 0) snprintf(why, why_len, "cannot set up an io_uring: %s", strerror(-rc));
+    return rc;
 }
 
 /* --- the transport -------------------------------------------------------- */
@@ -429,8 +450,8 @@ static ssize_t ring_read(struct lg_client *c, uint8_t *buf, size_t len)
         /* its end is lost, and a cut message must not pass for a whole one */
         char why[160];
         snprintf(why, sizeof(why),
-                 "a datagram of %d bytes, over the %zu the receive buffer holds (--io-uring: "
-                 "the answer size the queries allow)",
+                 "a datagram of %d bytes, over the %zu the receive buffer holds (the io_uring's: "
+                 "the answer size the queries allow; --no-io-uring reads any size)",
                  res, r->recv_len);
         lg_conn_fail(c, LG_ERR_SOCKET, why);
         return LG_IO_ERROR;
@@ -453,7 +474,9 @@ static int ring_send(struct lg_client *c, const uint8_t *buf, size_t len)
 {
     struct lg_ring *r = ring_of(c);
     if (len > RING_SEND_MAX) {
-        lg_conn_fail(c, LG_ERR_SEND, "a datagram over 512 bytes: --io-uring sends up to 512");
+        lg_conn_fail(c, LG_ERR_SEND,
+                     "a datagram over 512 bytes: the io_uring sends up to 512 (--no-io-uring sends "
+                     "any size)");
         return LG_IO_ERROR;
     }
     if (!r->n_free && sb_grow(r) < 0) {

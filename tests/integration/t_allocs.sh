@@ -86,7 +86,7 @@ t_no_allocation_per_request_dns() {
     printf 'www.example.test A\nexample.test MX\n' >"$W/queries"
     local t
     for t in udp tcp; do
-        allocs_per_request "dns$t" "$DNSLOAD" -s 127.0.0.1 -p "$UNBOUND_PORT" --transport "$t" \
+        allocs_per_request "dns$t" "$DNSLOAD" --no-io-uring -s 127.0.0.1 -p "$UNBOUND_PORT" --transport "$t" \
             --queries "$W/queries" -c 4 -d @D@
     done
     # the io_uring transport: its buffers are made per level, grown in chunks

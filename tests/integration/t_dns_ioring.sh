@@ -5,7 +5,9 @@
 # attempts) and the fault fixture dnsfault.py; threads, levels and queries in
 # flight; ICMP errors; fewer system calls per answer than the plain path's
 # bound (counted with strace); an io_uring the process cannot set up (a shim
-# in front of liburing) and the options it does not combine with.
+# in front of liburing: --io-uring stops, the default takes the plain
+# transport); when the default takes the ring; and the options it does not
+# combine with.
 # Needs knot, BIND 9 (bind9), kdig, strace, cc.
 # Run: BUILD=/path/to/build bash tests/integration/t_dns_ioring.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -191,6 +193,8 @@ t_fewer_system_calls_per_answer_than_the_plain_path() {
 # loop then enters the ring three times per answer (the send, the reply's
 # deferred completion, its receive posted again) and no more: a pump that
 # entered with nothing queued and no completion waiting made it five.
+# --max-error-rate 1: under strace on a busy machine (CI, 2026-12-03) some
+# queries of the schedule went unsent; what this counts is per answer.
 t_at_a_low_rate_the_ring_is_entered_only_with_work() {
     command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
     need_knot || { fail "knot did not start"; return; }
@@ -198,12 +202,12 @@ t_at_a_low_rate_the_ring_is_entered_only_with_work() {
     rm -rf "$st" && mkdir -p "$st"
     run_tool "$W/low.json" "$W/low.err" env ASAN_OPTIONS=detect_leaks=0 strace -f -ff -qq -s 0 \
         -o "$st/t" "$DNSLOAD" --io-uring -s 127.0.0.1 -p "$KNOT_PORT" \
-        --query 'www.example.test A' -c 1 -R 500 -d 2s --timeout 10s -q
+        --query 'www.example.test A' -c 1 -R 500 -d 2s --timeout 10s --max-error-rate 1 -q
     assert_eq "$RC" 0 "exit status"
     enters=$(cat "$st"/t.* | grep -c '^io_uring_enter(')
     requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["c1.requests"]["samples"][0])' "$W/low.json")
     echo "io_uring_enter $enters for $requests answers"
-    assert_ge "$requests" 900 "answers under strace"
+    assert_ge "$requests" 500 "answers under strace"
     assert_le "$(awk -v c="$enters" -v r="$requests" 'BEGIN{printf "%.3f", c/r}')" 3.2 \
         "io_uring_enter calls per answer at 500/s"
 }
@@ -213,7 +217,9 @@ t_at_a_low_rate_the_ring_is_entered_only_with_work() {
 # took the timer's system call and the turn's other work too (median 69 us
 # against the plain transport's 57 at 5,000/s on one client). Counted, not
 # timed: in the loop thread, each timer re-arm that follows a wake-up with
-# no io_uring_enter before it is a send that waited.
+# no io_uring_enter before it is a send that waited. --max-error-rate 1: under
+# strace on a busy machine (CI, 2026-12-03: 393 re-arms, 383 after the sends)
+# queries went unsent, which is not what this judges.
 t_the_open_loop_sends_before_its_timer_is_set_again() {
     command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
     need_knot || { fail "knot did not start"; return; }
@@ -221,7 +227,8 @@ t_the_open_loop_sends_before_its_timer_is_set_again() {
     rm -rf "$st" && mkdir -p "$st"
     run_tool "$W/order.json" "$W/order.err" env ASAN_OPTIONS=detect_leaks=0 strace -f -ff -qq \
         -s 0 -e trace=epoll_wait,io_uring_enter,timerfd_settime -o "$st/t" "$DNSLOAD" --io-uring \
-        -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 1 -R 500 -d 1s --timeout 10s -q
+        -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 1 -R 500 -d 1s --timeout 10s \
+        --max-error-rate 1 -q
     assert_eq "$RC" 0 "exit status"
     # "RE-ARMS AFTER-A-SEND", from each thread's first io_uring_enter on (the
     # timer's resolution, measured at start-up, re-arms a timerfd too)
@@ -279,8 +286,60 @@ C
     cat "$W/no.err"
     assert_le $((SECONDS - start)) 10 "bounded"
     assert_eq "$RC" 4 "exit status (the run could not be carried out)"
-    assert_contains "$W/no.err" "--io-uring: cannot set up an io_uring: Operation not permitted"
+    assert_contains "$W/no.err" "cannot set up an io_uring: Operation not permitted"
     assert_empty_file "$W/no.json" "nothing on stdout"
+    # Without --io-uring the same process takes the plain transport: every
+    # answer, nothing on stderr, and --meta says which and why. An open loop
+    # of 20 clients, 50 ms apart each: a closed loop keeps its event loop busy,
+    # and on a loaded machine the self-watch then rightly says so on stderr.
+    run_tool "$W/fb.json" "$W/fb.err" env LD_PRELOAD="$preload" "$DNSLOAD" -q --meta "$W/fb.meta" \
+        -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 20 -R 400 -d 500ms
+    assert_eq "$RC" 0 "the default: exit status"
+    assert_empty_file "$W/fb.err" "the default: stderr"
+    check "$W/fb.json" --invariants 'v("c20.requests") > 100' 'v("c20.errors") == 0'
+    assert_eq "$(ring_choice "$W/fb.meta")" \
+        "False|cannot set up an io_uring: Operation not permitted" "the default: --meta"
+}
+
+# ring_choice META: "io_uring|io_uring_why" from a --meta document.
+ring_choice() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["dns"]; print(str(d["io_uring"]) + "|" + d["io_uring_why"])' "$1"
+}
+
+# By default UDP takes the ring when every level has 2 or more clients per
+# loop thread (where it pays: README's --io-uring table), the plain transport
+# otherwise; --io-uring and --no-io-uring decide it. --meta says which and
+# why, and the loop entered a ring exactly when it says so (strace). Open
+# loops at a low rate: what is judged is the choice, never the machine's
+# speed (no self-watch note, no error rate).
+t_the_default_takes_the_ring_with_two_clients_per_thread() {
+    command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
+    need_knot || { fail "knot did not start"; return; }
+    local args want enters
+    while IFS='|' read -r args want; do
+        # shellcheck disable=SC2086 # the case's words
+        run_tool "$W/d.json" "$W/d.err" env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -s 0 \
+            -e trace=io_uring_enter -o "$W/d.trace" "$DNSLOAD" -q --meta "$W/d.meta" \
+            -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -d 300ms -R 100 \
+            --max-error-rate 1 $args
+        assert_eq "$RC" 0 "$args: exit status"
+        assert_empty_file "$W/d.err" "$args: stderr"
+        assert_eq "$(ring_choice "$W/d.meta")" "$want" "$args: --meta"
+        enters=$(grep -c '^[0-9]* *io_uring_enter(' "$W/d.trace" || true)
+        if [ "${want%%|*}" = True ]; then
+            assert_ge "$enters" 1 "$args: io_uring_enter calls"
+        else
+            assert_eq "$enters" 0 "$args: io_uring_enter calls"
+        fi
+    done <<'CASES'
+-c 2|True|every level has 2 or more clients per loop thread
+-c 1|False|level c1 has fewer than 2 clients per loop thread
+-c 4 --threads 2|True|every level has 2 or more clients per loop thread
+-c 4 --threads 3|False|level c4 has fewer than 2 clients per loop thread
+--levels 8,1|False|level c1 has fewer than 2 clients per loop thread
+-c 1 --io-uring|True|--io-uring
+-c 8 --no-io-uring|False|--no-io-uring
+CASES
 }
 
 t_options_it_does_not_combine_with_are_usage_errors() {

@@ -120,7 +120,7 @@ t_dnsload_under_valgrind() {
     declare -F need_knot >/dev/null || { fail "servers_dns.sh has no need_knot"; return; }
     need_knot || { fail "knot did not start"; return; }
     local rc
-    rc=$(vg_run dns "$DNSLOAD" -c 4 -d 500ms --server 127.0.0.1 --port "$KNOT_PORT" --query "www.example.test A")
+    rc=$(vg_run dns "$DNSLOAD" --no-io-uring -c 4 -d 500ms --server 127.0.0.1 --port "$KNOT_PORT" --query "www.example.test A")
     assert_eq "$rc" 0 "dnsload exit status"
 }
 
