@@ -293,6 +293,30 @@ static void ring_worker_flush(struct lg_worker *w)
 
 /* --- the worker's ring ---------------------------------------------------- */
 
+/* A ring of the transport's kind with an eventfd registered (*efd): 0, or
+ * the negative errno with nothing left open. One thread submits, and runs
+ * the completions' work itself when it enters (no interrupt of the loop per
+ * completion), and is told by a flag when such work waits; the ring is made
+ * disabled, for the loop's thread to enable. */
+static int ring_init(struct io_uring *ring, unsigned entries, unsigned cq, int *efd)
+{
+    struct io_uring_params p = {
+        .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED |
+                 IORING_SETUP_CQSIZE | IORING_SETUP_TASKRUN_FLAG,
+        .cq_entries = cq,
+    };
+    int rc = io_uring_queue_init_params(entries, ring, &p);
+    if (rc < 0) return rc;
+    *efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    rc = *efd < 0 ? -errno : io_uring_register_eventfd(ring, *efd);
+    if (rc < 0) {
+        if (*efd >= 0) close(*efd);
+        *efd = -1;
+        io_uring_queue_exit(ring);
+    }
+    return rc;
+}
+
 static void ring_free(struct lg_ring *r)
 {
     if (r->efd >= 0) close(r->efd);
@@ -335,19 +359,7 @@ static struct lg_ring *ring_create(struct lg_client *c)
     size_t cq = most + w->n_clients;      /* everything that can be in flight at once */
     if (cq < 2 * entries) cq = 2 * entries;
     if (cq > 65536) cq = 65536;
-    struct io_uring_params p = {
-        /* one thread submits, and runs the completions' work itself when it
-         * enters: no interrupt of the loop per completion */
-        .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED |
-                 IORING_SETUP_CQSIZE | IORING_SETUP_TASKRUN_FLAG,
-        .cq_entries = (unsigned)cq,
-    };
-    int rc = io_uring_queue_init_params((unsigned)entries, &r->ring, &p);
-    if (rc == 0) {
-        r->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        rc = r->efd < 0 ? -errno : io_uring_register_eventfd(&r->ring, r->efd);
-        if (rc < 0) io_uring_queue_exit(&r->ring);
-    }
+    int rc = ring_init(&r->ring, (unsigned)entries, (unsigned)cq, &r->efd);
     if (rc < 0) {
         char why[160];
         snprintf(why, sizeof(why), "cannot set up an io_uring: %s", strerror(-rc));
@@ -391,19 +403,15 @@ static void ring_worker_end(struct lg_worker *w)
 int lg_udp_ring_probe(char *why, size_t why_len)
 {
     struct io_uring ring;
-    struct io_uring_params p = {
-        .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED |
-                 IORING_SETUP_TASKRUN_FLAG,
-    };
-    int rc = io_uring_queue_init_params(8, &ring, &p);
-    if (rc == 0) {
-        int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        rc = efd < 0 ? -errno : io_uring_register_eventfd(&ring, efd);
-        if (efd >= 0) close(efd);
-        io_uring_queue_exit(&ring);
+    int efd;
+    int rc = ring_init(&ring, 8, 16, &efd);
+    if (rc < 0) {
+        snprintf(why, why_len, "cannot set up an io_uring: %s", strerror(-rc));
+        return rc;
     }
-    if (rc < 0) snprintf(why, why_len, "cannot set up an io_uring: %s", strerror(-rc));
-    return rc;
+    close(efd);
+    io_uring_queue_exit(&ring);
+    return 0;
 }
 
 /* --- the transport -------------------------------------------------------- */
