@@ -324,30 +324,36 @@ static void client_cost(const struct dns_ctx *ctx, const struct dns_encode_opts 
 
 /* Whether UDP goes through an io_uring, and why, for --meta. The ring pays
  * when several sockets are busy on a loop and costs when one is (one client
- * closed-loop: 1.36x the CPU per query and 3.5 us more at the median; eight:
- * 0.55x the CPU, 1.72x the queries/s and half the latency; README's
- * --io-uring table), so by default it takes every level having 2 or more
- * clients on each loop thread, and a process that may set a ring up. */
+ * closed-loop: 0.83x the queries of the plain transport; README's --io-uring
+ * table), so by default it carries the levels with 2 or more clients on each
+ * loop thread, the others go plain (one choice per level, in --meta's levels
+ * as "transport"). It is the default only where the probe sees a loop
+ * asleep beside it wake on time (lg_udp_ring_probe); --io-uring takes it for
+ * every level whatever the probe says, after saying so. *min_clients: the
+ * fewest clients per loop thread of a level it carries. */
 static bool choose_io_uring(const struct args *a, const struct dns_ctx *ctx,
-                            const struct lg_config *cfg, char *why, size_t why_len)
+                            const struct lg_config *cfg, unsigned *min_clients, char *why,
+                            size_t why_len)
 {
+    *min_clients = 0;
     if (ctx->transport != DNS_UDP) {
         snprintf(why, why_len, "not udp");
         return false;
     }
-    if (a->io_uring != RING_AUTO) {
-        snprintf(why, why_len, a->io_uring == RING_ON ? "--io-uring" : "--no-io-uring");
-        return a->io_uring == RING_ON;
+    if (a->io_uring == RING_OFF) {
+        snprintf(why, why_len, "--no-io-uring");
+        return false;
+    }
+    char probe[200];
+    if (a->io_uring == RING_ON) {
+        int rc = lg_udp_ring_probe(probe, sizeof(probe));
+        if (rc > 0) fprintf(stderr, "%s: --io-uring: %s; running on it as asked\n", tool, probe);
+        snprintf(why, why_len, "--io-uring (%s)", probe);
+        return true; /* a ring that cannot be set up fails the run, as asked */
     }
     unsigned most = 0;
-    for (size_t i = 0; i < cfg->n_levels; i++) {
-        if (cfg->levels[i] / (cfg->threads ? cfg->threads : 1) < 2) {
-            snprintf(why, why_len, "level c%u has fewer than 2 clients per loop thread",
-                     cfg->levels[i]);
-            return false;
-        }
+    for (size_t i = 0; i < cfg->n_levels; i++)
         if (cfg->levels[i] > most) most = cfg->levels[i];
-    }
     /* the ring holds a receive buffer of the answer size for every client at
      * once, where the plain transport reads into one per thread */
     double buffers = (double)most * (a->enc.edns_size > 512 ? a->enc.edns_size : 512);
@@ -356,12 +362,19 @@ static bool choose_io_uring(const struct args *a, const struct dns_ctx *ctx,
                  most);
         return false;
     }
-    char probe[128];
-    if (lg_udp_ring_probe(probe, sizeof(probe)) < 0) {
-        snprintf(why, why_len, "%s", probe);
+    unsigned threads = cfg->threads ? cfg->threads : 1;
+    if (most / threads < 2) {
+        snprintf(why, why_len, "no level has 2 or more clients per loop thread");
         return false;
     }
-    snprintf(why, why_len, "every level has 2 or more clients per loop thread");
+    int rc = lg_udp_ring_probe(probe, sizeof(probe));
+    if (rc != 0) {
+        snprintf(why, why_len, "%s", probe);
+        fprintf(stderr, "%s: UDP goes through plain sockets, not the io_uring: %s\n", tool, probe);
+        return false;
+    }
+    *min_clients = 2;
+    snprintf(why, why_len, "levels with 2 or more clients per loop thread; %s", probe);
     return true;
 }
 
@@ -419,9 +432,13 @@ int main(int argc, char **argv)
         setup_tls(&ctx, &tlsopt, host, port, &tlscfg, authority, sizeof(authority));
         target.tls = &tlscfg;
     }
-    char ring_why[160];
-    bool ring = choose_io_uring(&a, &ctx, &cfg, ring_why, sizeof(ring_why));
-    if (ring) target.datagram_transport = &lg_transport_udp_ring;
+    char ring_why[320];
+    unsigned ring_min_clients;
+    bool ring = choose_io_uring(&a, &ctx, &cfg, &ring_min_clients, ring_why, sizeof(ring_why));
+    if (ring) {
+        target.datagram_transport = &lg_transport_udp_ring;
+        target.datagram_min_clients = ring_min_clients;
+    }
     char desc[400];
     snprintf(desc, sizeof(desc), "%s://%s%s%s:%llu", transport_names[ctx.transport],
              strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port);

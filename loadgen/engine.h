@@ -97,8 +97,11 @@ struct lg_target {
      * application protocol), or NULL */
     const struct lg_quic_config *quic;
     /* A datagram driver's sockets move their bytes through this transport
-     * instead of lg_transport_udp (dnsload --io-uring), or NULL */
+     * instead of lg_transport_udp (dnsload --io-uring), or NULL; only in a
+     * level with at least datagram_min_clients clients on each loop thread
+     * (0 or 1: every level), the others take lg_transport_udp. */
     const struct lg_transport *datagram_transport;
+    unsigned datagram_min_clients;
 };
 
 /* --watch NAME=PID or NAME=pidfile:PATH: a process tree sampled each second. */

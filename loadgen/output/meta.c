@@ -150,6 +150,10 @@ static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
         }
         lg_json_lit(o, ", \"interrupted\": ");
         lg_json_lit(o, r->interrupted ? "true" : "false");
+        if (r->transport) {
+            lg_json_lit(o, ", \"transport\": ");
+            lg_json_str(o, r->transport);
+        }
         write_self_watch(o, &r->self_watch);
         if (r->peer_limited) {
             /* the server's SETTINGS_MAX_CONCURRENT_STREAMS capped the slots */

@@ -29,8 +29,9 @@ struct lg_level_result {
     unsigned idle_clients;      /* clients that made no attempt */
     double seconds;             /* how long the level ran until its deadline */
     bool interrupted;
-    bool peer_limited;   /* a server allowed fewer requests at once than the slots */
-    unsigned peer_limit; /* the smallest limit a server gave, when peer_limited */
+    const char *transport; /* how the level's bytes moved (its loops' transport's name) */
+    bool peer_limited;     /* a server allowed fewer requests at once than the slots */
+    unsigned peer_limit;   /* the smallest limit a server gave, when peer_limited */
     /* --tls-resume was given: handshakes of clients' later connections, those
      * that offered a resumable session, and those the server resumed */
     bool tls_resume;

@@ -4,8 +4,8 @@
  * callbacks queue goes to the kernel together, just before the loop waits,
  * in the io_uring_enter that also collects what completed; a socket always
  * has one receive posted into a buffer of its own. The loop waits on an
- * eventfd the ring signals when completions wait, never on the sockets (the
- * ring's own descriptor does not wake a waiter for deferred work). */
+ * eventfd the ring signals when completions wait, never on the sockets. */
+#include "loadgen/transport/udp_ring.h"
 #include "loadgen/core/internal.h"
 
 #include <errno.h>
@@ -114,16 +114,23 @@ static unsigned index_of(const struct lg_client *c)
     return (unsigned)(c - c->w->clients);
 }
 
+int lg_udp_ring_enable(struct io_uring *ring)
+{
+    /* liburing 2.3 declares io_uring_enable_rings but does not export it */
+    if (syscall(__NR_io_uring_register, ring->ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0) < 0)
+        return -errno;
+    return 0;
+}
+
 /* Called on the loop's thread, which becomes the one that submits. 0, or -1
  * after failing the run. */
 static int ring_enable(struct lg_ring *r)
 {
     if (r->enabled) return 0;
-    /* liburing 2.3 declares io_uring_enable_rings but does not export it */
-    if (syscall(__NR_io_uring_register, r->ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0) <
-        0) {
+    int rc = lg_udp_ring_enable(&r->ring);
+    if (rc < 0) {
         char why[96];
-        snprintf(why, sizeof(why), "cannot enable the io_uring: %s", strerror(errno));
+        snprintf(why, sizeof(why), "cannot enable the io_uring: %s", strerror(-rc));
         lg_fail_run(&r->w->clients[0], why);
         return -1;
     }
@@ -293,22 +300,47 @@ static void ring_worker_flush(struct lg_worker *w)
 
 /* --- the worker's ring ---------------------------------------------------- */
 
-/* A ring of the transport's kind with an eventfd registered (*efd): 0, or
- * the negative errno with nothing left open. One thread submits, and runs
- * the completions' work itself when it enters (no interrupt of the loop per
- * completion), and is told by a flag when such work waits; the ring is made
- * disabled, for the loop's thread to enable. */
-static int ring_init(struct io_uring *ring, unsigned entries, unsigned cq, int *efd)
+/* How the ring is set up. The kernel runs a completion's work (a reply's
+ * receive) as task work of the submitting thread. With
+ * IORING_SETUP_DEFER_TASKRUN that work waits on the ring's own list, and a
+ * thread asleep outside io_uring_enter hears of it only through the eventfd
+ * signal the kernel makes for the list's first item; on an idle machine
+ * (kernel 6.18, HZ=250) that signal came a timer tick or four late, so the
+ * loop slept 4-16 ms on replies that had arrived (issue 39; the closing note
+ * has the trace). COOP_TASKRUN instead marks the thread and wakes it from its
+ * sleep (epoll_wait returns to run the work, the completion is posted and the
+ * eventfd signalled from the thread itself), with no interrupt while it runs.
+ * No set-up is taken on trust: lg_udp_ring_probe times the wake-up of the one
+ * chosen here against a plain socket's before a run uses it.
+ * LOADGEN_TEST_RING_SETUP, for tests only: "defer" the set-up that slept,
+ * "deaf" the same with no eventfd (completions are never signalled). */
+enum ring_setup { SETUP_COOP, SETUP_DEFER, SETUP_DEAF };
+
+static enum ring_setup ring_setup(void)
 {
+    const char *t = getenv("LOADGEN_TEST_RING_SETUP");
+    if (t && !strcmp(t, "defer")) return SETUP_DEFER;
+    if (t && !strcmp(t, "deaf")) return SETUP_DEAF;
+    return SETUP_COOP;
+}
+
+/* A ring of the transport's kind with an eventfd registered (*efd): 0, or
+ * the negative errno with nothing left open. One thread submits, and is told
+ * by a flag when completions' work waits for it; the ring is made disabled,
+ * for the loop's thread to enable. */
+int lg_udp_ring_init(struct io_uring *ring, unsigned entries, unsigned cq, int *efd)
+{
+    enum ring_setup setup = ring_setup();
+    unsigned taskrun = setup == SETUP_COOP ? IORING_SETUP_COOP_TASKRUN : IORING_SETUP_DEFER_TASKRUN;
     struct io_uring_params p = {
-        .flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED |
+        .flags = IORING_SETUP_SINGLE_ISSUER | taskrun | IORING_SETUP_R_DISABLED |
                  IORING_SETUP_CQSIZE | IORING_SETUP_TASKRUN_FLAG,
         .cq_entries = cq,
     };
     int rc = io_uring_queue_init_params(entries, ring, &p);
     if (rc < 0) return rc;
     *efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    rc = *efd < 0 ? -errno : io_uring_register_eventfd(ring, *efd);
+    rc = *efd < 0 ? -errno : setup == SETUP_DEAF ? 0 : io_uring_register_eventfd(ring, *efd);
     if (rc < 0) {
         if (*efd >= 0) close(*efd);
         *efd = -1;
@@ -359,7 +391,7 @@ static struct lg_ring *ring_create(struct lg_client *c)
     size_t cq = most + w->n_clients;      /* everything that can be in flight at once */
     if (cq < 2 * entries) cq = 2 * entries;
     if (cq > 65536) cq = 65536;
-    int rc = ring_init(&r->ring, (unsigned)entries, (unsigned)cq, &r->efd);
+    int rc = lg_udp_ring_init(&r->ring, (unsigned)entries, (unsigned)cq, &r->efd);
     if (rc < 0) {
         char why[160];
         snprintf(why, sizeof(why), "cannot set up an io_uring: %s", strerror(-rc));
@@ -395,23 +427,6 @@ static void ring_worker_end(struct lg_worker *w)
     io_uring_queue_exit(&r->ring); /* cancels what is still with the kernel, and waits */
     ring_free(r);
     w->tp_state = NULL;
-}
-
-/* Whether this process may set up a ring like the transport's: 0, or the
- * negative errno, with `why` saying it (a container's seccomp filter, the
- * kernel.io_uring_disabled sysctl, a kernel without deferred task work). */
-int lg_udp_ring_probe(char *why, size_t why_len)
-{
-    struct io_uring ring;
-    int efd;
-    int rc = ring_init(&ring, 8, 16, &efd);
-    if (rc < 0) {
-        snprintf(why, why_len, "cannot set up an io_uring: %s", strerror(-rc));
-        return rc;
-    }
-    close(efd);
-    io_uring_queue_exit(&ring);
-    return 0;
 }
 
 /* --- the transport -------------------------------------------------------- */
