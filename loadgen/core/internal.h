@@ -233,6 +233,17 @@ struct lg_worker {
     uint64_t rx_dropped; /* datagram drivers: the sockets' receive-queue drops */
     bool have_rx_dropped;
     void *tp_state; /* the transport's own state for this worker (the io_uring ring), or NULL */
+    /* the wake watch (wakewatch.c): the loop's sleeps, odd while asleep; the
+     * control thread's last look, and the time asleep with work waiting;
+     * ww_mu keeps tp_state from going away while a look reads it */
+    _Atomic uint32_t sleep_seq;
+    ev_prepare sleep_prepare;
+    ev_check sleep_check;
+    uint32_t ww_seq;
+    bool ww_waiting;
+    uint64_t ww_at_ns, asleep_on_work_ns;
+    pthread_mutex_t ww_mu;
+    bool ww_mu_made;
 };
 
 /* errors.c */

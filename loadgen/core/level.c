@@ -411,6 +411,8 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     res->actual_start_ns = wall;
     res->interrupted = lg_control_interrupted(lv->run) != 0;
     res->transport = lv->ws[0].tp->name;
+    for (unsigned i = 1; i < lv->nw; i++)
+        if (lv->ws[i].n_clients && lv->ws[i].tp != lv->ws[0].tp) res->transport = "mixed";
     /* (an open loop stopped within its lead ends before its start) */
     uint64_t until = end < start + cfg->duration_ns ? end : start + cfg->duration_ns;
     res->seconds = until > start ? (double)(until - start) / 1e9 : 0.;

@@ -76,6 +76,11 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
         w->rbuf_len = 65536;
         w->log = log;
         w->sched.fd = -1;
+        if (pthread_mutex_init(&w->ww_mu, NULL) != 0) {
+            fprintf(stderr, "%s: cannot create a mutex for an event loop\n", cfg->tool);
+            return -1;
+        }
+        w->ww_mu_made = true;
         /* the one place that asks what kind of socket the driver wants */
         if (tgt->quic) {
             /* QUIC's transport and handshake come with its configuration:
@@ -115,6 +120,7 @@ static void workers_free(struct lg_worker *ws, unsigned nw)
         if (ws[i].loop) ev_loop_destroy(ws[i].loop);
         lg_schedule_free(&ws[i]);
         lg_selfwatch_free(&ws[i]);
+        if (ws[i].ww_mu_made) pthread_mutex_destroy(&ws[i].ww_mu);
     }
 }
 

@@ -5,6 +5,7 @@
 #include "loadgen/watching/control.h"
 #include "loadgen/core/schedule.h"
 #include "loadgen/watching/selfwatch.h"
+#include "loadgen/watching/wakewatch.h"
 #include "loadgen/transport/tlsmem.h"
 
 #include <signal.h>
@@ -211,6 +212,7 @@ void lg_worker_run_level(struct lg_worker *w)
     ev_timer_start(loop, &w->deadline_timer);
     ev_timer_start(loop, &w->tick_timer);
     lg_selfwatch_worker_begin(w, now);
+    lg_wakewatch_loop_start(w);
 
     if (!w->stopped) {
         unsigned begun = 0;
@@ -237,6 +239,7 @@ void lg_worker_run_level(struct lg_worker *w)
         ev_run(loop, 0);
     }
 
+    lg_wakewatch_loop_stop(w);
     ev_timer_stop(loop, &w->deadline_timer);
     ev_timer_stop(loop, &w->tick_timer);
     ev_timer_stop(loop, &w->timeout_timer);

@@ -109,6 +109,13 @@ static void write_self_watch(struct lg_jsonout *o, const struct lg_self_watch *s
     lg_json_double(o, round(sw->tick_lag_p99_ms * 1e3) / 1e3);
     lg_json_lit(o, ", \"tick_lag_max_ms\": ");
     lg_json_double(o, round(sw->tick_lag_max_ms * 1e3) / 1e3);
+    /* a loop asleep while work it handed the kernel waited (wakewatch.h);
+     * null: its transport cannot tell */
+    lg_json_lit(o, ", \"asleep_on_work\": ");
+    if (sw->asleep_on_work < 0)
+        lg_json_lit(o, "null");
+    else
+        lg_json_double(o, round(sw->asleep_on_work * 1e4) / 1e4);
     lg_json_lit(o, "}");
 }
 

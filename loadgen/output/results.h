@@ -46,6 +46,11 @@ struct lg_level_result {
         unsigned thread, threads;
         double on_cpu, waiting;
         double tick_lag_p99_ms, tick_lag_max_ms;
+        /* the largest share of the level a loop slept while work it had
+         * handed the kernel waited for it, and which loop (wakewatch.h);
+         * asleep_on_work < 0: its transport cannot tell */
+        double asleep_on_work;
+        unsigned asleep_thread;
     } self_watch;
 };
 

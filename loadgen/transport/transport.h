@@ -66,6 +66,10 @@ struct lg_transport {
      * made due, and the transport hands them over now, before the timer is
      * set again and the turn's other work runs (their send lag ends sooner). */
     void (*worker_flush)(struct lg_worker *w);
+    /* Optional, called from another thread while w's loop sleeps, with the
+     * worker's tp_state in place: whether work the loop handed to the kernel
+     * has completed and waits for it (the wake watch, wakewatch.h). */
+    bool (*work_waiting)(struct lg_worker *w);
 };
 
 extern const struct lg_transport lg_transport_stream; /* TCP or Unix stream */

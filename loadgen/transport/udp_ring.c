@@ -7,6 +7,7 @@
  * eventfd the ring signals when completions wait, never on the sockets. */
 #include "loadgen/transport/udp_ring.h"
 #include "loadgen/core/internal.h"
+#include "loadgen/watching/wakewatch.h"
 
 #include <errno.h>
 #include <liburing.h>
@@ -362,10 +363,9 @@ static void ring_free(struct lg_ring *r)
 }
 
 /* The ring for the level's clients: a receive and the client's slots' sends
- * in flight each, a buffer for each. */
-static struct lg_ring *ring_create(struct lg_client *c)
+ * in flight each, a buffer for each. NULL with `why` when it cannot be had. */
+static struct lg_ring *ring_create(struct lg_worker *w, char *why, size_t why_len)
 {
-    struct lg_worker *w = c->w;
     struct lg_ring *r = calloc(1, sizeof(*r));
     if (!r) goto nomem;
     r->w = w;
@@ -393,10 +393,7 @@ static struct lg_ring *ring_create(struct lg_client *c)
     if (cq > 65536) cq = 65536;
     int rc = lg_udp_ring_init(&r->ring, (unsigned)entries, (unsigned)cq, &r->efd);
     if (rc < 0) {
-        char why[160];
-        snprintf(why, sizeof(why), "cannot set up an io_uring: %s", strerror(-rc));
-        lg_conn_fail(c, LG_ERR_SOCKET, why);
-        lg_fail_run(c, why);
+        snprintf(why, why_len, "%s", strerror(-rc));
         ring_free(r);
         return NULL;
     }
@@ -411,15 +408,27 @@ static struct lg_ring *ring_create(struct lg_client *c)
     return r;
 nomem:
     if (r) ring_free(r);
-    lg_conn_fail(c, LG_ERR_SOCKET, "out of memory setting up the io_uring");
-    lg_fail_run(c, "out of memory setting up the io_uring");
+    snprintf(why, why_len, "out of memory for its buffers");
     return NULL;
+}
+
+/* The wake watch's look, from the control thread while the loop sleeps:
+ * completions in the queue, or their work deferred to the loop, or more
+ * than the queue held. */
+static bool ring_work_waiting(struct lg_worker *w)
+{
+    struct lg_ring *r = w->tp_state;
+    unsigned flags = IO_URING_READ_ONCE(*r->ring.sq.kflags);
+    unsigned head = IO_URING_READ_ONCE(*r->ring.cq.khead);
+    unsigned tail = io_uring_smp_load_acquire(r->ring.cq.ktail);
+    return tail != head || (flags & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW));
 }
 
 static void ring_worker_end(struct lg_worker *w)
 {
     struct lg_ring *r = w->tp_state;
     if (!r) return;
+    lg_wakewatch_lock(w);
     ev_ref(w->loop);
     ev_ref(w->loop);
     ev_io_stop(w->loop, &r->io);
@@ -427,13 +436,39 @@ static void ring_worker_end(struct lg_worker *w)
     io_uring_queue_exit(&r->ring); /* cancels what is still with the kernel, and waits */
     ring_free(r);
     w->tp_state = NULL;
+    lg_wakewatch_unlock(w);
 }
 
 /* --- the transport -------------------------------------------------------- */
 
+/* A loop whose ring cannot be had (memory, a limit the probe's small ring
+ * did not meet) carries its level over plain sockets instead of failing the
+ * run: the probe chose the ring, not the user. No client of the loop has
+ * used the ring yet (it is made by the first open). */
+static int ring_fall_back(struct lg_client *c, const char *why)
+{
+    struct lg_worker *w = c->w;
+    fprintf(stderr,
+            "%s: level c%u: event-loop thread %u cannot set up its io_uring (%s): its clients "
+            "use plain UDP sockets\n",
+            w->cfg->tool, w->level_clients, w->index, why);
+    w->tp = &lg_transport_udp;
+    for (unsigned k = 0; k < w->n_clients; k++)
+        w->clients[k].tp = &lg_transport_udp;
+    return lg_transport_udp.open(c);
+}
+
 static int ring_open(struct lg_client *c)
 {
-    if (!c->w->tp_state && !(c->w->tp_state = ring_create(c))) return -1;
+    struct lg_worker *w = c->w;
+    if (!w->tp_state) {
+        char why[160];
+        struct lg_ring *r = ring_create(w, why, sizeof(why));
+        if (!r) return ring_fall_back(c, why);
+        lg_wakewatch_lock(w);
+        w->tp_state = r;
+        lg_wakewatch_unlock(w);
+    }
     if (lg_udp_open(c) < 0) return -1;
     struct ring_client *rc = &ring_of(c)->rc[index_of(c)];
     rc->gen++;
@@ -584,4 +619,5 @@ const struct lg_transport lg_transport_udp_ring = {
     .own_events = true,
     .worker_end = ring_worker_end,
     .worker_flush = ring_worker_flush,
+    .work_waiting = ring_work_waiting,
 };

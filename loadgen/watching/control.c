@@ -4,6 +4,7 @@
 #include "loadgen/watching/control.h"
 #include "loadgen/core/internal.h"
 #include "loadgen/watching/sampler.h"
+#include "loadgen/watching/wakewatch.h"
 #include "loadgen/core/runctx.h"
 
 #include <errno.h>
@@ -100,9 +101,17 @@ static void *control_main(void *arg)
                 ctl->next_tick_ns += LG_NS_PER_S;
             while (ctl->next_tick_ns <= now);
         }
+        if (ctl->level_active && ctl->wake_watch && now >= ctl->next_wake_look_ns) {
+            lg_wakewatch_sample(ctl->ws, ctl->n, now);
+            do
+                ctl->next_wake_look_ns += LG_WAKEWATCH_PERIOD_NS;
+            while (ctl->next_wake_look_ns <= now);
+        }
         struct timespec ts, *timeout = NULL;
         if (ctl->level_active) {
-            uint64_t wait = ctl->next_tick_ns - now;
+            uint64_t next = ctl->next_tick_ns;
+            if (ctl->wake_watch && ctl->next_wake_look_ns < next) next = ctl->next_wake_look_ns;
+            uint64_t wait = next > now ? next - now : 0;
             ts.tv_sec = (time_t)(wait / LG_NS_PER_S);
             ts.tv_nsec = (long)(wait % LG_NS_PER_S);
             timeout = &ts;
@@ -205,6 +214,8 @@ void lg_control_level_begin(struct lg_run_ctx *run, struct lg_worker *ws, unsign
     ctl->ws = ws;
     ctl->n = n;
     ctl->next_tick_ns = start_ns + LG_NS_PER_S;
+    ctl->wake_watch = lg_wakewatch_begin(ws, n);
+    ctl->next_wake_look_ns = start_ns + LG_WAKEWATCH_PERIOD_NS;
     ctl->level_active = true;
     pthread_mutex_unlock(&ctl->mu);
     wake(ctl);

@@ -25,6 +25,8 @@ struct lg_control {
     pthread_mutex_t mu; /* guards what follows and every sampler/watch call */
     bool level_active, quit;
     uint64_t next_tick_ns;
+    bool wake_watch; /* a loop's transport can say work waits: look every 2 ms */
+    uint64_t next_wake_look_ns;
     struct lg_worker *ws;
     unsigned n;
     _Atomic int interrupted_by;

@@ -20,6 +20,9 @@
 #define SATURATED_RATIO 0.9
 #define LAG_P99_LIMIT_MS 100.0
 #define LAG_MAX_LIMIT_MS 500.0
+/* A loop asleep with work waiting for this much of the level was held up by
+ * its own wake-up, not by the target (wakewatch.h). */
+#define ASLEEP_ON_WORK_LIMIT 0.05
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -137,18 +140,42 @@ int lg_selfwatch_collect(struct lg_level_result *res, struct lg_worker *ws, unsi
             worst_wait = wait;
         }
     }
+    /* the loop that slept longest on work waiting for it */
+    double asleep = -1;
+    unsigned asleep_thread = 0;
+    for (unsigned i = 0; i < nw; i++) {
+        const struct lg_worker *w = &ws[i];
+        if (!w->loop_wall_ns || !w->n_clients || !w->tp->work_waiting) continue;
+        double share = (double)w->asleep_on_work_ns / (double)w->loop_wall_ns;
+        if (share > asleep) {
+            asleep = share;
+            asleep_thread = i;
+        }
+    }
     bool saturated = worst_ratio > SATURATED_RATIO;
     bool late = lag_p99 > LAG_P99_LIMIT_MS || lag_max > LAG_MAX_LIMIT_MS;
+    bool sleepy = asleep > ASLEEP_ON_WORK_LIMIT;
     res->self_watch = (struct lg_self_watch){
         .measured = worst_ratio >= 0,
-        .limited = saturated || late,
+        .limited = saturated || late || sleepy,
         .thread = worst,
         .threads = nw,
         .on_cpu = worst_busy,
         .waiting = worst_ratio >= 0 && ws[worst].have_wait ? worst_wait : -1,
         .tick_lag_p99_ms = lag_p99,
         .tick_lag_max_ms = lag_max,
+        .asleep_on_work = asleep,
+        .asleep_thread = asleep_thread,
     };
+    if (sleepy && !saturated && !late) {
+        fprintf(stderr,
+                "%s: level c%u: the generator limited this measurement: event-loop thread %u of "
+                "%u slept %.0f%% of the level while completions it had handed the kernel waited "
+                "for it, so the numbers describe %s's wake-ups as much as the target; "
+                "--no-io-uring takes the plain sockets, which the kernel wakes directly\n",
+                cfg->tool, res->clients, asleep_thread, nw, asleep * 100, cfg->tool);
+        return 0;
+    }
     if (saturated || late) {
         char why[256];
         if (saturated && worst_wait >= 0.005)
