@@ -49,6 +49,8 @@ struct dns_ctx {
     enum dns_transport transport;
     struct dns_query_list queries;
     bool ok_rcode[DNS_RCODE_MAX + 1];
+    /* UDP: the largest answer the queries allow (their EDNS size, or 512) */
+    size_t udp_answer_max;
     /* DoH */
     const char *authority;
     const char *doh_path;
@@ -103,6 +105,10 @@ int dns_slot_begin(struct lg_client *c, struct dns_client *dc, const struct dns_
 /* A message from the connection (UDP datagram, TCP frame): matched to its
  * slot by ID, then checked and counted; or counted as late or unexpected. */
 void dns_on_message(struct lg_client *c, const uint8_t *pkt, size_t len);
+/* A UDP answer longer than ctx->udp_answer_max (the io_uring hands over the
+ * first udp_answer_max + 1 bytes of one, the plain socket all of it): the
+ * query whose ID it carries fails as malformed, on either transport. */
+void dns_on_oversize(struct lg_client *c, const uint8_t *pkt, size_t len);
 /* Checks a reply to `slot` (its ID already matched) and finishes the request
  * with its class. */
 void dns_finish(struct lg_client *c, const struct dns_client *dc, const struct dns_ctx *ctx,

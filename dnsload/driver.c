@@ -183,6 +183,35 @@ void dns_on_message(struct lg_client *c, const uint8_t *pkt, size_t len)
     lg_count(c, DNS_C_UNEXPECTED, 1); /* nothing outstanding with that ID: a duplicate or stray */
 }
 
+void dns_on_oversize(struct lg_client *c, const uint8_t *pkt, size_t len)
+{
+    /* len > udp_answer_max >= 512: the ID is there */
+    struct dns_client *dc = lg_client_state(c);
+    const struct dns_ctx *ctx = lg_client_ctx(c);
+    uint16_t id = (uint16_t)(pkt[0] << 8 | pkt[1]);
+    unsigned slot = 0;
+    (void)len;
+    switch (dc->slots ? dns_ids_match(&dc->ids, id, &slot) : DNS_ID_UNKNOWN) {
+    case DNS_ID_OUTSTANDING:
+        if (lg_req_active(c, slot)) {
+            char why[120];
+            snprintf(why, sizeof(why),
+                     "a UDP answer over the %zu bytes its query allowed (its EDNS size, or 512)",
+                     ctx->udp_answer_max);
+            lg_note_error(c, DNS_ERR_MALFORMED, why);
+            lg_req_done(c, slot, DNS_ERR_MALFORMED);
+            return;
+        }
+        break;
+    case DNS_ID_LATE:
+        lg_count(c, DNS_C_LATE, 1);
+        return;
+    case DNS_ID_UNKNOWN:
+        break;
+    }
+    lg_count(c, DNS_C_UNEXPECTED, 1);
+}
+
 void dns_client_free(struct lg_client *c)
 {
     struct dns_client *dc = lg_client_state(c);

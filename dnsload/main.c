@@ -332,10 +332,11 @@ static void client_cost(const struct dns_ctx *ctx, const struct dns_encode_opts 
  * every level whatever the probe says, after saying so. *min_clients: the
  * fewest clients per loop thread of a level it carries. */
 static bool choose_io_uring(const struct args *a, const struct dns_ctx *ctx,
-                            const struct lg_config *cfg, unsigned *min_clients, char *why,
-                            size_t why_len)
+                            const struct lg_config *cfg, unsigned *min_clients, bool *required,
+                            char *why, size_t why_len)
 {
     *min_clients = 0;
+    *required = false;
     if (ctx->transport != DNS_UDP) {
         snprintf(why, why_len, "not udp");
         return false;
@@ -347,9 +348,14 @@ static bool choose_io_uring(const struct args *a, const struct dns_ctx *ctx,
     char probe[200];
     if (a->io_uring == RING_ON) {
         int rc = lg_udp_ring_probe(probe, sizeof(probe));
+        if (rc < 0) { /* asked for, and not to be had: the run cannot be carried out */
+            fprintf(stderr, "%s: --io-uring: %s\n", tool, probe);
+            exit(4);
+        }
         if (rc > 0) fprintf(stderr, "%s: --io-uring: %s; running on it as asked\n", tool, probe);
         snprintf(why, why_len, "--io-uring (%s)", probe);
-        return true; /* a ring that cannot be set up fails the run, as asked */
+        *required = true;
+        return true;
     }
     unsigned most = 0;
     for (size_t i = 0; i < cfg->n_levels; i++)
@@ -434,10 +440,13 @@ int main(int argc, char **argv)
     }
     char ring_why[320];
     unsigned ring_min_clients;
-    bool ring = choose_io_uring(&a, &ctx, &cfg, &ring_min_clients, ring_why, sizeof(ring_why));
+    bool ring_required;
+    bool ring = choose_io_uring(&a, &ctx, &cfg, &ring_min_clients, &ring_required, ring_why,
+                                sizeof(ring_why));
     if (ring) {
         target.datagram_transport = &lg_transport_udp_ring;
         target.datagram_min_clients = ring_min_clients;
+        target.datagram_required = ring_required;
     }
     char desc[400];
     snprintf(desc, sizeof(desc), "%s://%s%s%s:%llu", transport_names[ctx.transport],
@@ -447,6 +456,7 @@ int main(int argc, char **argv)
         lg_out_of_memory(tool, "preparing the DoH requests");
 
     client_cost(&ctx, &a.enc, &cfg);
+    ctx.udp_answer_max = cfg.answer_bytes;
     const struct lg_driver *drv = ctx.transport == DNS_UDP   ? &dns_udp_driver
                                   : ctx.transport == DNS_DOH ? &dns_doh_driver
                                                              : &dns_tcp_driver;

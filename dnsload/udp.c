@@ -30,7 +30,11 @@ static int udp_submit(struct lg_client *c, unsigned slot)
 
 static int udp_on_read(struct lg_client *c, const uint8_t *data, size_t len)
 {
-    dns_on_message(c, data, len);
+    const struct dns_ctx *ctx = lg_client_ctx(c);
+    if (len > ctx->udp_answer_max)
+        dns_on_oversize(c, data, len);
+    else
+        dns_on_message(c, data, len);
     return 0;
 }
 

@@ -102,6 +102,9 @@ struct lg_target {
      * (0 or 1: every level), the others take lg_transport_udp. */
     const struct lg_transport *datagram_transport;
     unsigned datagram_min_clients;
+    /* the user asked for it: a loop that cannot have it fails the run
+     * rather than carry its level over lg_transport_udp */
+    bool datagram_required;
 };
 
 /* --watch NAME=PID or NAME=pidfile:PATH: a process tree sampled each second. */

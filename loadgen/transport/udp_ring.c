@@ -160,9 +160,9 @@ static int post_recv(struct lg_client *c)
         lg_conn_fail(c, LG_ERR_SOCKET, "io_uring: no submission entry free");
         return -1;
     }
-    /* MSG_TRUNC: the result is the datagram's whole length, so a reply larger
-     * than the buffer is seen as such */
-    io_uring_prep_recv(s, c->fd, r->recv_bufs + (size_t)i * r->recv_len, r->recv_len, MSG_TRUNC);
+    /* a longer datagram is cut at the buffer's end, one byte past what the
+     * driver takes as an answer (see ring_create) */
+    io_uring_prep_recv(s, c->fd, r->recv_bufs + (size_t)i * r->recv_len, r->recv_len, 0);
     io_uring_sqe_set_data64(s, op_data(OP_RECV, r->rc[i].gen, i));
     r->rc[i].posted = true;
     return 0;
@@ -370,7 +370,10 @@ static struct lg_ring *ring_create(struct lg_worker *w, char *why, size_t why_le
     if (!r) goto nomem;
     r->w = w;
     r->efd = -1;
-    r->recv_len = w->cfg->answer_bytes > 512 ? w->cfg->answer_bytes : 512;
+    /* one byte more than any answer the queries allow: a longer one is seen
+     * as such by the driver, as through a plain socket, whose reads take
+     * any size */
+    r->recv_len = (w->cfg->answer_bytes > 512 ? w->cfg->answer_bytes : 512) + 1;
     /* a send buffer per slot, and one more per client for a datagram whose
      * request ended before the kernel took it */
     size_t most = (size_t)w->n_clients * (w->cfg->slots + 1);
@@ -448,6 +451,13 @@ static void ring_worker_end(struct lg_worker *w)
 static int ring_fall_back(struct lg_client *c, const char *why)
 {
     struct lg_worker *w = c->w;
+    if (w->tgt->datagram_required) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "cannot set up an io_uring: %s", why);
+        lg_conn_fail(c, LG_ERR_SOCKET, msg);
+        lg_fail_run(c, msg);
+        return -1;
+    }
     fprintf(stderr,
             "%s: level c%u: event-loop thread %u cannot set up its io_uring (%s): its clients "
             "use plain UDP sockets\n",
@@ -504,17 +514,7 @@ static ssize_t ring_read(struct lg_client *c, uint8_t *buf, size_t len)
         lg_conn_fail(c, LG_ERR_SOCKET, strerror(-res));
         return LG_IO_ERROR;
     }
-    if ((size_t)res > r->recv_len || (size_t)res > len) {
-        /* its end is lost, and a cut message must not pass for a whole one */
-        char why[160];
-        snprintf(why, sizeof(why),
-                 "a datagram of %d bytes, over the %zu the receive buffer holds (the io_uring's: "
-                 "the answer size the queries allow; --no-io-uring reads any size)",
-                 res, r->recv_len);
-        lg_conn_fail(c, LG_ERR_SOCKET, why);
-        return LG_IO_ERROR;
-    }
-    size_t n = (size_t)res;
+    size_t n = (size_t)res < len ? (size_t)res : len;
     const uint8_t *got = r->recv_bufs + (size_t)i * r->recv_len;
     /* the kernel wrote them outside any system call memcheck watches */
     (void)VALGRIND_MAKE_MEM_DEFINED(got, n);

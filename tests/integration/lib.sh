@@ -16,6 +16,34 @@ set -u
 : "${BUILD:?BUILD must point at the build directory}"
 HTTPLOAD=${HTTPLOAD:-$BUILD/httpload/httpload}
 DNSLOAD=${DNSLOAD:-$BUILD/dnsload/dnsload}
+# LG_DNS_UDP=ring or plain: dnsload takes that UDP transport for the whole run
+# (--io-uring or --no-io-uring added unless the command names a transport or
+# gives one of them itself), so a file that judges UDP runs once per transport
+# (scripts/test runs a file marked `# udp: both transports` with each).
+if [ -n "${LG_DNS_UDP:-}" ]; then
+    case $LG_DNS_UDP in
+    ring) _udp_flag=--io-uring ;;
+    plain) _udp_flag=--no-io-uring ;;
+    *) echo "lib.sh: LG_DNS_UDP is ring or plain, not '$LG_DNS_UDP'" >&2; exit 2 ;;
+    esac
+    mkdir -p "$TMPROOT"
+    cat >"$TMPROOT/dnsload-$LG_DNS_UDP" <<WRAP
+#!/usr/bin/env bash
+# dnsload with $_udp_flag, unless the command chooses (lib.sh, LG_DNS_UDP)
+prev=
+for a in "\$@"; do
+    case \$prev|\$a in
+    *\|--io-uring | *\|--no-io-uring | *\|--help | *\|--version | *\|--transport=* | --transport\|*)
+        exec "$DNSLOAD" "\$@" ;;
+    esac
+    prev=\$a
+done
+exec "$DNSLOAD" $_udp_flag "\$@"
+WRAP
+    chmod +x "$TMPROOT/dnsload-$LG_DNS_UDP"
+    DNSLOAD=$TMPROOT/dnsload-$LG_DNS_UDP
+    echo "(dnsload over UDP: $LG_DNS_UDP)"
+fi
 LOADSTATS=${LOADSTATS:-$BUILD/stats/loadstats}
 TESTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TMPROOT=${TMPROOT:-$(mktemp -d)}
@@ -134,6 +162,13 @@ run_tests() {
     local normal_only=" $(printf '%s ' ${NORMAL_ONLY:-})"
     for name in $(declare -F | awk '{print $3}' | grep '^t_'); do
         [ -n "${ONLY:-}" ] && [[ $name != *"$ONLY"* ]] && continue
+        # the second UDP transport's pass (LG_DNS_UDP=plain) repeats only the
+        # tests a file names in UDP_TESTS, if it names any: the others (TCP,
+        # DoT, DoH, usage) ran in the first pass and would run the same again
+        if [ "${LG_DNS_UDP:-}" = plain ] && [ -n "${UDP_TESTS:-}" ] &&
+            [[ " $(printf '%s ' ${UDP_TESTS}) " != *" $name "* ]]; then
+            continue
+        fi
         # NORMAL_ONLY (set by the file, saying why): tests whose subject is
         # time run on the normal build only, where their figures are the
         # generator's and not the sanitizer's (scripts/test sets SUITE)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# udp: both transports
 # Every error charged where it belongs: ICMP errors on UDP sockets end the
 # query they are about, a UDP socket that is full makes a datagram wait
 # rather than fail (a slow link in network namespaces fills it), a TLS peer

@@ -141,20 +141,28 @@ t_empty_datagram_keeps_the_socket() {
         'v("c2.errors.malformed") > 0' 'v("c2.unexpected") > 0'
 }
 
-# The ring receives into a buffer of the answer size the queries allow (the
-# EDNS size, else 512 bytes): a larger datagram is named, never cut and
-# passed on as if whole; with room for it, it is an answer like any other.
-t_a_datagram_larger_than_the_queries_allow_is_named() {
+# An answer longer than the queries allow (their EDNS size, else 512 bytes)
+# is the server's fault and the same error on both transports: the ring
+# receives one byte more than an answer may have, the plain socket all of it,
+# and the driver fails the query as malformed, naming the size; the socket
+# stays. Through the ring it was errors.socket and a socket opened again
+# (issue 39). With room for it (--edns=4096) it is an answer like any other.
+t_a_datagram_larger_than_the_queries_allow_is_the_same_error_on_both() {
     need_dnsfault || { fail "dnsfault.py did not start"; return; }
-    ring big -s 127.0.0.1 -p "$DNSFAULT_PORT" --query 'big.example.test A' -c 2 -d 500ms \
-        --timeout 200ms
-    assert_eq "$RC" 1 "exit status"
-    check "$W/big.json" --invariants 'v("c2.errors.socket") == v("c2.attempts") > 0'
-    assert_contains "$W/big.err" "over the 512 the receive buffer holds"
-    ring big2 -s 127.0.0.1 -p "$DNSFAULT_PORT" --query 'big.example.test A' -c 2 -d 500ms \
-        --timeout 200ms --edns=4096 -q
-    assert_eq "$RC" 0 "exit status with --edns=4096"
-    check "$W/big2.json" --invariants 'v("c2.requests") > 0' 'v("c2.errors") == 0'
+    local t
+    for t in --io-uring --no-io-uring; do
+        run_tool "$W/big$t.json" "$W/big$t.err" "$DNSLOAD" "$t" -s 127.0.0.1 \
+            -p "$DNSFAULT_PORT" --query 'big.example.test A' -c 2 -d 500ms --timeout 200ms
+        assert_eq "$RC" 1 "$t: exit status"
+        check "$W/big$t.json" --invariants 'v("c2.errors.malformed") == v("c2.attempts") > 0' \
+            'v("c2.connections") == 2' 'v("c2.reconnects") == 0'
+        assert_contains "$W/big$t.err" "a UDP answer over the 512 bytes its query allowed"
+        run_tool "$W/big2$t.json" "$W/big2$t.err" "$DNSLOAD" "$t" -s 127.0.0.1 \
+            -p "$DNSFAULT_PORT" --query 'big.example.test A' -c 2 -d 500ms --timeout 200ms \
+            --edns=4096 -q
+        assert_eq "$RC" 0 "$t: exit status with --edns=4096"
+        check "$W/big2$t.json" --invariants 'v("c2.requests") > 0' 'v("c2.errors") == 0'
+    done
 }
 
 t_icmp_port_unreachable_is_charged_and_the_socket_stays() {
@@ -190,11 +198,14 @@ t_fewer_system_calls_per_answer_than_the_plain_path() {
 }
 
 # At a low rate nothing batches: each answer takes a turn of its own. The
-# loop then enters the ring three times per answer (the send, the reply's
-# deferred completion, its receive posted again) and no more: a pump that
+# loop then enters the ring at most three times per answer (the send, the
+# reply's completion, its receive posted again) and no more: a pump that
 # entered with nothing queued and no completion waiting made it five.
 # --max-error-rate 1: under strace on a busy machine (CI, 2026-12-03) some
-# queries of the schedule went unsent; what this counts is per answer.
+# queries of the schedule went unsent; what this counts is per answer. Of the
+# 1,000 scheduled at least 900 are answered: the bound was lowered to 500
+# with no figure when the ring slept through its replies (issue 39); with a
+# loop that wakes on time it holds again (here 1,000 of 1,000, twice).
 t_at_a_low_rate_the_ring_is_entered_only_with_work() {
     command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
     need_knot || { fail "knot did not start"; return; }
@@ -207,7 +218,7 @@ t_at_a_low_rate_the_ring_is_entered_only_with_work() {
     enters=$(cat "$st"/t.* | grep -c '^io_uring_enter(')
     requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["c1.requests"]["samples"][0])' "$W/low.json")
     echo "io_uring_enter $enters for $requests answers"
-    assert_ge "$requests" 500 "answers under strace"
+    assert_ge "$requests" 900 "answers under strace"
     assert_le "$(awk -v c="$enters" -v r="$requests" 'BEGIN{printf "%.3f", c/r}')" 3.2 \
         "io_uring_enter calls per answer at 500/s"
 }
@@ -226,13 +237,16 @@ t_the_open_loop_sends_before_its_timer_is_set_again() {
     local st=$W/strace_order counts
     rm -rf "$st" && mkdir -p "$st"
     run_tool "$W/order.json" "$W/order.err" env ASAN_OPTIONS=detect_leaks=0 strace -f -ff -qq \
-        -s 0 -e trace=epoll_wait,io_uring_enter,timerfd_settime -o "$st/t" "$DNSLOAD" --io-uring \
+        -s 0 -e trace=epoll_wait,io_uring_setup,io_uring_enter,timerfd_settime -o "$st/t" \
+        "$DNSLOAD" --io-uring \
         -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 1 -R 500 -d 1s --timeout 10s \
         --max-error-rate 1 -q
     assert_eq "$RC" 0 "exit status"
-    # "RE-ARMS AFTER-A-SEND", from each thread's first io_uring_enter on (the
-    # timer's resolution, measured at start-up, re-arms a timerfd too)
-    counts=$(awk 'FNR == 1 { ring = 0 } /^epoll_wait\(/ { sent = 0 }
+    # "RE-ARMS AFTER-A-SEND", from the first io_uring_enter after the loop's
+    # ring is set up (the timer's resolution, measured at start-up, re-arms a
+    # timerfd too, after the wake-up probe's ring has entered the kernel)
+    counts=$(awk 'FNR == 1 { ring = 0 } /^io_uring_setup\(/ { ring = n = s = 0 }
+        /^epoll_wait\(/ { sent = 0 }
         /^io_uring_enter\(/ { sent = ring = 1 }
         /^timerfd_settime\(/ && ring { n++; if (sent) s++ } END { print n + 0, s + 0 }' "$st"/t.*)
     echo "timer re-arms, and those after the wake-up's sends: $counts"
@@ -289,30 +303,40 @@ C
     assert_contains "$W/no.err" "cannot set up an io_uring: Operation not permitted"
     assert_empty_file "$W/no.json" "nothing on stdout"
     # Without --io-uring the same process takes the plain transport: every
-    # answer, nothing on stderr, and --meta says which and why. An open loop
+    # answer, one line on stderr saying so, and --meta says which and why
+    # (before issue 39 the fallback was silent on stderr). An open loop
     # of 20 clients, 50 ms apart each: a closed loop keeps its event loop busy,
     # and on a loaded machine the self-watch then rightly says so on stderr.
     run_tool "$W/fb.json" "$W/fb.err" env LD_PRELOAD="$preload" "$DNSLOAD" -q --meta "$W/fb.meta" \
         -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 20 -R 400 -d 500ms
     assert_eq "$RC" 0 "the default: exit status"
-    assert_empty_file "$W/fb.err" "the default: stderr"
+    assert_eq "$(cat "$W/fb.err")" "dnsload: UDP goes through plain sockets, not the io_uring: cannot set up an io_uring: Operation not permitted" "the default: stderr"
     check "$W/fb.json" --invariants 'v("c20.requests") > 100' 'v("c20.errors") == 0'
-    assert_eq "$(ring_choice "$W/fb.meta")" \
-        "False|cannot set up an io_uring: Operation not permitted" "the default: --meta"
+    assert_eq "$(ring_choice "$W/fb.meta")" "False|udp" "the default: --meta"
+    assert_eq "$(ring_why "$W/fb.meta")" "cannot set up an io_uring: Operation not permitted" \
+        "the default: --meta's reason"
 }
 
-# ring_choice META: "io_uring|io_uring_why" from a --meta document.
+# ring_choice META: "io_uring|transport of each level" from a --meta document.
 ring_choice() {
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["dns"]; print(str(d["io_uring"]) + "|" + d["io_uring_why"])' "$1"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(str(d["dns"]["io_uring"]) + "|" + ",".join(l["transport"] for l in d["levels"]))' "$1"
 }
 
-# By default UDP takes the ring when every level has 2 or more clients per
-# loop thread (where it pays: README's --io-uring table), the plain transport
-# otherwise; --io-uring and --no-io-uring decide it. --meta says which and
-# why, and the loop entered a ring exactly when it says so (strace). Open
-# loops at a low rate: what is judged is the choice, never the machine's
-# speed (no self-watch note, no error rate).
-t_the_default_takes_the_ring_with_two_clients_per_thread() {
+# ring_why META: the descriptor's dns.io_uring_why.
+ring_why() {
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dns"]["io_uring_why"])' "$1"
+}
+
+# By default UDP takes the ring for each level with 2 or more clients per loop
+# thread (where it pays: README's --io-uring table), the plain transport for
+# the others, once the probe has seen the ring wake on time here;
+# --io-uring and --no-io-uring decide it for every level. One choice per
+# level, whatever the others: --levels 1,2 and --levels 2 carry c2 alike
+# (before issue 39 one level of 1 took the whole run plain). --meta says
+# which and why, and the loop entered a ring exactly when it says so
+# (strace). Open loops at a low rate: what is judged is the choice, never the
+# machine's speed (no self-watch note, no error rate).
+t_the_default_takes_the_ring_for_levels_of_two_clients_per_thread() {
     command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
     need_knot || { fail "knot did not start"; return; }
     local args want enters
@@ -326,20 +350,153 @@ t_the_default_takes_the_ring_with_two_clients_per_thread() {
         assert_empty_file "$W/d.err" "$args: stderr"
         assert_eq "$(ring_choice "$W/d.meta")" "$want" "$args: --meta"
         enters=$(grep -c '^[0-9]* *io_uring_enter(' "$W/d.trace" || true)
-        if [ "${want%%|*}" = True ]; then
+        if [[ $want == *udp-io_uring* ]]; then
             assert_ge "$enters" 1 "$args: io_uring_enter calls"
         else
             assert_eq "$enters" 0 "$args: io_uring_enter calls"
         fi
     done <<'CASES'
--c 2|True|every level has 2 or more clients per loop thread
--c 1|False|level c1 has fewer than 2 clients per loop thread
--c 4 --threads 2|True|every level has 2 or more clients per loop thread
--c 4 --threads 3|False|level c4 has fewer than 2 clients per loop thread
---levels 8,1|False|level c1 has fewer than 2 clients per loop thread
--c 1 --io-uring|True|--io-uring
--c 8 --no-io-uring|False|--no-io-uring
+-c 2|True|udp-io_uring
+-c 1|False|udp
+-c 4 --threads 2|True|udp-io_uring
+-c 4 --threads 3|False|udp
+--levels 8,1|True|udp-io_uring,udp
+--levels 1,2|True|udp,udp-io_uring
+-c 1 --io-uring|True|udp-io_uring
+-c 8 --no-io-uring|False|udp
 CASES
+    run_tool "$W/d.json" "$W/d.err" "$DNSLOAD" -q --meta "$W/d.meta" -s 127.0.0.1 \
+        -p "$KNOT_PORT" --query 'www.example.test A' -d 300ms -R 100 -c 2
+    assert_contains <(ring_why "$W/d.meta") "levels with 2 or more clients per loop thread; probe: a loop asleep beside the io_uring woke"
+}
+
+# The wake-up probe, made to fail: LOADGEN_TEST_RING_SETUP=deaf sets the ring
+# up with no eventfd, so no completion is ever signalled to a loop asleep
+# beside it (what the deferred set-up did for 4-16 ms at a time on a quiet
+# machine, issue 39). The default then takes the plain transport, says why in
+# one stderr line and in --meta, and answers every query; --io-uring says the
+# probe failed and runs on the ring as asked, and the self-watch sees its
+# loop asleep on completions and marks the level limited.
+t_a_ring_that_sleeps_through_completions_is_not_the_default() {
+    need_knot || { fail "knot did not start"; return; }
+    run_tool "$W/deaf.json" "$W/deaf.err" env LOADGEN_TEST_RING_SETUP=deaf "$DNSLOAD" \
+        --meta "$W/deaf.meta" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' \
+        -c 20 -R 400 -d 1s -q
+    assert_eq "$RC" 0 "the default: exit status"
+    assert_eq "$(count_lines . "$W/deaf.err")" 1 "the default: one stderr line"
+    assert_contains "$W/deaf.err" "dnsload: UDP goes through plain sockets, not the io_uring: probe: the io_uring signalled no completion within 50 ms"
+    assert_eq "$(ring_choice "$W/deaf.meta")" "False|udp" "the default: --meta"
+    assert_contains <(ring_why "$W/deaf.meta") "probe: the io_uring signalled no completion"
+    check "$W/deaf.json" --invariants 'v("c20.requests") > 300' 'v("c20.errors") == 0'
+    run_tool "$W/deaf2.json" "$W/deaf2.err" env LOADGEN_TEST_RING_SETUP=deaf "$DNSLOAD" \
+        --io-uring --meta "$W/deaf2.meta" -s 127.0.0.1 -p "$KNOT_PORT" \
+        --query 'www.example.test A' -c 2 -d 1s --timeout 3s --max-error-rate 1
+    assert_contains "$W/deaf2.err" "--io-uring: probe: the io_uring signalled no completion within 50 ms"
+    assert_contains "$W/deaf2.err" "running on it as asked"
+    assert_contains "$W/deaf2.err" "slept"
+    assert_contains "$W/deaf2.err" "of the level while completions it had handed the kernel waited for it"
+    python3 - "$W/deaf2.meta" <<'PY' || fail "--meta's self_watch does not mark the level"
+import json, sys
+lv = json.load(open(sys.argv[1]))["levels"][0]
+sw = lv["self_watch"]
+print("self_watch", sw)
+assert lv["transport"] == "udp-io_uring", lv["transport"]
+assert sw["limited"] is True and sw["asleep_on_work"] >= 0.5, sw
+PY
+}
+
+# The self-watch's look at a ring that wakes on time finds no sleep on work:
+# an open loop at a low rate (its loop mostly asleep) on the ring.
+t_a_ring_that_wakes_on_time_is_not_flagged() {
+    need_knot || { fail "knot did not start"; return; }
+    ring awake -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 4 -R 200 -d 1s \
+        --meta "$W/awake.meta"
+    assert_eq "$RC" 0 "exit status"
+    python3 - "$W/awake.meta" <<'PY' || fail "a ring that wakes on time was flagged"
+import json, sys
+sw = json.load(open(sys.argv[1]))["levels"][0]["self_watch"]
+print("self_watch", sw)
+assert sw["asleep_on_work"] is not None and sw["asleep_on_work"] < 0.05, sw
+PY
+}
+
+# A ring the probe could make but a level cannot (its larger queue, memory):
+# that loop carries the level over plain sockets instead of stopping the run
+# (exit 4 before issue 39), and says so. The shim fails every ring of more
+# than the probe's 8 entries with ENOMEM.
+t_a_ring_a_level_cannot_have_falls_back_to_plain_sockets() {
+    command -v cc >/dev/null || skip "cc missing (apt-get install gcc)"
+    need_knot || { fail "knot did not start"; return; }
+    cat >"$W/bigring.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+struct io_uring;
+struct io_uring_params;
+int io_uring_queue_init_params(unsigned entries, struct io_uring *ring, struct io_uring_params *p)
+{
+    int (*real)(unsigned, struct io_uring *, struct io_uring_params *) =
+        (int (*)(unsigned, struct io_uring *, struct io_uring_params *))dlsym(RTLD_NEXT, "io_uring_queue_init_params");
+    if (entries > 8) return -ENOMEM;
+    return real(entries, ring, p);
+}
+C
+    cc -shared -fPIC -o "$W/bigring.so" "$W/bigring.c" -ldl || { fail "cannot build the shim"; return; }
+    local preload=$W/bigring.so
+    if ldd "$DNSLOAD" | grep -q libasan; then preload="$(ldd "$DNSLOAD" | awk '/libasan/ { print $3 }'):$preload"; fi
+    run_tool "$W/bigring.json" "$W/bigring.err" env LD_PRELOAD="$preload" "$DNSLOAD" \
+        --meta "$W/bigring.meta" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' \
+        -c 20 -R 400 -d 500ms -q
+    cat "$W/bigring.err"
+    assert_eq "$RC" 0 "exit status"
+    assert_contains "$W/bigring.err" "level c20: event-loop thread 0 cannot set up its io_uring (Cannot allocate memory): its clients use plain UDP sockets"
+    assert_eq "$(ring_choice "$W/bigring.meta")" "True|udp" "--meta"
+    check "$W/bigring.json" --invariants 'v("c20.requests") > 100' 'v("c20.errors") == 0'
+}
+
+# The default against real servers, as a user meets it: knot and unbound,
+# -c 8 and -c 64, the default beside --no-io-uring, three rounds interleaved,
+# dnsload on CPU 0. Judged by the median of the rounds' ratios: the default's
+# answers per second at least 0.95 of the plain transport's, and its warm p99
+# within 1.5 times the plain one's and 0.05 ms (issue 39's bound; when the
+# ring slept through replies it made 0.02 to 0.10 of the plain rate here).
+t_the_default_answers_as_fast_as_the_plain_transport() {
+    command -v taskset >/dev/null || skip "taskset missing (apt-get install util-linux)"
+    need_knot || { fail "knot did not start"; return; }
+    need_unbound || { fail "unbound did not start"; return; }
+    local server port c r t
+    for server in knot unbound; do
+        port=$KNOT_PORT
+        [ "$server" = unbound ] && port=$UNBOUND_PORT
+        for c in 8 64; do
+            for r in 1 2 3; do
+                for t in default --no-io-uring; do
+                    # shellcheck disable=SC2046 # no word, or the one flag
+                    run_tool "$W/eq.$server.$c.$r$t.json" "$W/eq.err" taskset -c 0 "$DNSLOAD" \
+                        $([ "$t" = default ] || echo "$t") -s 127.0.0.1 -p "$port" \
+                        --query 'www.example.test A' -c "$c" -d 1s -q
+                    assert_eq "$RC" 0 "$server c$c round $r $t: exit status"
+                done
+            done
+            python3 - "$W" "$server" "$c" <<'PY' || fail "$server c$c: the default is slower than the plain transport"
+import json, statistics, sys
+w, server, c = sys.argv[1], sys.argv[2], sys.argv[3]
+def load(r, t):
+    m = json.load(open(f"{w}/eq.{server}.{c}.{r}{t}.json"))["metrics"]
+    warm = sorted(m[f"c{c}.latency_warm_ms"]["samples"])
+    return m[f"c{c}.requests"]["samples"][0], warm[min(len(warm) - 1, int(0.99 * len(warm)))]
+rates, p99s = [], []
+for r in (1, 2, 3):
+    (dr, dp), (pr, pp) = load(r, "default"), load(r, "--no-io-uring")
+    print(f"{server} c{c} round {r}: default {dr} answers p99 {dp:.3f} ms, plain {pr} p99 {pp:.3f} ms")
+    rates.append(dr / pr)
+    p99s.append(dp / (1.5 * pp + 0.05))
+rate, p99 = statistics.median(rates), statistics.median(p99s)
+print(f"{server} c{c}: median rate ratio {rate:.3f} (>= 0.95), p99 against 1.5x+0.05 ms {p99:.3f} (<= 1)")
+assert rate >= 0.95 and p99 <= 1.0
+PY
+        done
+    done
 }
 
 t_options_it_does_not_combine_with_are_usage_errors() {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# udp: both transports
 # Integration tests of dnsload against real DNS servers on loopback: knot
 # (authoritative: NOERROR, NXDOMAIN, REFUSED), unbound (every transport: udp,
 # tcp, dot, doh POST and GET), BIND's own DoH listener, knot-resolver's DoH
@@ -15,6 +16,16 @@ trap stop_servers EXIT
 # answered late): on the normal build only, where the rate is the generator's
 # and not the sanitizer's (lib.sh's NORMAL_ONLY)
 NORMAL_ONLY="t_answers_65536_queries_late_are_late_at_outstanding_1024"
+# the tests that judge UDP, repeated over the plain transport (lib.sh)
+UDP_TESTS="t_knot_noerror_over_udp t_knot_nxdomain_succeeds_by_default
+    t_knot_refused_for_unserved_zone_fails_the_run t_levels_make_fresh_cohorts t_unbound_udp
+    t_one_udp_socket_per_client_per_level t_fault_rcodes_land_in_their_classes
+    t_fault_drop_is_a_timeout t_fault_late_answers_are_counted_late t_fault_wrong_id_is_unexpected
+    t_answers_65536_queries_late_are_late_at_outstanding_1024
+    t_fault_qr_clear_and_wrong_question_are_mismatch t_fault_short_packet_is_malformed
+    t_fault_empty_datagram_keeps_the_socket t_server_that_disappears_mid_level
+    t_fault_truncated_counts_apart t_fault_duplicate_answer_is_unexpected
+    t_every_error_class_in_the_summary_says_what_happened t_icmp_port_unreachable"
 
 W=$TMPROOT/dnsload
 mkdir -p "$W"

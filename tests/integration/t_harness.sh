@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# udp: both transports
 # A harness that reads stdout only after the tool has exited (the one this
 # suite serves does) gets the whole document with no option given, and the
 # exit status unchanged: tests/fixtures/harness.py runs the tools the way it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# udp: both transports
 # run: once
 # (the normal build only: what it judges is time, the schedule against the
 # timer's floor and a packet capture; the open loop's code also runs under the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# udp: both transports
 # Scale-out on one machine: four shards of one run (--shard K/4, one
 # --start-at), each in a network namespace of its own joined to a server
 # namespace by a veth pair and launched through pdsh, merged with `loadstats
