@@ -48,10 +48,11 @@ static const struct lg_option options[] = {
      "pipelined on tcp and dot,\nconcurrent streams on doh"},
     {"io-uring", 0, no_argument, OPT_IO_URING, "Server", "    --io-uring",
      "udp: every send and receive through one io_uring per\nloop thread, what a turn of the "
-     "loop queued going in\ntogether (fewer system calls); the default when every\nlevel "
-     "has 2 or more clients per thread and the\nprocess may set one up"},
+     "loop queued going in\ntogether: fewer system calls for dnsload, but the\nserver "
+     "pays about 5% more CPU per answer (not the\ndefault); a probe says if the ring "
+     "wakes late here"},
     {"no-io-uring", 0, no_argument, OPT_NO_IO_URING, "Server", "    --no-io-uring",
-     "udp: a system call per send and per receive, whatever\nthe clients"},
+     "udp: a system call per send and per receive (the\ndefault)"},
     {"queries", 0, required_argument, OPT_QUERIES, QUERIES, "    --queries FILE",
      "dnsperf's format: 'name TYPE' per line; blank lines and\nlines starting with # or ; "
      "are skipped (repeatable)"},
@@ -322,65 +323,34 @@ static void client_cost(const struct dns_ctx *ctx, const struct dns_encode_opts 
     }
 }
 
-/* Whether UDP goes through an io_uring, and why, for --meta. The ring pays
- * when several sockets are busy on a loop and costs when one is (one client
- * closed-loop: 0.83x the queries of the plain transport; README's --io-uring
- * table), so by default it carries the levels with 2 or more clients on each
- * loop thread, the others go plain (one choice per level, in --meta's levels
- * as "transport"). It is the default only where the probe sees a loop
- * asleep beside it wake on time (lg_udp_ring_probe); --io-uring takes it for
- * every level whatever the probe says, after saying so. *min_clients: the
- * fewest clients per loop thread of a level it carries. */
-static bool choose_io_uring(const struct args *a, const struct dns_ctx *ctx,
-                            const struct lg_config *cfg, unsigned *min_clients, bool *required,
-                            char *why, size_t why_len)
+/* Whether UDP goes through an io_uring, and why, for --meta. Only when asked
+ * (--io-uring): the ring saves the generator system calls, but a reply's
+ * completion costs the server's send path 0.4-1.0 us more than a plain
+ * socket's wake-up (unbound 9.3-9.8 us of its CPU per answer against
+ * 8.8-9.1, knot 10.2-11.1 against 9.8-10.1, bench/dns-server-cost), so
+ * against a server at its limit the ring measured 2-9% fewer answers: a
+ * default must not move the target's numbers (issue 39). --io-uring runs the
+ * probe (lg_udp_ring_probe) and says when a loop asleep beside the ring
+ * wakes late here, then runs on it as asked. */
+static bool choose_io_uring(const struct args *a, const struct dns_ctx *ctx, char *why,
+                            size_t why_len)
 {
-    *min_clients = 0;
-    *required = false;
     if (ctx->transport != DNS_UDP) {
         snprintf(why, why_len, "not udp");
         return false;
     }
-    if (a->io_uring == RING_OFF) {
-        snprintf(why, why_len, "--no-io-uring");
+    if (a->io_uring != RING_ON) {
+        snprintf(why, why_len, a->io_uring == RING_OFF ? "--no-io-uring" : "the default");
         return false;
     }
     char probe[200];
-    if (a->io_uring == RING_ON) {
-        int rc = lg_udp_ring_probe(probe, sizeof(probe));
-        if (rc < 0) { /* asked for, and not to be had: the run cannot be carried out */
-            fprintf(stderr, "%s: --io-uring: %s\n", tool, probe);
-            exit(4);
-        }
-        if (rc > 0) fprintf(stderr, "%s: --io-uring: %s; running on it as asked\n", tool, probe);
-        snprintf(why, why_len, "--io-uring (%s)", probe);
-        *required = true;
-        return true;
-    }
-    unsigned most = 0;
-    for (size_t i = 0; i < cfg->n_levels; i++)
-        if (cfg->levels[i] > most) most = cfg->levels[i];
-    /* the ring holds a receive buffer of the answer size for every client at
-     * once, where the plain transport reads into one per thread */
-    double buffers = (double)most * (a->enc.edns_size > 512 ? a->enc.edns_size : 512);
-    if (buffers > 256.0 * 1024 * 1024) {
-        snprintf(why, why_len, "receive buffers of %.0f MiB for %u clients", buffers / 1048576,
-                 most);
-        return false;
-    }
-    unsigned threads = cfg->threads ? cfg->threads : 1;
-    if (most / threads < 2) {
-        snprintf(why, why_len, "no level has 2 or more clients per loop thread");
-        return false;
-    }
     int rc = lg_udp_ring_probe(probe, sizeof(probe));
-    if (rc != 0) {
-        snprintf(why, why_len, "%s", probe);
-        fprintf(stderr, "%s: UDP goes through plain sockets, not the io_uring: %s\n", tool, probe);
-        return false;
+    if (rc < 0) { /* asked for, and not to be had: the run cannot be carried out */
+        fprintf(stderr, "%s: --io-uring: %s\n", tool, probe);
+        exit(4);
     }
-    *min_clients = 2;
-    snprintf(why, why_len, "levels with 2 or more clients per loop thread; %s", probe);
+    if (rc > 0) fprintf(stderr, "%s: --io-uring: %s; running on it as asked\n", tool, probe);
+    snprintf(why, why_len, "--io-uring (%s)", probe);
     return true;
 }
 
@@ -439,15 +409,8 @@ int main(int argc, char **argv)
         target.tls = &tlscfg;
     }
     char ring_why[320];
-    unsigned ring_min_clients;
-    bool ring_required;
-    bool ring = choose_io_uring(&a, &ctx, &cfg, &ring_min_clients, &ring_required, ring_why,
-                                sizeof(ring_why));
-    if (ring) {
-        target.datagram_transport = &lg_transport_udp_ring;
-        target.datagram_min_clients = ring_min_clients;
-        target.datagram_required = ring_required;
-    }
+    bool ring = choose_io_uring(&a, &ctx, ring_why, sizeof(ring_why));
+    if (ring) target.datagram_transport = &lg_transport_udp_ring;
     char desc[400];
     snprintf(desc, sizeof(desc), "%s://%s%s%s:%llu", transport_names[ctx.transport],
              strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port);

@@ -97,14 +97,8 @@ struct lg_target {
      * application protocol), or NULL */
     const struct lg_quic_config *quic;
     /* A datagram driver's sockets move their bytes through this transport
-     * instead of lg_transport_udp (dnsload --io-uring), or NULL; only in a
-     * level with at least datagram_min_clients clients on each loop thread
-     * (0 or 1: every level), the others take lg_transport_udp. */
+     * instead of lg_transport_udp (dnsload --io-uring), or NULL */
     const struct lg_transport *datagram_transport;
-    unsigned datagram_min_clients;
-    /* the user asked for it: a loop that cannot have it fails the run
-     * rather than carry its level over lg_transport_udp */
-    bool datagram_required;
 };
 
 /* --watch NAME=PID or NAME=pidfile:PATH: a process tree sampled each second. */

@@ -287,11 +287,6 @@ static void cohort_place(struct lg_levels *lv, struct cohort *co, unsigned clien
         w->level_clients = clients;
         w->draining = false;
         w->stopped = false;
-        /* a datagram transport of the target's own is for levels that have
-         * enough clients on every loop; one choice for the whole level */
-        if (w->drv->datagram && w->tgt->datagram_transport && !w->tgt->quic)
-            w->tp = mine / lv->nw >= w->tgt->datagram_min_clients ? w->tgt->datagram_transport
-                                                                  : &lg_transport_udp;
         for (unsigned k = 0; k < share; k++) {
             unsigned j = next + k;
             lg_client_setup(
@@ -411,8 +406,6 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     res->actual_start_ns = wall;
     res->interrupted = lg_control_interrupted(lv->run) != 0;
     res->transport = lv->ws[0].tp->name;
-    for (unsigned i = 1; i < lv->nw; i++)
-        if (lv->ws[i].n_clients && lv->ws[i].tp != lv->ws[0].tp) res->transport = "mixed";
     /* (an open loop stopped within its lead ends before its start) */
     uint64_t until = end < start + cfg->duration_ns ? end : start + cfg->duration_ns;
     res->seconds = until > start ? (double)(until - start) / 1e9 : 0.;

@@ -50,7 +50,8 @@ struct ring_client {
 
 struct send_buf {
     uint32_t client, gen, len;
-    uint32_t slot, seq; /* the request it carries (UINT32_MAX: none), and its number */
+    uint32_t slot, seq;  /* the request it carries (UINT32_MAX: none), and its number */
+    uint32_t next_later; /* in the list of sends waiting out ENOBUFS */
 };
 
 struct sb_chunk {
@@ -64,6 +65,7 @@ struct lg_ring {
     int efd;            /* eventfd the ring signals when completions wait */
     ev_io io;           /* on efd */
     ev_prepare prepare; /* before the loop sleeps: what was queued goes in */
+    ev_check check;     /* the loop is awake: the eventfd is not signalled */
     struct ring_client *rc;
     uint8_t *recv_bufs;
     size_t recv_len;
@@ -72,6 +74,11 @@ struct lg_ring {
     uint32_t *free_sb; /* stack of free send buffers */
     unsigned n_free;
     bool pumping;
+    /* sends the kernel refused for want of buffers (ENOBUFS), posted again
+     * after a pause: posted at once they would spin the loop while the
+     * device's queue stays full (a list through their send_buf) */
+    uint32_t later_head;
+    ev_timer later_timer;
     /* made disabled, enabled by the loop's thread at its first turn: the
      * one thread that may submit is the one that enables it (the open loop
      * opens its sockets before the loops' threads start) */
@@ -168,7 +175,10 @@ static int post_recv(struct lg_client *c)
     return 0;
 }
 
-static void post_send(struct lg_ring *r, uint32_t b)
+/* A send's first try does not wait (MSG_DONTWAIT): a full socket answers
+ * EAGAIN, which is counted as the plain transport counts it (send_blocked)
+ * and the send posted again to wait in the kernel for room (`wait`). */
+static void post_send(struct lg_ring *r, uint32_t b, bool wait)
 {
     struct send_buf *sb = sb_meta(r, b);
     struct io_uring_sqe *s = sqe_get(r);
@@ -176,8 +186,41 @@ static void post_send(struct lg_ring *r, uint32_t b)
         r->rc[sb->client].send_err = ENOBUFS;
         return;
     }
-    io_uring_prep_send(s, r->w->clients[sb->client].fd, sb_data(r, b), sb->len, MSG_NOSIGNAL);
+    io_uring_prep_send(s, r->w->clients[sb->client].fd, sb_data(r, b), sb->len,
+                       MSG_NOSIGNAL | (wait ? 0 : MSG_DONTWAIT));
     io_uring_sqe_set_data64(s, op_data(OP_SEND, b, sb->client));
+}
+
+#define LATER_PAUSE_S 0.001
+#define NO_BUF UINT32_MAX
+
+static void send_later(struct lg_ring *r, uint32_t b)
+{
+    sb_meta(r, b)->next_later = r->later_head;
+    r->later_head = b;
+    if (!ev_is_active(&r->later_timer)) {
+        ev_timer_set(&r->later_timer, LATER_PAUSE_S, 0.);
+        ev_timer_start(r->w->loop, &r->later_timer);
+    }
+}
+
+/* The pause is over: each waiting send goes again, unless its socket closed
+ * meanwhile (its buffer is free again). */
+static void on_later_timer(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct lg_ring *r = t->data;
+    uint32_t b = r->later_head;
+    r->later_head = NO_BUF;
+    while (b != NO_BUF) {
+        struct send_buf *sb = sb_meta(r, b);
+        uint32_t next = sb->next_later;
+        const struct lg_client *c = &r->w->clients[sb->client];
+        if (sb->gen == r->rc[sb->client].gen && c->state == LG_CONN_READY)
+            post_send(r, b, false);
+        else
+            r->free_sb[r->n_free++] = b;
+        b = next;
+    }
 }
 
 /* --- completions ---------------------------------------------------------- */
@@ -193,11 +236,16 @@ static void send_done(struct lg_ring *r, uint32_t b, int res)
         if (lg_udp_is_peer_error(err) || err == ENOBUFS || err == EAGAIN) {
             /* not sent: an ICMP error about an earlier datagram came first
              * (charged as read's), or the socket had no room; it goes again */
-            if (err == ENOBUFS || err == EAGAIN)
+            if (err == ENOBUFS) {
+                r->w->store.counters[LG_C_SEND_BLOCKED]++;
+                send_later(r, b);
+                return;
+            }
+            if (err == EAGAIN)
                 r->w->store.counters[LG_C_SEND_BLOCKED]++;
             else
                 rc->peer_err = err;
-            post_send(r, b);
+            post_send(r, b, err == EAGAIN);
             if (rc->peer_err) lg_conn_input_ready(c);
             return;
         }
@@ -289,9 +337,24 @@ static void on_ring_io(struct ev_loop *loop, ev_io *io, int revents)
     pump(r);
 }
 
+/* The eventfd is signalled only while the loop sleeps: what completes while
+ * it is awake (its sends, inline) the pump reads from the queue, and a signal
+ * for it would only make the next epoll_wait return at once, for nothing.
+ * Signals go back on before the loop sleeps, and what completed in between
+ * is pumped first, so no completion waits unsignalled. */
 static void on_ring_prepare(struct ev_loop *loop, ev_prepare *p, int revents)
 {
-    pump(p->data);
+    struct lg_ring *r = p->data;
+    pump(r);
+    if (!r->enabled) return;
+    io_uring_cq_eventfd_toggle(&r->ring, true);
+    if (ring_needs_enter(r) || io_uring_cq_ready(&r->ring)) pump(r);
+}
+
+static void on_ring_check(struct ev_loop *loop, ev_check *c, int revents)
+{
+    struct lg_ring *r = c->data;
+    if (r->enabled) io_uring_cq_eventfd_toggle(&r->ring, false);
 }
 
 static void ring_worker_flush(struct lg_worker *w)
@@ -400,12 +463,18 @@ static struct lg_ring *ring_create(struct lg_worker *w, char *why, size_t why_le
         ring_free(r);
         return NULL;
     }
+    r->later_head = NO_BUF;
+    ev_init(&r->later_timer, on_later_timer);
+    r->later_timer.data = r;
     ev_io_init(&r->io, on_ring_io, r->efd, EV_READ);
     ev_prepare_init(&r->prepare, on_ring_prepare);
-    r->io.data = r->prepare.data = r;
+    ev_check_init(&r->check, on_ring_check);
+    r->io.data = r->prepare.data = r->check.data = r;
     ev_io_start(w->loop, &r->io);
     ev_prepare_start(w->loop, &r->prepare);
-    /* neither keeps the loop running by itself: the level's timers do */
+    ev_check_start(w->loop, &r->check);
+    /* none keeps the loop running by itself: the level's timers do */
+    ev_unref(w->loop);
     ev_unref(w->loop);
     ev_unref(w->loop);
     return r;
@@ -434,8 +503,11 @@ static void ring_worker_end(struct lg_worker *w)
     lg_wakewatch_lock(w);
     ev_ref(w->loop);
     ev_ref(w->loop);
+    ev_ref(w->loop);
     ev_io_stop(w->loop, &r->io);
     ev_prepare_stop(w->loop, &r->prepare);
+    ev_check_stop(w->loop, &r->check);
+    ev_timer_stop(w->loop, &r->later_timer);
     io_uring_queue_exit(&r->ring); /* cancels what is still with the kernel, and waits */
     ring_free(r);
     w->tp_state = NULL;
@@ -444,37 +516,18 @@ static void ring_worker_end(struct lg_worker *w)
 
 /* --- the transport -------------------------------------------------------- */
 
-/* A loop whose ring cannot be had (memory, a limit the probe's small ring
- * did not meet) carries its level over plain sockets instead of failing the
- * run: the probe chose the ring, not the user. No client of the loop has
- * used the ring yet (it is made by the first open). */
-static int ring_fall_back(struct lg_client *c, const char *why)
-{
-    struct lg_worker *w = c->w;
-    if (w->tgt->datagram_required) {
-        char msg[200];
-        snprintf(msg, sizeof(msg), "cannot set up an io_uring: %s", why);
-        lg_conn_fail(c, LG_ERR_SOCKET, msg);
-        lg_fail_run(c, msg);
-        return -1;
-    }
-    fprintf(stderr,
-            "%s: level c%u: event-loop thread %u cannot set up its io_uring (%s): its clients "
-            "use plain UDP sockets\n",
-            w->cfg->tool, w->level_clients, w->index, why);
-    w->tp = &lg_transport_udp;
-    for (unsigned k = 0; k < w->n_clients; k++)
-        w->clients[k].tp = &lg_transport_udp;
-    return lg_transport_udp.open(c);
-}
-
 static int ring_open(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
     if (!w->tp_state) {
-        char why[160];
+        char why[160], msg[200];
         struct lg_ring *r = ring_create(w, why, sizeof(why));
-        if (!r) return ring_fall_back(c, why);
+        if (!r) {
+            snprintf(msg, sizeof(msg), "cannot set up an io_uring: %s", why);
+            lg_conn_fail(c, LG_ERR_SOCKET, msg);
+            lg_fail_run(c, msg);
+            return -1;
+        }
         lg_wakewatch_lock(w);
         w->tp_state = r;
         lg_wakewatch_unlock(w);
@@ -557,7 +610,7 @@ static int ring_send(struct lg_client *c, const uint8_t *buf, size_t len)
                                        .slot = q ? q->slot : UINT32_MAX,
                                        .seq = q ? q->seq : 0};
     memcpy(sb_data(r, b), buf, len);
-    post_send(r, b);
+    post_send(r, b, false);
     return LG_IO_DONE;
 }
 

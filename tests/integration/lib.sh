@@ -32,7 +32,7 @@ if [ -n "${LG_DNS_UDP:-}" ]; then
 # dnsload with $_udp_flag, unless the command chooses (lib.sh, LG_DNS_UDP)
 prev=
 for a in "\$@"; do
-    case \$prev|\$a in
+    case "\$prev|\$a" in
     *\|--io-uring | *\|--no-io-uring | *\|--help | *\|--version | *\|--transport=* | --transport\|*)
         exec "$DNSLOAD" "\$@" ;;
     esac

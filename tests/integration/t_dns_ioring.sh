@@ -5,15 +5,20 @@
 # attempts) and the fault fixture dnsfault.py; threads, levels and queries in
 # flight; ICMP errors; fewer system calls per answer than the plain path's
 # bound (counted with strace); an io_uring the process cannot set up (a shim
-# in front of liburing: --io-uring stops, the default takes the plain
-# transport); when the default takes the ring; and the options it does not
-# combine with.
+# in front of liburing: --io-uring stops); the default, plain sockets; the
+# wake-up probe made to fail, and the self-watch that sees a loop asleep on
+# completions; the ring's answers and p99 beside the plain transport's
+# against knot and unbound; and the options it does not combine with.
 # Needs knot, BIND 9 (bind9), kdig, strace, cc.
 # Run: BUILD=/path/to/build bash tests/integration/t_dns_ioring.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$TESTDIR/servers.sh"
 source "$TESTDIR/servers_dns.sh"
 trap stop_servers EXIT
+
+# its subject is speed: on the normal build only, where the figures are the
+# generator's and not the sanitizer's (lib.sh's NORMAL_ONLY)
+NORMAL_ONLY="t_the_ring_answers_near_the_plain_transport"
 
 W=$TMPROOT/dns_ioring
 mkdir -p "$W"
@@ -300,21 +305,19 @@ C
     cat "$W/no.err"
     assert_le $((SECONDS - start)) 10 "bounded"
     assert_eq "$RC" 4 "exit status (the run could not be carried out)"
-    assert_contains "$W/no.err" "cannot set up an io_uring: Operation not permitted"
+    assert_eq "$(cat "$W/no.err")" "dnsload: --io-uring: cannot set up an io_uring: Operation not permitted" "one line naming it"
     assert_empty_file "$W/no.json" "nothing on stdout"
-    # Without --io-uring the same process takes the plain transport: every
-    # answer, one line on stderr saying so, and --meta says which and why
-    # (before issue 39 the fallback was silent on stderr). An open loop
+    # Without --io-uring the same process takes the plain transport, its
+    # default: every answer, nothing on stderr, and --meta says which. An open loop
     # of 20 clients, 50 ms apart each: a closed loop keeps its event loop busy,
     # and on a loaded machine the self-watch then rightly says so on stderr.
     run_tool "$W/fb.json" "$W/fb.err" env LD_PRELOAD="$preload" "$DNSLOAD" -q --meta "$W/fb.meta" \
         -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 20 -R 400 -d 500ms
     assert_eq "$RC" 0 "the default: exit status"
-    assert_eq "$(cat "$W/fb.err")" "dnsload: UDP goes through plain sockets, not the io_uring: cannot set up an io_uring: Operation not permitted" "the default: stderr"
+    assert_empty_file "$W/fb.err" "the default: stderr"
     check "$W/fb.json" --invariants 'v("c20.requests") > 100' 'v("c20.errors") == 0'
     assert_eq "$(ring_choice "$W/fb.meta")" "False|udp" "the default: --meta"
-    assert_eq "$(ring_why "$W/fb.meta")" "cannot set up an io_uring: Operation not permitted" \
-        "the default: --meta's reason"
+    assert_eq "$(ring_why "$W/fb.meta")" "the default" "the default: --meta's reason"
 }
 
 # ring_choice META: "io_uring|transport of each level" from a --meta document.
@@ -327,20 +330,19 @@ ring_why() {
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dns"]["io_uring_why"])' "$1"
 }
 
-# By default UDP takes the ring for each level with 2 or more clients per loop
-# thread (where it pays: README's --io-uring table), the plain transport for
-# the others, once the probe has seen the ring wake on time here;
-# --io-uring and --no-io-uring decide it for every level. One choice per
-# level, whatever the others: --levels 1,2 and --levels 2 carry c2 alike
-# (before issue 39 one level of 1 took the whole run plain). --meta says
-# which and why, and the loop entered a ring exactly when it says so
-# (strace). Open loops at a low rate: what is judged is the choice, never the
-# machine's speed (no self-watch note, no error rate).
-t_the_default_takes_the_ring_for_levels_of_two_clients_per_thread() {
+# The default is the plain transport, whatever the clients (issue 39: the
+# ring, the default since c085706 for levels of 2 clients a loop, made the
+# server pay 5% more CPU per answer and so measured fewer answers from a
+# server at its limit); --io-uring takes the ring for every level. --meta says
+# which and why, each level its transport, and the loop entered a ring
+# exactly when it says so (strace). Open loops at a low rate: what is judged
+# is the choice, never the machine's speed (no self-watch note, no error
+# rate).
+t_the_default_is_the_plain_transport() {
     command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
     need_knot || { fail "knot did not start"; return; }
-    local args want enters
-    while IFS='|' read -r args want; do
+    local args want why enters
+    while IFS=';' read -r args want why; do
         # shellcheck disable=SC2086 # the case's words
         run_tool "$W/d.json" "$W/d.err" env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -s 0 \
             -e trace=io_uring_enter -o "$W/d.trace" "$DNSLOAD" -q --meta "$W/d.meta" \
@@ -349,6 +351,7 @@ t_the_default_takes_the_ring_for_levels_of_two_clients_per_thread() {
         assert_eq "$RC" 0 "$args: exit status"
         assert_empty_file "$W/d.err" "$args: stderr"
         assert_eq "$(ring_choice "$W/d.meta")" "$want" "$args: --meta"
+        assert_contains <(ring_why "$W/d.meta") "$why" "$args: --meta's reason"
         enters=$(grep -c '^[0-9]* *io_uring_enter(' "$W/d.trace" || true)
         if [[ $want == *udp-io_uring* ]]; then
             assert_ge "$enters" 1 "$args: io_uring_enter calls"
@@ -356,46 +359,32 @@ t_the_default_takes_the_ring_for_levels_of_two_clients_per_thread() {
             assert_eq "$enters" 0 "$args: io_uring_enter calls"
         fi
     done <<'CASES'
--c 2|True|udp-io_uring
--c 1|False|udp
--c 4 --threads 2|True|udp-io_uring
--c 4 --threads 3|False|udp
---levels 8,1|True|udp-io_uring,udp
---levels 1,2|True|udp,udp-io_uring
--c 1 --io-uring|True|udp-io_uring
--c 8 --no-io-uring|False|udp
+-c 2;False|udp;the default
+-c 16 --threads 2;False|udp;the default
+--levels 8,1;False|udp,udp;the default
+-c 1 --io-uring;True|udp-io_uring;--io-uring (probe: a loop asleep beside the io_uring woke
+--levels 1,8 --io-uring;True|udp-io_uring,udp-io_uring;--io-uring (probe:
+-c 8 --no-io-uring;False|udp;--no-io-uring
 CASES
-    run_tool "$W/d.json" "$W/d.err" "$DNSLOAD" -q --meta "$W/d.meta" -s 127.0.0.1 \
-        -p "$KNOT_PORT" --query 'www.example.test A' -d 300ms -R 100 -c 2
-    assert_contains <(ring_why "$W/d.meta") "levels with 2 or more clients per loop thread; probe: a loop asleep beside the io_uring woke"
 }
 
 # The wake-up probe, made to fail: LOADGEN_TEST_RING_SETUP=deaf sets the ring
 # up with no eventfd, so no completion is ever signalled to a loop asleep
 # beside it (what the deferred set-up did for 4-16 ms at a time on a quiet
-# machine, issue 39). The default then takes the plain transport, says why in
-# one stderr line and in --meta, and answers every query; --io-uring says the
-# probe failed and runs on the ring as asked, and the self-watch sees its
-# loop asleep on completions and marks the level limited.
-t_a_ring_that_sleeps_through_completions_is_not_the_default() {
+# machine, issue 39). --io-uring then says the probe failed, with its figure,
+# and runs on the ring as asked; the self-watch sees its loop asleep on
+# completions and marks the level limited, on stderr and in --meta. The
+# default is not touched by it: plain sockets, nothing on stderr.
+t_a_ring_that_sleeps_through_completions_is_named() {
     need_knot || { fail "knot did not start"; return; }
     run_tool "$W/deaf.json" "$W/deaf.err" env LOADGEN_TEST_RING_SETUP=deaf "$DNSLOAD" \
-        --meta "$W/deaf.meta" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' \
-        -c 20 -R 400 -d 1s -q
-    assert_eq "$RC" 0 "the default: exit status"
-    assert_eq "$(count_lines . "$W/deaf.err")" 1 "the default: one stderr line"
-    assert_contains "$W/deaf.err" "dnsload: UDP goes through plain sockets, not the io_uring: probe: the io_uring signalled no completion within 50 ms"
-    assert_eq "$(ring_choice "$W/deaf.meta")" "False|udp" "the default: --meta"
-    assert_contains <(ring_why "$W/deaf.meta") "probe: the io_uring signalled no completion"
-    check "$W/deaf.json" --invariants 'v("c20.requests") > 300' 'v("c20.errors") == 0'
-    run_tool "$W/deaf2.json" "$W/deaf2.err" env LOADGEN_TEST_RING_SETUP=deaf "$DNSLOAD" \
-        --io-uring --meta "$W/deaf2.meta" -s 127.0.0.1 -p "$KNOT_PORT" \
+        --io-uring --meta "$W/deaf.meta" -s 127.0.0.1 -p "$KNOT_PORT" \
         --query 'www.example.test A' -c 2 -d 1s --timeout 3s --max-error-rate 1
-    assert_contains "$W/deaf2.err" "--io-uring: probe: the io_uring signalled no completion within 50 ms"
-    assert_contains "$W/deaf2.err" "running on it as asked"
-    assert_contains "$W/deaf2.err" "slept"
-    assert_contains "$W/deaf2.err" "of the level while completions it had handed the kernel waited for it"
-    python3 - "$W/deaf2.meta" <<'PY' || fail "--meta's self_watch does not mark the level"
+    assert_contains "$W/deaf.err" "--io-uring: probe: the io_uring signalled no completion within 50 ms"
+    assert_contains "$W/deaf.err" "running on it as asked"
+    assert_contains "$W/deaf.err" "of the level while completions it had handed the kernel waited for it"
+    assert_contains <(ring_why "$W/deaf.meta") "--io-uring (probe: the io_uring signalled no completion"
+    python3 - "$W/deaf.meta" <<'PY' || fail "--meta's self_watch does not mark the level"
 import json, sys
 lv = json.load(open(sys.argv[1]))["levels"][0]
 sw = lv["self_watch"]
@@ -403,6 +392,12 @@ print("self_watch", sw)
 assert lv["transport"] == "udp-io_uring", lv["transport"]
 assert sw["limited"] is True and sw["asleep_on_work"] >= 0.5, sw
 PY
+    run_tool "$W/deaf2.json" "$W/deaf2.err" env LOADGEN_TEST_RING_SETUP=deaf "$DNSLOAD" \
+        --meta "$W/deaf2.meta" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' \
+        -c 20 -R 400 -d 500ms -q
+    assert_eq "$RC" 0 "the default: exit status"
+    assert_empty_file "$W/deaf2.err" "the default: stderr"
+    assert_eq "$(ring_choice "$W/deaf2.meta")" "False|udp" "the default: --meta"
 }
 
 # The self-watch's look at a ring that wakes on time finds no sleep on work:
@@ -421,10 +416,10 @@ PY
 }
 
 # A ring the probe could make but a level cannot (its larger queue, memory):
-# that loop carries the level over plain sockets instead of stopping the run
-# (exit 4 before issue 39), and says so. The shim fails every ring of more
-# than the probe's 8 entries with ENOMEM.
-t_a_ring_a_level_cannot_have_falls_back_to_plain_sockets() {
+# --io-uring asked for it, so the run stops (exit 4) with one line naming
+# it, and no document. The shim fails every ring of more than the probe's 8
+# entries with ENOMEM.
+t_a_ring_a_level_cannot_have_stops_the_run() {
     command -v cc >/dev/null || skip "cc missing (apt-get install gcc)"
     need_knot || { fail "knot did not start"; return; }
     cat >"$W/bigring.c" <<'C'
@@ -444,58 +439,72 @@ C
     cc -shared -fPIC -o "$W/bigring.so" "$W/bigring.c" -ldl || { fail "cannot build the shim"; return; }
     local preload=$W/bigring.so
     if ldd "$DNSLOAD" | grep -q libasan; then preload="$(ldd "$DNSLOAD" | awk '/libasan/ { print $3 }'):$preload"; fi
-    run_tool "$W/bigring.json" "$W/bigring.err" env LD_PRELOAD="$preload" "$DNSLOAD" \
-        --meta "$W/bigring.meta" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' \
-        -c 20 -R 400 -d 500ms -q
+    run_tool "$W/bigring.json" "$W/bigring.err" env LD_PRELOAD="$preload" "$DNSLOAD" --io-uring \
+        -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 20 -R 400 -d 500ms -q
     cat "$W/bigring.err"
-    assert_eq "$RC" 0 "exit status"
-    assert_contains "$W/bigring.err" "level c20: event-loop thread 0 cannot set up its io_uring (Cannot allocate memory): its clients use plain UDP sockets"
-    assert_eq "$(ring_choice "$W/bigring.meta")" "True|udp" "--meta"
-    check "$W/bigring.json" --invariants 'v("c20.requests") > 100' 'v("c20.errors") == 0'
+    assert_eq "$RC" 4 "exit status"
+    assert_contains "$W/bigring.err" "cannot set up an io_uring: Cannot allocate memory"
+    assert_empty_file "$W/bigring.json" "nothing on stdout"
 }
 
-# The default against real servers, as a user meets it: knot and unbound,
-# -c 8 and -c 64, the default beside --no-io-uring, three rounds interleaved,
-# dnsload on CPU 0. Judged by the median of the rounds' ratios: the default's
-# answers per second at least 0.95 of the plain transport's, and its warm p99
-# within 1.5 times the plain one's and 0.05 ms (issue 39's bound; when the
-# ring slept through replies it made 0.02 to 0.10 of the plain rate here).
-t_the_default_answers_as_fast_as_the_plain_transport() {
+# The ring against real servers, beside the plain transport: knot and
+# unbound, -c 8 and -c 64, --io-uring beside --no-io-uring, five rounds
+# interleaved, dnsload on CPU 0 and the server on CPU 1 (issue 39's set-up).
+# Judged by the medians of the rounds' ratios: the ring's answers per second
+# in the closed loop at least 0.85 of the plain transport's, and its warm p99
+# within 1.5 times the plain one's and 0.05 ms at the same offered load (an
+# open loop at 50,000/s). When the ring slept through replies it made 0.02
+# to 0.10 of the plain rate here. 0.85, not issue 39's 0.95 for a default:
+# the ring is not the default because against a server at its limit it
+# measures fewer answers (its completions cost the server's send path; pinned
+# unbound, medians of five: 0.875-0.992 in four runs; knot, which the plain
+# dnsload cannot saturate, 1.07-2.5). The p99 is compared at one rate
+# because the closed loops' rates differ: knot's two threads on one CPU
+# answered the ring 400,000 a second at -c 64 against the plain transport's
+# 170,000, and its own queue then gave p99s of 4.1 ms against 0.65.
+t_the_ring_answers_near_the_plain_transport() {
     command -v taskset >/dev/null || skip "taskset missing (apt-get install util-linux)"
     need_knot || { fail "knot did not start"; return; }
     need_unbound || { fail "unbound did not start"; return; }
-    local server port c r t
+    local server port c r t pid mode
     for server in knot unbound; do
-        port=$KNOT_PORT
-        [ "$server" = unbound ] && port=$UNBOUND_PORT
+        port=$KNOT_PORT pid=$SRV/knot/knotd.pid
+        [ "$server" = unbound ] && port=$UNBOUND_PORT pid=$SRV/unbound/unbound.pid
+        taskset -a -p -c 1 "$(cat "$pid")" >/dev/null || { fail "cannot pin $server"; return; }
         for c in 8 64; do
-            for r in 1 2 3; do
-                for t in default --no-io-uring; do
-                    # shellcheck disable=SC2046 # no word, or the one flag
-                    run_tool "$W/eq.$server.$c.$r$t.json" "$W/eq.err" taskset -c 0 "$DNSLOAD" \
-                        $([ "$t" = default ] || echo "$t") -s 127.0.0.1 -p "$port" \
-                        --query 'www.example.test A' -c "$c" -d 1s -q
-                    assert_eq "$RC" 0 "$server c$c round $r $t: exit status"
+            for r in 1 2 3 4 5; do
+                for mode in closed open; do
+                    for t in --io-uring --no-io-uring; do
+                        # shellcheck disable=SC2046 # no word, or the words of the case
+                        run_tool "$W/eq.$server.$c.$r.$mode$t.json" "$W/eq.err" taskset -c 0 \
+                            "$DNSLOAD" "$t" -s 127.0.0.1 \
+                            -p "$port" --query 'www.example.test A' -c "$c" -d 1s -q \
+                            $([ "$mode" = closed ] || echo "-R 50000 --max-error-rate 1")
+                        assert_eq "$RC" 0 "$server c$c round $r $mode $t: exit status"
+                    done
                 done
             done
-            python3 - "$W" "$server" "$c" <<'PY' || fail "$server c$c: the default is slower than the plain transport"
+            python3 - "$W" "$server" "$c" <<'PY' || fail "$server c$c: the ring measures worse than the plain transport"
 import json, statistics, sys
 w, server, c = sys.argv[1], sys.argv[2], sys.argv[3]
-def load(r, t):
-    m = json.load(open(f"{w}/eq.{server}.{c}.{r}{t}.json"))["metrics"]
+def load(r, mode, t):
+    m = json.load(open(f"{w}/eq.{server}.{c}.{r}.{mode}{t}.json"))["metrics"]
     warm = sorted(m[f"c{c}.latency_warm_ms"]["samples"])
     return m[f"c{c}.requests"]["samples"][0], warm[min(len(warm) - 1, int(0.99 * len(warm)))]
 rates, p99s = [], []
-for r in (1, 2, 3):
-    (dr, dp), (pr, pp) = load(r, "default"), load(r, "--no-io-uring")
-    print(f"{server} c{c} round {r}: default {dr} answers p99 {dp:.3f} ms, plain {pr} p99 {pp:.3f} ms")
+for r in (1, 2, 3, 4, 5):
+    (dr, _), (pr, _) = load(r, "closed", "--io-uring"), load(r, "closed", "--no-io-uring")
+    (_, dp), (_, pp) = load(r, "open", "--io-uring"), load(r, "open", "--no-io-uring")
+    print(f"{server} c{c} round {r}: closed loop {dr} answers against {pr}; "
+          f"at 50,000/s p99 {dp:.3f} ms against {pp:.3f}")
     rates.append(dr / pr)
     p99s.append(dp / (1.5 * pp + 0.05))
 rate, p99 = statistics.median(rates), statistics.median(p99s)
-print(f"{server} c{c}: median rate ratio {rate:.3f} (>= 0.95), p99 against 1.5x+0.05 ms {p99:.3f} (<= 1)")
-assert rate >= 0.95 and p99 <= 1.0
+print(f"{server} c{c}: median rate ratio {rate:.3f} (>= 0.85), p99 against 1.5x+0.05 ms {p99:.3f} (<= 1)")
+assert rate >= 0.85 and p99 <= 1.0
 PY
         done
+        taskset -a -p -c "0-$(($(nproc) - 1))" "$(cat "$pid")" >/dev/null
     done
 }
 
