@@ -281,26 +281,45 @@ t_open_loop_accounts_for_every_query_and_its_send_lag() {
     done
 }
 
+# ring_shim: builds $W/ringshim.so, a shim in front of liburing that makes
+# io_uring_queue_init_params fail with errno RINGSHIM_ERRNO (a number) for a
+# ring of more than RINGSHIM_ABOVE entries and passes the others on, and
+# prints the LD_PRELOAD value that loads it (the sanitizer's runtime first on
+# that build). Non-zero when it cannot be built.
+ring_shim() {
+    cat >"$W/ringshim.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+struct io_uring;
+struct io_uring_params;
+int io_uring_queue_init_params(unsigned entries, struct io_uring *ring, struct io_uring_params *p)
+{
+    int (*real)(unsigned, struct io_uring *, struct io_uring_params *) =
+        (int (*)(unsigned, struct io_uring *, struct io_uring_params *))dlsym(RTLD_NEXT, "io_uring_queue_init_params");
+    if (entries > strtoul(getenv("RINGSHIM_ABOVE"), NULL, 10)) return -atoi(getenv("RINGSHIM_ERRNO"));
+    return real(entries, ring, p);
+}
+C
+    cc -shared -fPIC -o "$W/ringshim.so" "$W/ringshim.c" -ldl || return 1
+    if ldd "$DNSLOAD" | grep -q libasan; then
+        echo "$(ldd "$DNSLOAD" | awk '/libasan/ { print $3 }'):$W/ringshim.so"
+    else
+        echo "$W/ringshim.so"
+    fi
+}
+
 # An io_uring the process may not set up (a container's seccomp filter, or
 # kernel.io_uring_disabled): one line naming it, the run stops with the
 # status of a run that could not be carried out, no hang and no document.
 t_an_io_uring_that_cannot_be_set_up_is_named() {
     command -v cc >/dev/null || skip "cc missing (apt-get install gcc)"
     need_knot || { fail "knot did not start"; return; }
-    cat >"$W/nouring.c" <<'C'
-#include <errno.h>
-struct io_uring;
-struct io_uring_params;
-int io_uring_queue_init_params(unsigned entries, struct io_uring *ring, struct io_uring_params *p)
-{
-    return -EPERM;
-}
-C
-    cc -shared -fPIC -o "$W/nouring.so" "$W/nouring.c" || { fail "cannot build the shim"; return; }
-    local preload=$W/nouring.so start=$SECONDS
-    # the sanitizer's runtime must come first in LD_PRELOAD on that build
-    if ldd "$DNSLOAD" | grep -q libasan; then preload="$(ldd "$DNSLOAD" | awk '/libasan/ { print $3 }'):$preload"; fi
-    run_tool "$W/no.json" "$W/no.err" env LD_PRELOAD="$preload" "$DNSLOAD" --io-uring \
+    local preload start=$SECONDS
+    preload=$(ring_shim) || { fail "cannot build the shim"; return; }
+    # EPERM (1) for every ring
+    run_tool "$W/no.json" "$W/no.err" env LD_PRELOAD="$preload" RINGSHIM_ABOVE=0 RINGSHIM_ERRNO=1 \
+        "$DNSLOAD" --io-uring \
         -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 4 -d 2s
     cat "$W/no.err"
     assert_le $((SECONDS - start)) 10 "bounded"
@@ -311,7 +330,8 @@ C
     # default: every answer, nothing on stderr, and --meta says which. An open loop
     # of 20 clients, 50 ms apart each: a closed loop keeps its event loop busy,
     # and on a loaded machine the self-watch then rightly says so on stderr.
-    run_tool "$W/fb.json" "$W/fb.err" env LD_PRELOAD="$preload" "$DNSLOAD" -q --meta "$W/fb.meta" \
+    run_tool "$W/fb.json" "$W/fb.err" env LD_PRELOAD="$preload" RINGSHIM_ABOVE=0 RINGSHIM_ERRNO=1 \
+        "$DNSLOAD" -q --meta "$W/fb.meta" \
         -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 20 -R 400 -d 500ms
     assert_eq "$RC" 0 "the default: exit status"
     assert_empty_file "$W/fb.err" "the default: stderr"
@@ -422,24 +442,11 @@ PY
 t_a_ring_a_level_cannot_have_stops_the_run() {
     command -v cc >/dev/null || skip "cc missing (apt-get install gcc)"
     need_knot || { fail "knot did not start"; return; }
-    cat >"$W/bigring.c" <<'C'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-struct io_uring;
-struct io_uring_params;
-int io_uring_queue_init_params(unsigned entries, struct io_uring *ring, struct io_uring_params *p)
-{
-    int (*real)(unsigned, struct io_uring *, struct io_uring_params *) =
-        (int (*)(unsigned, struct io_uring *, struct io_uring_params *))dlsym(RTLD_NEXT, "io_uring_queue_init_params");
-    if (entries > 8) return -ENOMEM;
-    return real(entries, ring, p);
-}
-C
-    cc -shared -fPIC -o "$W/bigring.so" "$W/bigring.c" -ldl || { fail "cannot build the shim"; return; }
-    local preload=$W/bigring.so
-    if ldd "$DNSLOAD" | grep -q libasan; then preload="$(ldd "$DNSLOAD" | awk '/libasan/ { print $3 }'):$preload"; fi
-    run_tool "$W/bigring.json" "$W/bigring.err" env LD_PRELOAD="$preload" "$DNSLOAD" --io-uring \
+    local preload
+    preload=$(ring_shim) || { fail "cannot build the shim"; return; }
+    # ENOMEM (12) for a ring of more than 8 entries
+    run_tool "$W/bigring.json" "$W/bigring.err" env LD_PRELOAD="$preload" RINGSHIM_ABOVE=8 \
+        RINGSHIM_ERRNO=12 "$DNSLOAD" --io-uring \
         -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 20 -R 400 -d 500ms -q
     cat "$W/bigring.err"
     assert_eq "$RC" 4 "exit status"
