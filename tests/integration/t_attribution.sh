@@ -9,6 +9,10 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/servers.sh"
 source "$(dirname "$0")/servers_dns.sh"
 source "$(dirname "$0")/netns.sh"
+# the tests that judge dnsload over UDP, repeated over the plain transport (lib.sh)
+UDP_TESTS="t_a_request_never_ends_before_it_starts t_full_udp_socket_makes_a_datagram_wait
+    t_icmp_error_ends_the_query_it_belongs_to t_icmp_refusal_waits_retry_delay
+    t_out_of_memory_for_query_slots_is_status_4 t_sigint_stops_a_run_of_refused_queries"
 trap stop_servers EXIT
 
 O=$TMPROOT/out.json

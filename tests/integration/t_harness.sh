@@ -12,6 +12,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$TESTDIR/servers.sh"
 source "$TESTDIR/servers_dns.sh"
+# the tests that judge dnsload over UDP, repeated over the plain transport (lib.sh)
+UDP_TESTS="t_dnsload_documents_reach_a_harness_that_reads_after_exit t_another_users_pipe_is_handed_off_too
+    t_hand_off_cannot_outlive_its_bound"
 trap stop_servers EXIT
 
 HARNESS=$TESTDIR/../fixtures/harness.py

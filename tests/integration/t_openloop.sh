@@ -13,6 +13,8 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/servers.sh"
 source "$(dirname "$0")/servers_dns.sh"
+# the tests that judge dnsload over UDP, repeated over the plain transport (lib.sh)
+UDP_TESTS="t_dnsload_open_loop_accounts_for_every_query"
 trap stop_servers EXIT
 need_nginx || exit 1
 

@@ -11,6 +11,8 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/servers.sh"
 source "$(dirname "$0")/servers_dns.sh"
 source "$(dirname "$0")/netns.sh"
+# the tests that judge dnsload over UDP, repeated over the plain transport (lib.sh)
+UDP_TESTS="t_four_dnsload_shards_add_up_to_one_process_at_saturation t_four_dnsload_shards_follow_one_open_loop_schedule"
 trap stop_servers EXIT
 
 TOP=$(cd "$TESTDIR/../.." && pwd)
