@@ -46,6 +46,9 @@ struct ring_client {
     int peer_err; /* an ICMP error a send or receive reported: read charges it */
     bool have;    /* a receive completed and waits for read */
     bool posted;  /* a receive is with the kernel */
+    /* its socket opened before the ring was enabled (the open loop's are made
+     * ahead, on the main thread): the loop's thread posts its receive */
+    bool recv_due;
 };
 
 struct send_buf {
@@ -130,8 +133,11 @@ int lg_udp_ring_enable(struct io_uring *ring)
     return 0;
 }
 
-/* Called on the loop's thread, which becomes the one that submits. 0, or -1
- * after failing the run. */
+static int post_recv(struct lg_client *c);
+
+/* Called on the loop's thread, which becomes the one that submits
+ * (IORING_SETUP_SINGLE_ISSUER), and posts the receives of the sockets opened
+ * before. 0, or -1 after failing the run. */
 static int ring_enable(struct lg_ring *r)
 {
     if (r->enabled) return 0;
@@ -143,6 +149,12 @@ static int ring_enable(struct lg_ring *r)
         return -1;
     }
     r->enabled = true;
+    /* once a level, on its first turn (sqe_get hands a full queue over) */
+    for (unsigned i = 0; i < r->w->n_clients; i++)
+        if (r->rc[i].recv_due) {
+            r->rc[i].recv_due = false;
+            post_recv(&r->w->clients[i]);
+        }
     return 0;
 }
 
@@ -151,8 +163,10 @@ static struct io_uring_sqe *sqe_get(struct lg_ring *r)
     struct io_uring_sqe *s = io_uring_get_sqe(&r->ring);
     if (s) return s;
     /* the queue is full: hand it over, then go on. Only the loop's thread
-     * fills it (the open loop's sockets, made ahead on another thread, post a
-     * receive each, which the queue holds), so it may enable the ring. */
+     * fills it (a socket opened before the ring is enabled, as the open
+     * loop's made ahead on the main thread, leaves its receive to the loop's
+     * thread: with more clients than the queue holds, the main thread would
+     * otherwise have enabled the ring and become its only submitter). */
     if (ring_enable(r) < 0) return NULL;
     io_uring_submit(&r->ring);
     return io_uring_get_sqe(&r->ring);
@@ -454,7 +468,11 @@ static struct lg_ring *ring_create(struct lg_worker *w, char *why, size_t why_le
     size_t entries = (size_t)w->n_clients * 2;
     if (entries < 64) entries = 64;
     if (entries > 32768) entries = 32768; /* the kernel's most; a full queue is submitted early */
-    size_t cq = most + w->n_clients;      /* everything that can be in flight at once */
+    /* for tests only: a queue smaller than the clients, as 32,768 entries
+     * are for more clients than a test machine's descriptors allow */
+    const char *test_entries = getenv("LOADGEN_TEST_RING_ENTRIES");
+    if (test_entries && atoi(test_entries) >= 8) entries = (size_t)atoi(test_entries);
+    size_t cq = most + w->n_clients; /* everything that can be in flight at once */
     if (cq < 2 * entries) cq = 2 * entries;
     if (cq > 65536) cq = 65536;
     int rc = lg_udp_ring_init(&r->ring, (unsigned)entries, (unsigned)cq, &r->efd);
@@ -537,6 +555,10 @@ static int ring_open(struct lg_client *c)
     rc->gen++;
     rc->have = false;
     rc->send_err = rc->peer_err = 0;
+    if (!ring_of(c)->enabled) {
+        rc->recv_due = true;
+        return 0;
+    }
     return post_recv(c);
 }
 
@@ -655,7 +677,7 @@ static void ring_close(struct lg_client *c)
         io_uring_register_sync_cancel(&r->ring, &reg);
     }
     rc->gen++;
-    rc->posted = rc->have = false;
+    rc->posted = rc->have = rc->recv_due = false;
     rc->send_err = rc->peer_err = 0;
 }
 
