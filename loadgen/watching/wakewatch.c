@@ -5,21 +5,30 @@
 #include "loadgen/watching/wakewatch.h"
 #include "loadgen/core/internal.h"
 
+/* Only the loop's thread writes the sequence: a plain store, no locked
+ * read-modify-write, twice a turn of the loop. */
+static void mark(struct lg_worker *w)
+{
+    uint32_t seq = atomic_load_explicit(&w->sleep_seq, memory_order_relaxed);
+    atomic_store_explicit(&w->sleep_seq, seq + 1, memory_order_release);
+}
+
 static void on_sleep_prepare(struct ev_loop *loop, ev_prepare *p, int revents)
 {
-    struct lg_worker *w = p->data;
-    atomic_fetch_add_explicit(&w->sleep_seq, 1, memory_order_release);
+    mark(p->data);
 }
 
 static void on_sleep_check(struct ev_loop *loop, ev_check *c, int revents)
 {
-    struct lg_worker *w = c->data;
-    atomic_fetch_add_explicit(&w->sleep_seq, 1, memory_order_release);
+    mark(c->data);
 }
 
 void lg_wakewatch_loop_start(struct lg_worker *w)
 {
     atomic_store(&w->sleep_seq, 0);
+    /* a transport that cannot say work waits is never looked at: its loop
+     * marks nothing (httpload, plain sockets) */
+    if (!w->tp->work_waiting) return;
     ev_prepare_init(&w->sleep_prepare, on_sleep_prepare);
     ev_check_init(&w->sleep_check, on_sleep_check);
     w->sleep_prepare.data = w->sleep_check.data = w;
@@ -35,6 +44,7 @@ void lg_wakewatch_loop_start(struct lg_worker *w)
 
 void lg_wakewatch_loop_stop(struct lg_worker *w)
 {
+    if (!ev_is_active(&w->sleep_prepare)) return;
     ev_ref(w->loop);
     ev_ref(w->loop);
     ev_prepare_stop(w->loop, &w->sleep_prepare);
