@@ -17,6 +17,8 @@ Each EXPR is a Python expression over helpers: v(key) the single value of a
 count (0 when absent), n(key) the number of samples (0 when absent),
 s(key) the samples, has(key), levels() the client counts. Exit 0 when every
 check holds; otherwise one line per failure on stderr and exit 1.
+The torture's verdict (tests/torture/verdict.py) judges documents with the
+same functions (validate, invariants, client_progress): one checker.
 """
 import json
 import math
@@ -67,15 +69,9 @@ def validate(doc):
     return errs
 
 
-def main(argv):
-    if len(argv) < 2:
-        return fail("usage: doccheck.py FILE [--invariants] [EXPR ...]")
-    try:
-        doc = load(argv[1])
-    except Exception as e:  # noqa: BLE001 - any parse failure is a test failure
-        return fail("%s: not a valid document: %s" % (argv[1], e))
-    errs = validate(doc)
-    m = doc.get("metrics", {}) if isinstance(doc, dict) else {}
+
+def counts(m):
+    """v(key), n(key), s(key) over a document's metrics, as EXPRs see them."""
 
     def s(k):
         return m[k]["samples"] if k in m else []
@@ -87,14 +83,20 @@ def main(argv):
         x = s(k)
         return x[0] if len(x) == 1 else (0 if not x else sum(x))
 
-    def has(k):
-        return k in m
+    return v, n, s
 
-    def levels():
-        return sorted({int(k[1:k.index(".")]) for k in m})
 
-    idle_ok = "--idle-clients-ok" in argv[2:]
-    for c in levels():
+def levels_of(m):
+    return sorted({int(k[1:k.index(".")]) for k in m})
+
+
+def client_progress(m, idle_ok=False):
+    """Every level carrying client_attempts shows each client's progress:
+    the clients' attempts add up to the level's, there are no more of them
+    than clients, and (unless idle_ok) each made an attempt. [] when so."""
+    v, _, s = counts(m)
+    errs = []
+    for c in levels_of(m):
         p = "c%d." % c
         per = s(p + "client_attempts")
         if not per:
@@ -107,27 +109,63 @@ def main(argv):
                         % (p, idle, len(per), min(per), max(per)))
         if len(per) > c:
             errs.append("%s client_attempts has %d samples for %d clients" % (p, len(per), c))
+    return errs
 
+
+def invariants(m, attempts_cover_clients=True):
+    """The accounting identities of every level: attempts = requests + errors
+    + unfinished, errors = the sum of errors.<class>, requests = cold + warm
+    samples (when nothing was sampled away), scheduled = attempts + unsent;
+    and (attempts_cover_clients, a level reported valid) at least one
+    attempt per client. [] when they hold."""
+    v, n, _ = counts(m)
+    errs = []
+    for c in levels_of(m):
+        p = "c%d." % c
+        if p + "attempts" not in m:
+            errs.append("%s: no attempts count" % p)
+            continue
+        att, req, err, unf = v(p + "attempts"), v(p + "requests"), v(p + "errors"), v(p + "unfinished")
+        if att != req + err + unf:
+            errs.append("%s attempts %s != requests %s + errors %s + unfinished %s" % (p, att, req, err, unf))
+        classes = sum(v(k) for k in m if k.startswith(p + "errors."))
+        if classes != err:
+            errs.append("%s errors %s != sum of errors.<class> %s" % (p, err, classes))
+        lat = n(p + "latency_cold_ms") + n(p + "latency_warm_ms")
+        if req <= 1000000 and lat != req:
+            errs.append("%s requests %s != cold + warm samples %s" % (p, req, lat))
+        if p + "scheduled" in m and v(p + "scheduled") != att + v(p + "unsent"):
+            errs.append("%s scheduled %s != attempts %s + unsent %s" % (p, v(p + "scheduled"), att, v(p + "unsent")))
+        if attempts_cover_clients and att < c:
+            errs.append("%s attempts %s < clients %s" % (p, att, c))
+    return errs
+
+def main(argv):
+    if len(argv) < 2:
+        return fail("usage: doccheck.py FILE [--invariants] [EXPR ...]")
+    try:
+        doc = load(argv[1])
+    except Exception as e:  # noqa: BLE001 - any parse failure is a test failure
+        return fail("%s: not a valid document: %s" % (argv[1], e))
+    errs = validate(doc)
+    m = doc.get("metrics", {}) if isinstance(doc, dict) else {}
+    v, n, s = counts(m)
+
+    def has(k):
+        return k in m
+
+    def levels():
+        return levels_of(m)
+
+    if not errs:
+        errs += client_progress(m, idle_ok="--idle-clients-ok" in argv[2:])
     env = {"s": s, "n": n, "v": v, "has": has, "levels": levels, "m": m}
     for arg in argv[2:]:
         if arg == "--idle-clients-ok":
             continue
         if arg == "--invariants":
-            for c in levels():
-                p = "c%d." % c
-                att, req, err, unf = v(p + "attempts"), v(p + "requests"), v(p + "errors"), v(p + "unfinished")
-                if att != req + err + unf:
-                    errs.append("%s attempts %s != requests %s + errors %s + unfinished %s" % (p, att, req, err, unf))
-                classes = sum(v(k) for k in m if k.startswith(p + "errors."))
-                if classes != err:
-                    errs.append("%s errors %s != sum of errors.<class> %s" % (p, err, classes))
-                lat = n(p + "latency_cold_ms") + n(p + "latency_warm_ms")
-                if req <= 1000000 and lat != req:
-                    errs.append("%s requests %s != cold + warm samples %s" % (p, req, lat))
-                if has(p + "scheduled") and v(p + "scheduled") != att + v(p + "unsent"):
-                    errs.append("%s scheduled %s != attempts %s + unsent %s" % (p, v(p + "scheduled"), att, v(p + "unsent")))
-                if att < c:
-                    errs.append("%s attempts %s < clients %s" % (p, att, c))
+            if not validate(doc):
+                errs += invariants(m)
             continue
         try:
             ok = eval(arg, env)  # noqa: S307 - test expressions written by us

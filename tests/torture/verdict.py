@@ -11,10 +11,13 @@ when its bound killed it), `out` and `err` (its stdout and stderr), `what`
 (the injection, for messages) and `fired` when the injection happened (a
 run may end before its Nth call). A run survived when it ended by itself
 with a documented exit status and told the truth:
-  engine (httpload, dnsload): status 0, 1 or 3 with one valid document whose
-    counts add up (attempts = requests + errors + unfinished, errors = the
-    sum of errors.<class>, requests = cold + warm samples, scheduled =
-    attempts + unsent; status 0 also means no error and nothing unfinished);
+  engine (httpload, dnsload): status 0, 1 or 3 with one valid document that
+    passes the integration tests' own checks (doccheck.invariants and
+    doccheck.client_progress: attempts = requests + errors + unfinished,
+    errors = the sum of errors.<class>, requests = cold + warm samples,
+    scheduled = attempts + unsent, the clients' attempts add up to the
+    level's; at status 0 or 1 every client made an attempt; status 0 also
+    means no error and nothing unfinished);
     or status 4 with no document and one line on stderr saying why (after
     the notes about levels that had ended before: "TOOL: level cN ..." and
     "TOOL: --watch ...", which a run of several levels prints as it goes);
@@ -76,38 +79,22 @@ def one_reason(err):
 
 
 def counts_add_up(doc, rc):
-    """The accounting identities of every level; [] when they hold."""
+    """doccheck's accounting identities and clients' progress, as the
+    integration tests check them, for a run that ended with status rc; []
+    when they hold. A level reported valid (status 0 or 1) has every client
+    past its first attempt; status 0 also means nothing failed."""
     m = doc["metrics"]
-
-    def v(k):
-        s = m.get(k, {}).get("samples", [])
-        return s[0] if len(s) == 1 else sum(s)
-
-    def n(k):
-        return len(m.get(k, {}).get("samples", []))
-
-    errs = []
-    levels = sorted({int(k[1:k.index(".")]) for k in m})
-    for c in levels:
-        p = "c%d." % c
-        att, req, err, unf = v(p + "attempts"), v(p + "requests"), v(p + "errors"), v(p + "unfinished")
-        if p + "attempts" not in m:
-            errs.append("%s: no attempts count" % p)
-            continue
-        if att != req + err + unf:
-            errs.append("%s attempts %s != requests %s + errors %s + unfinished %s" % (p, att, req, err, unf))
-        classes = sum(v(k) for k in m if k.startswith(p + "errors."))
-        if classes != err:
-            errs.append("%s errors %s != sum of errors.<class> %s" % (p, err, classes))
-        lat = n(p + "latency_cold_ms") + n(p + "latency_warm_ms")
-        if req <= 1000000 and lat != req:
-            errs.append("%s requests %s != cold + warm latency samples %s" % (p, req, lat))
-        if p + "scheduled" in m and v(p + "scheduled") != att + v(p + "unsent"):
-            errs.append("%s scheduled %s != attempts %s + unsent %s" % (p, v(p + "scheduled"), att, v(p + "unsent")))
-        if rc in (0, 1) and att < c:
-            errs.append("%s attempts %s < clients %s in a level reported valid" % (p, att, c))
-        if rc == 0 and err + unf + v(p + "unsent") > 0:
-            errs.append("%s exit status 0 with %s errors, %s unfinished, %s unsent" % (p, err, unf, v(p + "unsent")))
+    valid = rc in (0, 1)
+    errs = doccheck.invariants(m, attempts_cover_clients=valid)
+    errs += doccheck.client_progress(m, idle_ok=not valid)
+    if rc == 0:
+        v, _, _ = doccheck.counts(m)
+        for c in doccheck.levels_of(m):
+            p = "c%d." % c
+            bad = v(p + "errors") + v(p + "unfinished") + v(p + "unsent")
+            if bad > 0:
+                errs.append("%s exit status 0 with %s errors, %s unfinished, %s unsent"
+                            % (p, v(p + "errors"), v(p + "unfinished"), v(p + "unsent")))
     return errs
 
 
