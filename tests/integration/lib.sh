@@ -156,6 +156,30 @@ loop_system_calls() {
 # checker in doccheck.py (it also validates the document against the contract).
 doc() { python3 "$TESTDIR/doccheck.py" "$@" || fail "document check failed: $*"; }
 
+# set_machine_setting PATH VALUE: write VALUE to a machine setting (a file such
+# as /proc/sys/fs/pipe-max-size) for the rest of the test. Its old value is
+# recorded first, in a file run_tests reads after the test's subshell has
+# ended, however it ended (an assertion, an exit, a skip, a signal), and
+# writes back; not a trap of the test's own, which would run where the test
+# function's locals no longer exist. Fails (status 1) when PATH cannot be
+# read or written, leaving it as it was.
+set_machine_setting() {
+    local path=$1 value=$2 old
+    old=$(cat "$path") || return 1
+    printf '%s\t%s\n' "$path" "$old" >>"${_LG_RESTORE:?set_machine_setting runs inside a test}"
+    echo "$value" >"$path" 2>/dev/null || return 1
+}
+
+# _restore_machine_settings FILE: write back what set_machine_setting recorded,
+# the last change first; one line per setting that could not be restored.
+_restore_machine_settings() {
+    local path old
+    [ -s "$1" ] || return 0
+    while IFS=$'\t' read -r path old; do
+        echo "$old" >"$path" 2>/dev/null || echo "could not restore $path to '$old'"
+    done < <(tac "$1")
+}
+
 run_tests() {
     local passed=0 failed=0 skipped=0 name rc reason
     # shellcheck disable=SC2086 # the list's words, whatever spaces or lines part them
@@ -180,7 +204,9 @@ run_tests() {
         local start=$SECONDS
         rc=0
         _LG_FAILURES=$TMPROOT/$name.failures
+        _LG_RESTORE=$TMPROOT/$name.restore
         : >"$_LG_FAILURES"
+        : >"$_LG_RESTORE"
         # not `( ... ) || rc=$?`: inside a subshell on the left of || bash
         # ignores the ERR trap and set -e
         (
@@ -189,6 +215,12 @@ run_tests() {
             "$name"
         ) >"$TMPROOT/$name.log" 2>&1
         rc=$?
+        mapfile -t unrestored < <(_restore_machine_settings "$_LG_RESTORE")
+        ((${#unrestored[@]})) && _fail_msgs+=("${unrestored[@]}")
+        # bash's own complaint under set -u (an EXIT trap naming a function's
+        # local, say) does not change the test's status, so it is read here
+        mapfile -t unbound < <(grep -E ': unbound variable$' "$TMPROOT/$name.log")
+        ((${#unbound[@]})) && _fail_msgs+=("${unbound[@]/#/the shell said: }")
         # a skip is exit 77 from skip(), with its reason in the log
         reason=
         [ "$rc" -eq 77 ] && reason=$(sed -n 's/^SKIP: //p' "$TMPROOT/$name.log" | head -n 1)
@@ -200,7 +232,7 @@ run_tests() {
         # the ERR trap), each once
         mapfile -t extra < <(cat "$TMPROOT/$name.log" "$_LG_FAILURES" | sed -n 's/^ASSERTION: //p' | awk '!seen[$0]++')
         ((${#extra[@]})) && _fail_msgs+=("${extra[@]}")
-        unset _LG_FAILURES
+        unset _LG_FAILURES _LG_RESTORE
         if ((${#_fail_msgs[@]})); then
             failed=$((failed + 1))
             echo "FAIL $(basename "$0") $name ($((SECONDS - start))s)"

@@ -89,11 +89,9 @@ t_dnsload_documents_reach_a_harness_that_reads_after_exit() {
     # on the machine's speed (a busy one made 495 KB in 20 s), so as root the
     # limit is lowered to 64 KiB for the run, which any 3 s run exceeds;
     # otherwise the run is made long enough for about four times the limit.
-    local max=$MAX seconds old=
-    if [ -w /proc/sys/fs/pipe-max-size ] && echo 65536 >/proc/sys/fs/pipe-max-size; then
-        old=$MAX
-        # restored whatever happens (the test runs in a subshell of its own)
-        trap 'echo "$old" >/proc/sys/fs/pipe-max-size' EXIT
+    local max=$MAX seconds
+    # (run_tests restores it when the test ends, however it ends)
+    if [ -w /proc/sys/fs/pipe-max-size ] && set_machine_setting /proc/sys/fs/pipe-max-size 65536; then
         max=65536
         seconds=3
     else
@@ -102,7 +100,6 @@ t_dnsload_documents_reach_a_harness_that_reads_after_exit() {
         ((seconds > 20)) && seconds=20
     fi
     through_harness --exit-timeout $((seconds + 15)) -- "${NOCAP[@]}" "${DNS[@]}" -c 8 -d ${seconds}s
-    [ -n "$old" ] && echo "$old" >/proc/sys/fs/pipe-max-size
     assert_eq "$status" 0 "exit status (handed off)"
     exits_within $((seconds + 1)) "seconds to exit (${seconds} s run, handed off)"
     whole_document

@@ -231,10 +231,15 @@ t_b_fails() { assert_eq 1 2 "planted"; }
 t_c_skips() { command -v planted-missing-tool >/dev/null || skip "planted reason"; fail "went on"; }
 t_d_fails_then_skips() { fail "planted"; skip "too late"; }
 t_e_exits_77_without_a_reason() { exit 77; }
+t_f_trap_names_a_local() { local old=1; trap 'echo "\$old" >/dev/null' EXIT; assert_eq 1 1; }
+t_g_changes_a_setting_and_exits() { set_machine_setting "$scratch/setting-g" changed; exit 3; }
+t_h_changes_a_setting_and_passes() { set_machine_setting "$scratch/setting-h" changed; assert_eq 1 1; }
 run_tests
 SH
 RC=0
 mkdir -p "$scratch/libtmp"
+echo original >"$scratch/setting-g"
+echo original >"$scratch/setting-h"
 BUILD=$copy/build TMPROOT=$scratch/libtmp bash "$scratch/t_planted_lib.sh" >"$scratch/lib.out" 2>&1 || RC=$?
 lib_lines() {
     grep -q '^ok   t_planted_lib.sh t_a_passes' "$1" &&
@@ -242,8 +247,36 @@ lib_lines() {
         grep -q '^skip t_planted_lib.sh t_c_skips: planted reason$' "$1" &&
         grep -q '^FAIL t_planted_lib.sh t_d_fails_then_skips' "$1" &&
         grep -q '^FAIL t_planted_lib.sh t_e_exits_77_without_a_reason' "$1" &&
-        tail -n 1 "$1" | grep -qx '1 passed, 3 failed, 1 skipped'
+        grep -q '^FAIL t_planted_lib.sh t_f_trap_names_a_local' "$1" &&
+        grep -q '^FAIL t_planted_lib.sh t_g_changes_a_setting_and_exits' "$1" &&
+        grep -q '^ok   t_planted_lib.sh t_h_changes_a_setting_and_passes' "$1" &&
+        tail -n 1 "$1" | grep -qx '2 passed, 5 failed, 1 skipped'
 }
 check lib_skip_is_reported_apart_from_ok_and_fail lib_lines "$scratch/lib.out"
+# a trap that names a function's local fails its test (bash only complains);
+# a machine setting is restored however the test that changed it ended
+check lib_names_the_unbound_variable grep -q 'the shell said: .*old: unbound variable' "$scratch/lib.out"
+check lib_restores_a_setting_after_an_exit grep -qx original "$scratch/setting-g"
+check lib_restores_a_setting_after_a_pass grep -qx original "$scratch/setting-h"
 check lib_run_tests_exits_non_zero_on_failure [ "$RC" -ne 0 ]
+
+# 6. the torture's verdict judges a document with doccheck's own checks: a
+# run that exits 0 with a client that never attempted did not survive
+mkdir -p "$scratch/torture-run"
+cat >"$scratch/torture-run/out" <<'JSON'
+{"metrics":{"c2.attempts":{"unit":"count","samples":[10]},"c2.requests":{"unit":"count","samples":[10]},
+"c2.errors":{"unit":"count","samples":[0]},"c2.unfinished":{"unit":"count","samples":[0]},
+"c2.client_attempts":{"unit":"count","samples":[10,0]},
+"c2.latency_cold_ms":{"unit":"milliseconds","samples":[1,1]},
+"c2.latency_warm_ms":{"unit":"milliseconds","samples":[1,1,1,1,1,1,1,1]}}}
+JSON
+echo 0 >"$scratch/torture-run/rc"
+: >"$scratch/torture-run/err"
+echo "planted idle client" >"$scratch/torture-run/what"
+touch "$scratch/torture-run/fired"
+python3 "$top/tests/torture/verdict.py" engine "$scratch/torture-run" >"$scratch/verdict.out" 2>&1
+check torture_verdict_finds_a_client_without_attempts \
+    grep -q 'planted idle client: .*1 of 2 clients made no attempt' "$scratch/verdict.out"
+python3 "$top/tests/integration/doccheck.py" "$scratch/torture-run/out" 2>"$scratch/doccheck.out"
+check doccheck_finds_the_same grep -q '1 of 2 clients made no attempt' "$scratch/doccheck.out"
 exit $status
