@@ -20,7 +20,9 @@ with a documented exit status and told the truth:
     means no error and nothing unfinished);
     or status 4 with no document and one line on stderr saying why (after
     the notes about levels that had ended before: "TOOL: level cN ..." and
-    "TOOL: --watch ...", which a run of several levels prints as it goes);
+    "TOOL: --watch ...", which a run of several levels prints as it goes,
+    and --io-uring's "TOOL: --io-uring: probe: ..." when the probe found
+    the ring late, which a loaded machine can make it);
   loadstats: the clean run's status and exactly its output (--expect,
     --expect-status), or status 4 with no output and one line on stderr;
   preflight (--preflight): the clean run's status (0 fit, 6 unfit) with
@@ -46,7 +48,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
 import doccheck  # noqa: E402  (the contract's document checks)
 
 ALARMS = ("Sanitizer", "runtime error:", "(libev)", "libev:")
-LEVEL_NOTE = re.compile(r"^[a-z]+: (level c[0-9]+\b|--watch )")
+LEVEL_NOTE = re.compile(r"^[a-z]+: (level c[0-9]+\b|--watch |--io-uring: probe: )")
 PREFLIGHT_LINE = re.compile(r"^[a-z]+: preflight ")
 PREFLIGHT_VERDICT = re.compile(r"^[a-z]+: preflight: (fit|unfit) ")
 
