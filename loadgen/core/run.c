@@ -297,6 +297,7 @@ static int outputs_write(const struct lg_config *cfg, struct outputs *o,
     }
     int rc = o->doc.fd >= 0 ? lg_results_write(o->doc.fd, results, done, NULL)
                             : lg_pipedoc_write(results, done, cfg->tool, o->handoff_ns);
+    if (rc == LG_PIPEDOC_INCOMPLETE) return LG_EXIT_FAILED; /* it said so */
     if (rc < 0 || (o->doc.fd >= 0 && lg_outfile_commit(&o->doc) < 0)) {
         fprintf(stderr, "%s: writing the document to %s failed: %s\n", cfg->tool,
                 cfg->output_path ? cfg->output_path : "stdout", strerror(errno));

@@ -35,7 +35,7 @@ struct pipe_writer {
     int shared_flags; /* stdout's own flags when fd is stdout made non-blocking, else -1 */
     size_t size;      /* the document's length, once measured */
     bool grow_tried;
-    bool no_child;   /* the fork failed: wait for the reader however long it takes */
+    bool cut;        /* no process could take the rest over: stdout holds what fitted */
     bool handed_off; /* (parent) a child writes the rest */
     bool child;      /* (child) writing the rest until deadline_ns */
     uint64_t deadline_ns;
@@ -181,18 +181,28 @@ static void arm_backstop(const struct pipe_writer *w)
 }
 
 /* Forks the child that writes the rest: 0 in the child (it goes on
- * writing), 1 in the parent (it stops), 0 too when the fork failed (the
- * parent then waits for the reader itself, as a blocking write would). */
+ * writing), 1 in the parent (it stops). When the fork fails (a pids cgroup
+ * or RLIMIT_NPROC used up), 1 as well: stdout keeps what fitted, for this
+ * process may not wait for a reader that reads only after it exits. */
 static int hand_off(struct pipe_writer *w, const struct lg_jsonout *o, const char *why)
 {
     pid_t pid = fork();
     if (pid < 0) {
-        fprintf(stderr,
-                "%s: nobody read stdout (a pipe) for %d ms and the document cannot fit it (%s); "
-                "no process can take the rest over (fork: %s): this one waits for the reader\n",
-                w->tool, LG_PIPE_STALL_MS, why, strerror(errno));
-        w->no_child = true;
-        return 0;
+        int err = errno;
+        w->cut = true;
+        if (o->written == 0)
+            fprintf(stderr,
+                    "%s: nobody read stdout (a pipe) for %d ms and the %zu-byte document cannot "
+                    "fit it (%s); no process can take it over (fork: %s): none of it went into "
+                    "stdout, which holds no document\n",
+                    w->tool, LG_PIPE_STALL_MS, w->size, why, strerror(err));
+        else
+            fprintf(stderr,
+                    "%s: nobody read stdout (a pipe) for %d ms and the %zu-byte document cannot "
+                    "fit it (%s); no process can take the rest over (fork: %s): stdout holds an "
+                    "incomplete document, its first %zu bytes\n",
+                    w->tool, LG_PIPE_STALL_MS, w->size, why, strerror(err), o->written);
+        return 1;
     }
     if (pid == 0) {
         /* The run's signals stop measuring, never the delivery of what was
@@ -223,7 +233,7 @@ static int on_full(struct lg_jsonout *o, void *arg)
 {
     struct pipe_writer *w = arg;
     if (w->child) return child_wait(w, o);
-    int rc = wait_for_room(w->fd, w->no_child ? -1 : LG_PIPE_STALL_MS);
+    int rc = wait_for_room(w->fd, LG_PIPE_STALL_MS);
     if (rc != 0) {
         if (rc < 0) o->err = errno;
         return rc < 0 ? -1 : 0;
@@ -309,5 +319,5 @@ int lg_pipedoc_write(const struct lg_level_result *levels, size_t n_levels, cons
     if (w.shared_flags >= 0 && !w.handed_off) fcntl(STDOUT_FILENO, F_SETFL, w.shared_flags);
     if (w.fd != STDOUT_FILENO) close(w.fd);
     errno = o.err;
-    return rc;
+    return rc < 0 ? rc : w.cut ? LG_PIPEDOC_INCOMPLETE : 0;
 }

@@ -2,7 +2,8 @@
  * waits for the tool to exit before it reads: once nobody has read the pipe
  * for LG_PIPE_STALL_MS, the pipe is grown to hold the rest, or, when it
  * cannot be made that large, a child process keeps the write end and writes
- * the rest within a time bound while this process exits with its status. A
+ * the rest within a time bound while this process exits with its status (or,
+ * when no child can be had, exits leaving what fitted, and says so). A
  * reader that reads while the tool runs never meets either. */
 #ifndef LOADGEN_PIPEDOC_H
 #define LOADGEN_PIPEDOC_H
@@ -27,10 +28,14 @@ struct lg_level_result;
  * stderr naming the variable when its value is not a duration. */
 int lg_pipedoc_bound(const char *tool, uint64_t *bound_ns);
 
+/* What lg_pipedoc_write returns when stdout was left with part of the
+ * document (no process could take the rest over), which stderr has said. */
+#define LG_PIPEDOC_INCOMPLETE (-2)
+
 /* Writes the document to stdout, as lg_results_write does when stdout is
- * not a pipe: 0, or -1 with errno. The child that takes the rest over never
- * returns: it exits, 0 when the document went out whole, 1 after a line on
- * stderr saying how much of it did. */
+ * not a pipe: 0, -1 with errno, or LG_PIPEDOC_INCOMPLETE. The child that
+ * takes the rest over never returns: it exits, 0 when the document went out
+ * whole, 1 after a line on stderr saying how much of it did. */
 int lg_pipedoc_write(const struct lg_level_result *levels, size_t n_levels, const char *tool,
                      uint64_t bound_ns);
 

@@ -6,7 +6,8 @@
 # does. Two ways through: the pipe grown to hold the document, and, past what
 # the pipe can be made (without CAP_SYS_RESOURCE, /proc/sys/fs/pipe-max-size),
 # a child process that writes the rest within its time bound. A reader that
-# reads while the tool runs sees neither.
+# reads while the tool runs sees neither. Where no child can be had, the tool
+# still exits at once, with the part of the document that fitted and status 4.
 # Needs knot, nginx, setpriv (util-linux) and root (to drop CAP_SYS_RESOURCE
 # and to run as another user).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -63,6 +64,20 @@ whole_document() {
 pipe_lines() { count_lines 'stdout [(]a pipe[)]' "$E"; }
 
 DNS=("$DNSLOAD" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -q)
+
+# fork_shim: builds tests/fixtures/forkshim.c (fork and F_SETPIPE_SZ made to
+# fail, a forked child's allocations caught) and prints the LD_PRELOAD value
+# that loads it (the sanitizer's runtime first on that build). Non-zero when
+# it cannot be built.
+fork_shim() {
+    local so=$TMPROOT/forkshim.so
+    [ -f "$so" ] || cc -shared -fPIC -O2 -o "$so" "$TESTDIR/../fixtures/forkshim.c" -ldl || return 1
+    if ldd "$BUILD/dnsload/dnsload" | grep -q libasan; then
+        echo "$(ldd "$BUILD/dnsload/dnsload" | awk '/libasan/ { print $3 }'):$so"
+    else
+        echo "$so"
+    fi
+}
 
 has_cap_sys_resource() {
     local eff
@@ -258,6 +273,35 @@ t_hand_off_cannot_outlive_its_bound() {
     assert_contains "$E" "was stopped 2 s after taking the document over"
     assert_eq "$eof" true "EOF"
     assert_le "$read_s" 0.5 "seconds to EOF"
+}
+
+# No process can take the rest over (a pids cgroup or RLIMIT_NPROC used up:
+# the shim makes fork fail, and F_SETPIPE_SZ, so the pipe stays one page):
+# the tool does not wait for a reader that reads only after it exits. It
+# exits at once with status 4, one line saying the document is incomplete,
+# and the pipe holding what fitted, the start of the document.
+t_no_child_for_the_hand_off_leaves_what_fitted() {
+    command -v cc >/dev/null || skip "cc missing (apt-get install gcc)"
+    need_knot || { fail "knot did not start"; return; }
+    local preload size
+    preload=$(fork_shim) || { fail "cannot build tests/fixtures/forkshim.c"; return; }
+    through_harness --exit-timeout 5 --pipe-size 4096 -- env LD_PRELOAD="$preload" \
+        FORKSHIM_FORK=EAGAIN FORKSHIM_SETPIPE=EPERM "${DNS[@]}" -c 4 -R 1000 -d 1s
+    assert_eq "$blocked" false "blocked"
+    assert_eq "$status" 4 "exit status"
+    exits_within 2 "seconds to exit (1 s run)"
+    assert_eq "$(pipe_lines)" 1 "one line on stderr about the pipe"
+    assert_contains "$E" "no process can take the rest over (fork: Resource temporarily unavailable)"
+    assert_contains "$E" "stdout holds an incomplete document, its first 4096 bytes"
+    assert_eq "$eof" true "EOF"
+    assert_eq "$bytes" 4096 "bytes in the pipe (one page)"
+    assert_eq "$(head -c 20 "$O")" '{"metrics": {
+  "c4.' "the start of the document"
+    size=$(sed -n 's/.* the \([0-9]*\)-byte document cannot fit it.*/\1/p' "$E")
+    assert_ge "${size:-0}" 4097 "the document's size, said on stderr"
+    if "$LOADSTATS" check -q "$O" 2>/dev/null; then
+        fail "a document cut short passed the check"
+    fi
 }
 
 t_a_bad_hand_off_bound_is_a_usage_error() {
