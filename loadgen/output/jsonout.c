@@ -1,5 +1,6 @@
 /* Buffered JSON output. See jsonout.h. */
 #include "loadgen/output/jsonout.h"
+#include "loadgen/core/grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,8 +18,56 @@ int lg_jsonout_open(struct lg_jsonout *o, int fd, size_t cap)
     return o->buf ? 0 : -1;
 }
 
+int lg_jsonout_open_memory(struct lg_jsonout *o, size_t skip, size_t expect)
+{
+    if (lg_jsonout_open(o, -1, 1 << 16) < 0) return -1;
+    o->to_memory = 1;
+    o->skip = skip;
+    if (expect && !lg_grow(&o->mem, &o->mem_cap, expect, 1, expect)) {
+        lg_jsonout_close(o);
+        return -1;
+    }
+    return 0;
+}
+
+/* A memory writer's flush: the buffer's bytes past `skip` go to mem. */
+static int keep_in_memory(struct lg_jsonout *o)
+{
+    size_t from = o->written < o->skip ? o->skip - o->written : 0;
+    if (from > o->len) from = o->len;
+    size_t n = o->len - from;
+    if (n && !o->failed) {
+        if (lg_grow(&o->mem, &o->mem_cap, o->mem_len + n, 1, 1 << 16)) {
+            memcpy(o->mem + o->mem_len, o->buf + from, n);
+            o->mem_len += n;
+        } else {
+            o->failed = 1;
+            o->err = ENOMEM;
+        }
+    }
+    o->written += o->len;
+    o->len = 0;
+    return o->failed ? -1 : 0;
+}
+
+int lg_jsonout_take(struct lg_jsonout *o, char **mem, size_t *len)
+{
+    int rc = lg_jsonout_flush(o);
+    *mem = NULL;
+    *len = 0;
+    if (rc == 0) {
+        *mem = o->mem;
+        *len = o->mem_len;
+        o->mem = NULL;
+    }
+    lg_jsonout_close(o);
+    if (rc < 0) errno = ENOMEM;
+    return rc;
+}
+
 int lg_jsonout_flush(struct lg_jsonout *o)
 {
+    if (o->to_memory) return keep_in_memory(o);
     if (o->fd < 0 && !o->failed && !o->stopped) o->written += o->len;
     size_t off = o->fd < 0 ? o->len : 0;
     while (off < o->len && !o->failed && !o->stopped) {
@@ -49,7 +98,8 @@ int lg_jsonout_close(struct lg_jsonout *o)
 {
     int rc = lg_jsonout_flush(o);
     free(o->buf);
-    o->buf = NULL;
+    free(o->mem); /* a memory writer's, unless taken */
+    o->buf = o->mem = NULL;
     return rc;
 }
 

@@ -1,6 +1,7 @@
-/* A buffered JSON writer for the collector document and the --log and --meta
- * files: large writes, string escaping correct for any byte string, and a
- * number formatter that needs no printf for the samples we produce. */
+/* A buffered JSON writer for the collector document (to a descriptor, or
+ * into memory for the hand-off's child) and the --log and --meta files:
+ * large writes, string escaping correct for any byte string, and a number
+ * formatter that needs no printf for the samples we produce. */
 #ifndef LOADGEN_JSONOUT_H
 #define LOADGEN_JSONOUT_H
 
@@ -14,12 +15,17 @@ struct lg_jsonout {
     int failed; /* a write failed: errno is kept in err */
     int err;
     int stopped;    /* `full` took the rest over: what follows is dropped */
-    size_t written; /* bytes handed to write() so far */
+    size_t written; /* bytes handed to write() so far (a memory writer: formatted) */
     /* When fd is non-blocking and full (EAGAIN): 0 to write again, 1 to stop
      * (stopped is set, the rest is dropped), -1 to fail with o->err. NULL
      * makes EAGAIN a failure like any other. */
     int (*full)(struct lg_jsonout *o, void *arg);
     void *full_arg;
+    /* a memory writer's (lg_jsonout_open_memory): what follows the first
+     * `skip` bytes, kept in mem */
+    int to_memory;
+    char *mem;
+    size_t mem_len, mem_cap, skip;
 };
 
 /* A writer to fd (-1: counts only), with a buffer of cap bytes. */
@@ -28,6 +34,14 @@ int lg_jsonout_open(struct lg_jsonout *o, int fd, size_t cap);
  * the writer was stopped). */
 int lg_jsonout_close(struct lg_jsonout *o);
 int lg_jsonout_flush(struct lg_jsonout *o);
+/* A writer into memory that keeps what is written after its first `skip`
+ * bytes (the part of a document still to go out), in a buffer made for
+ * `expect` bytes and grown beyond them if need be: -1 when memory runs out. */
+int lg_jsonout_open_memory(struct lg_jsonout *o, size_t skip, size_t expect);
+/* Closes a memory writer and hands over what it kept, in a buffer the
+ * caller frees (NULL when it kept nothing): 0, or -1 with errno ENOMEM when
+ * memory ran out on the way. */
+int lg_jsonout_take(struct lg_jsonout *o, char **mem, size_t *len);
 
 void lg_json_raw(struct lg_jsonout *o, const char *s, size_t n);
 void lg_json_lit(struct lg_jsonout *o, const char *s);

@@ -1,5 +1,6 @@
 /* The collector writer: number formatting that reads back exactly, string
- * escaping for any bytes, and a whole document written through a pipe. */
+ * escaping for any bytes, a whole document written through a pipe, and
+ * the rest of one kept in memory. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -247,6 +248,52 @@ static void a_full_pipe_asks_what_next(void **state)
     lg_result_free(&r, 0);
 }
 
+/* The whole document as lg_results_write writes it, read back from a file. */
+static char *document_text(const struct lg_level_result *r, size_t *len)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(lg_results_write(fileno(f), r, 1, len), 0);
+    char *text = malloc(*len);
+    assert_non_null(text);
+    assert_int_equal(pread(fileno(f), text, *len, 0), (ssize_t)*len);
+    fclose(f);
+    return text;
+}
+
+/* The hand-off's child gets the rest of the document formatted in memory:
+ * the bytes after the first `skip`, whether the size was known ahead
+ * (expect) or not. */
+static void a_memory_writer_keeps_what_follows_skip(void **state)
+{
+    struct lg_level_result r;
+    big_level(&r, 300000); /* about 3 MB: the memory writer flushes many times */
+    size_t size;
+    char *whole = document_text(&r, &size);
+    const size_t skips[] = {0, 1, 4096, (1 << 16) + 7, size / 2, size - 1, size};
+    for (size_t i = 0; i < sizeof(skips) / sizeof(skips[0]); i++) {
+        for (int known = 0; known < 2; known++) {
+            size_t skip = skips[i];
+            struct lg_jsonout m;
+            assert_int_equal(lg_jsonout_open_memory(&m, skip, known ? size - skip : 0), 0);
+            lg_results_write_to(&m, &r, 1);
+            char *rest;
+            size_t len;
+            assert_int_equal(lg_jsonout_take(&m, &rest, &len), 0);
+            assert_int_equal(len, size - skip);
+            if (len) assert_memory_equal(rest, whole + skip, len);
+            free(rest);
+        }
+    }
+    /* a writer closed without taking frees what it kept */
+    struct lg_jsonout m;
+    assert_int_equal(lg_jsonout_open_memory(&m, 10, 0), 0);
+    lg_results_write_to(&m, &r, 1);
+    assert_int_equal(lg_jsonout_close(&m), 0);
+    free(whole);
+    lg_result_free(&r, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +304,7 @@ int main(void)
         cmocka_unit_test(document_has_one_key_and_prefixed_metrics),
         cmocka_unit_test(size_is_what_the_writer_writes),
         cmocka_unit_test(a_full_pipe_asks_what_next),
+        cmocka_unit_test(a_memory_writer_keeps_what_follows_skip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
