@@ -2,12 +2,13 @@
  * The document is written through a non-blocking descriptor, so a full pipe
  * is noticed instead of waited on: a reader that is reading makes room
  * within LG_PIPE_STALL_MS, and writing goes on as before; otherwise the pipe
- * is grown, or the rest is handed to a child. The child is a fork taken in
- * the middle of the write, so it goes on from the very byte where the
- * parent stopped, with the samples it shares with the parent until it
- * exits. */
+ * is grown, or the rest is handed to a child. The rest, from the very byte
+ * where the pipe stopped taking it, is formatted into memory before the
+ * fork: the child of a threaded process may not format, allocate or free
+ * (handoff.c), only write what it was given. */
 #include "loadgen/output/pipedoc.h"
 #include "loadgen/core/clock.h"
+#include "loadgen/output/handoff.h"
 #include "loadgen/output/jsonout.h"
 #include "loadgen/options/options.h"
 #include "loadgen/output/results.h"
@@ -15,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +36,7 @@ struct pipe_writer {
     size_t size;      /* the document's length, once measured */
     bool grow_tried;
     bool cut;        /* no process could take the rest over: stdout holds what fitted */
-    bool handed_off; /* (parent) a child writes the rest */
-    bool child;      /* (child) writing the rest until deadline_ns */
-    uint64_t deadline_ns;
+    bool handed_off; /* a child writes the rest */
 };
 
 int lg_pipedoc_bound(const char *tool, uint64_t *bound_ns)
@@ -63,25 +61,6 @@ static int wait_for_room(int fd, int timeout_ms)
     int n = poll(&p, 1, timeout_ms);
     if (n < 0) return errno == EINTR ? 1 : -1; /* the write tells */
     return n > 0;
-}
-
-/* The child: room before the deadline, or the write fails with ETIMEDOUT. */
-static int child_wait(struct pipe_writer *w, struct lg_jsonout *o)
-{
-    for (;;) {
-        uint64_t now = lg_now_ns();
-        if (now >= w->deadline_ns) {
-            o->err = ETIMEDOUT;
-            return -1;
-        }
-        uint64_t ms = (w->deadline_ns - now + LG_NS_PER_MS - 1) / LG_NS_PER_MS;
-        int rc = wait_for_room(w->fd, ms > 60000 ? 60000 : (int)ms);
-        if (rc > 0) return 0;
-        if (rc < 0) {
-            o->err = errno;
-            return -1;
-        }
-    }
 }
 
 static long read_long(const char *path)
@@ -147,83 +126,67 @@ static bool grow(struct pipe_writer *w, const struct lg_jsonout *o, char *why, s
     return true;
 }
 
-/* The child's last resort: the writes never block and its waits end at the
- * deadline, but should a write block all the same (another process sharing
- * stdout's flags took O_NONBLOCK off), SIGALRM a second past the deadline
- * says so and ends it. */
-static char backstop_line[256];
-static size_t backstop_len;
-
-static void backstop(int sig)
+/* The document from byte `from` on, formatted into memory for the child
+ * (into *rest, *len bytes, the caller frees): 0, or -1 when memory ran out. */
+static int format_rest(const struct pipe_writer *w, size_t from, char **rest, size_t *len)
 {
-    (void)sig;
-    ssize_t put = write(STDERR_FILENO, backstop_line, backstop_len);
-    (void)put;
-    _exit(1);
+    size_t expect = w->size != SIZE_MAX && w->size > from ? w->size - from : 0;
+    struct lg_jsonout m;
+    if (lg_jsonout_open_memory(&m, from, expect) < 0) return -1;
+    lg_results_write_to(&m, w->levels, w->n_levels);
+    return lg_jsonout_take(&m, rest, len);
 }
 
-static void arm_backstop(const struct pipe_writer *w)
-{
-    unsigned seconds = (unsigned)((w->bound_ns + LG_NS_PER_S - 1) / LG_NS_PER_S) + 1;
-    snprintf(backstop_line, sizeof(backstop_line),
-             "%s: process %d was stopped %u s after taking the document over: stdout holds an "
-             "incomplete document\n",
-             w->tool, (int)getpid(), seconds);
-    backstop_len = strlen(backstop_line);
-    struct sigaction sa = {.sa_handler = backstop};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGALRM, &sa, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGALRM);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-    alarm(seconds);
-}
-
-/* Forks the child that writes the rest: 0 in the child (it goes on
- * writing), 1 in the parent (it stops). When the fork fails (a pids cgroup
- * or RLIMIT_NPROC used up), 1 as well: stdout keeps what fitted, for this
+/* No process takes the rest over: stdout keeps what fitted, for this
  * process may not wait for a reader that reads only after it exits. */
+static int cut(struct pipe_writer *w, const struct lg_jsonout *o, const char *why,
+               const char *no_child)
+{
+    w->cut = true;
+    if (o->written == 0)
+        fprintf(stderr,
+                "%s: nobody read stdout (a pipe) for %d ms and the %zu-byte document cannot "
+                "fit it (%s); no process can take it over (%s): none of it went into "
+                "stdout, which holds no document\n",
+                w->tool, LG_PIPE_STALL_MS, w->size, why, no_child);
+    else
+        fprintf(stderr,
+                "%s: nobody read stdout (a pipe) for %d ms and the %zu-byte document cannot "
+                "fit it (%s); no process can take the rest over (%s): stdout holds an "
+                "incomplete document, its first %zu bytes\n",
+                w->tool, LG_PIPE_STALL_MS, w->size, why, no_child, o->written);
+    return 1;
+}
+
+/* Hands the rest to a child process, or, when none can be had (no memory
+ * for the rest, or the fork fails: a pids cgroup or RLIMIT_NPROC used up),
+ * leaves stdout as it is: 1 either way, for this process writes no more. */
 static int hand_off(struct pipe_writer *w, const struct lg_jsonout *o, const char *why)
 {
-    pid_t pid = fork();
+    char no_child[128];
+    struct lg_handoff job = {.tool = w->tool,
+                             .bound_ns = w->bound_ns,
+                             .fd = w->fd,
+                             .shared_flags = w->shared_flags,
+                             .before = o->written};
+    char *rest;
+    if (format_rest(w, o->written, &rest, &job.rest_len) < 0)
+        return cut(w, o, why, "no memory to hold the rest for it");
+    job.rest = rest;
+    w->size = o->written + job.rest_len;
+    pid_t pid = lg_handoff_start(&job);
+    int err = errno;
+    free(rest); /* the child has its own copy */
     if (pid < 0) {
-        int err = errno;
-        w->cut = true;
-        if (o->written == 0)
-            fprintf(stderr,
-                    "%s: nobody read stdout (a pipe) for %d ms and the %zu-byte document cannot "
-                    "fit it (%s); no process can take it over (fork: %s): none of it went into "
-                    "stdout, which holds no document\n",
-                    w->tool, LG_PIPE_STALL_MS, w->size, why, strerror(err));
-        else
-            fprintf(stderr,
-                    "%s: nobody read stdout (a pipe) for %d ms and the %zu-byte document cannot "
-                    "fit it (%s); no process can take the rest over (fork: %s): stdout holds an "
-                    "incomplete document, its first %zu bytes\n",
-                    w->tool, LG_PIPE_STALL_MS, w->size, why, strerror(err), o->written);
-        return 1;
-    }
-    if (pid == 0) {
-        /* The run's signals stop measuring, never the delivery of what was
-         * measured: a reader gets the whole document, not the part written
-         * when the signal came. (They are blocked already; this says so.) */
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, SIGINT);
-        sigaddset(&set, SIGTERM);
-        sigprocmask(SIG_BLOCK, &set, NULL);
-        w->child = true;
-        w->deadline_ns = lg_now_ns() + w->bound_ns;
-        arm_backstop(w);
-        return 0;
+        snprintf(no_child, sizeof(no_child), "fork: %s", strerror(err));
+        return cut(w, o, why, no_child);
     }
     w->handed_off = true;
     fprintf(stderr,
             "%s: nobody read stdout (a pipe) for %d ms and the %zu-byte document cannot fit it "
             "(%s): process %d writes the remaining %zu bytes and exits, and gives up if they "
             "are not read within %g s\n",
-            w->tool, LG_PIPE_STALL_MS, w->size, why, (int)pid, w->size - o->written,
+            w->tool, LG_PIPE_STALL_MS, w->size, why, (int)pid, job.rest_len,
             (double)w->bound_ns / 1e9);
     return 1;
 }
@@ -232,7 +195,6 @@ static int hand_off(struct pipe_writer *w, const struct lg_jsonout *o, const cha
 static int on_full(struct lg_jsonout *o, void *arg)
 {
     struct pipe_writer *w = arg;
-    if (w->child) return child_wait(w, o);
     int rc = wait_for_room(w->fd, LG_PIPE_STALL_MS);
     if (rc != 0) {
         if (rc < 0) o->err = errno;
@@ -246,38 +208,6 @@ static int on_full(struct lg_jsonout *o, void *arg)
         snprintf(why, sizeof(why), "it filled again after it was grown");
     }
     return hand_off(w, o, why);
-}
-
-/* The child's end: nothing to say when the document went out whole;
- * otherwise one line, for a reader holding half a document must be told. */
-static void child_exit(const struct pipe_writer *w, const struct lg_jsonout *o, int rc)
-{
-    if (w->shared_flags >= 0) fcntl(STDOUT_FILENO, F_SETFL, w->shared_flags);
-    if (rc == 0) _exit(0);
-    char line[512] = "";
-    if (o->err == ETIMEDOUT && o->written == 0)
-        snprintf(line, sizeof(line),
-                 "%s: process %d gave up writing the document after %g s: none of its %zu "
-                 "bytes went into stdout, which holds no document\n",
-                 w->tool, (int)getpid(), (double)w->bound_ns / 1e9, w->size);
-    else if (o->err == ETIMEDOUT)
-        snprintf(line, sizeof(line),
-                 "%s: process %d gave up writing the document after %g s: %zu of its %zu "
-                 "bytes went into stdout, which holds an incomplete document\n",
-                 w->tool, (int)getpid(), (double)w->bound_ns / 1e9, o->written, w->size);
-    else if (o->err == EPIPE)
-        snprintf(line, sizeof(line),
-                 "%s: process %d: the reader closed stdout after %zu of the document's %zu "
-                 "bytes: what it read is an incomplete document\n",
-                 w->tool, (int)getpid(), o->written, w->size);
-    else
-        snprintf(line, sizeof(line),
-                 "%s: process %d: writing the document failed after %zu of its %zu bytes "
-                 "(%s): stdout holds an incomplete document\n",
-                 w->tool, (int)getpid(), o->written, w->size, strerror(o->err));
-    ssize_t put = write(STDERR_FILENO, line, strlen(line));
-    (void)put; /* nowhere else to say it */
-    _exit(1);
 }
 
 /* A non-blocking write end of stdout: a descriptor of its own (opened anew
@@ -314,7 +244,6 @@ int lg_pipedoc_write(const struct lg_level_result *levels, size_t n_levels, cons
     } else {
         o.err = ENOMEM;
     }
-    if (w.child) child_exit(&w, &o, rc);
     /* after a hand-off the child still writes through stdout's flags */
     if (w.shared_flags >= 0 && !w.handed_off) fcntl(STDOUT_FILENO, F_SETFL, w.shared_flags);
     if (w.fd != STDOUT_FILENO) close(w.fd);

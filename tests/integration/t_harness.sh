@@ -304,6 +304,33 @@ t_no_child_for_the_hand_off_leaves_what_fitted() {
     fi
 }
 
+# The child of the hand-off is a fork of a threaded process: it may make
+# async-signal-safe calls only (another thread may have held malloc's lock,
+# or stdio's, at the fork). The shim aborts a forked child that allocates,
+# frees, or formats with printf or strerror. The pipe stays one page (its
+# growth refused), so a child writes the rest: once to a reader that reads
+# after the exit, which gets the whole document, and once to one that
+# closes the pipe unread, which the child's line reports.
+t_the_hand_off_child_neither_allocates_nor_formats() {
+    $SANITIZED && skip "a sanitizer's allocator and printf come before the shim's"
+    command -v cc >/dev/null || skip "cc missing (apt-get install gcc)"
+    need_knot || { fail "knot did not start"; return; }
+    local preload
+    preload=$(fork_shim) || { fail "cannot build tests/fixtures/forkshim.c"; return; }
+    local shim=(env LD_PRELOAD="$preload" FORKSHIM_CHILD=1 FORKSHIM_SETPIPE=EPERM)
+    through_harness --exit-timeout 5 --pipe-size 4096 -- "${shim[@]}" "${DNS[@]}" -c 4 -R 1000 -d 1s
+    assert_eq "$status" 0 "exit status"
+    assert_contains "$E" "$HANDED"
+    if grep -q forkshim "$E"; then fail "$(grep forkshim "$E")"; fi
+    whole_document
+    through_harness --exit-timeout 5 --pipe-size 4096 --close-after-exit -- \
+        "${shim[@]}" "${DNS[@]}" -c 4 -R 1000 -d 1s
+    assert_eq "$status" 0 "exit status (reader gone)"
+    assert_eq "$left_gone" true "the child exited once the reader left (after $left_s s)"
+    assert_contains "$E" "the reader closed stdout after 4096 of the document's"
+    if grep -q forkshim "$E"; then fail "$(grep forkshim "$E") (reader gone)"; fi
+}
+
 t_a_bad_hand_off_bound_is_a_usage_error() {
     LOADGEN_HANDOFF_TIMEOUT=soon run_tool "$O" "$E" "$HTTPLOAD" -c 1 -d 1s \
         "http://127.0.0.1:$NGINX_HTTP_PORT/"
