@@ -13,6 +13,7 @@
 #include "stats/merge.h"
 #include "stats/numfmt.h"
 #include "stats/runmeta.h"
+#include "stats/samerun.h"
 #include "stats/shardset.h"
 
 #ifndef PACKAGE_VERSION
@@ -24,7 +25,7 @@
 
 struct merge_settings {
     const char *output, *meta_output;
-    bool shards, allow_partial;
+    bool shards, allow_partial, allow_duplicate;
     struct stats_shard_rules rules;
     struct stats_merge_options merge;
 };
@@ -32,6 +33,7 @@ struct merge_settings {
 enum {
     OPT_SHARDS = CMD_LONG_ONLY,
     OPT_PARTIAL,
+    OPT_DUPLICATE,
     OPT_LAG,
     OPT_ACCEPT_LAG,
     OPT_MAX,
@@ -50,6 +52,9 @@ static const struct cmd_option merge_options[] = {
     {"allow-partial", OPT_PARTIAL, false, "--allow-partial",
      "with --shards: merge a set with missing or interrupted shards\n"
      "anyway, name them on stderr, and exit 3"},
+    {"allow-duplicate", OPT_DUPLICATE, false, "--allow-duplicate",
+     "without --shards: merge one run given twice (the same\n"
+     "descriptor's run, or the same content) anyway, with a warning"},
     {"max-start-lag", OPT_LAG, true, "--max-start-lag S",
      "with --shards: refuse a shard whose level started more than S\n"
      "seconds from its requested start (default 0.05)"},
@@ -97,6 +102,9 @@ static int take_option(void *settings, int id, const char *value)
     case OPT_PARTIAL:
         s->allow_partial = true;
         return EXIT_FINE;
+    case OPT_DUPLICATE:
+        s->allow_duplicate = true;
+        return EXIT_FINE;
     case OPT_LAG:
         return parse_number_option("merge", "--max-start-lag", value, &s->rules.max_start_lag_s);
     case OPT_ACCEPT_LAG:
@@ -117,6 +125,9 @@ static int check_options(void *settings)
         return usage_error("merge", "--allow-partial needs --shards");
     if (s->rules.accept_start_lag && !s->shards)
         return usage_error("merge", "--accept-start-lag needs --shards");
+    if (s->allow_duplicate && s->shards)
+        return usage_error("merge", "--allow-duplicate does not go with --shards, which refuses a "
+                                    "shard given twice");
     return EXIT_FINE;
 }
 
@@ -140,10 +151,15 @@ static const struct cmd_spec merge_spec = {
         "  - gauges (generator_rss_bytes, loop_lag_ms, watch.<NAME>.*_bytes and .fds) are\n"
         "    kept apart per input, as c<N>.shard<K>.<metric> (input<K> without --shards);\n"
         "  - a key whose unit differs between documents is an error.\n"
-        "The descriptor of A.json is A.meta.json (the generators' --meta): used when present.\n",
+        "The descriptor of A.json is A.meta.json (the generators' --meta): used when present.\n"
+        "One run given twice is refused, its counts would double: two inputs whose descriptors\n"
+        "name the same run (tool, host, start, command line, run id, shard), or, where either\n"
+        "has no such descriptor, that hold the same metrics and samples (a path given twice,\n"
+        "a link, a copy).\n",
     .epilog = "Exit status: 0 merged, 1 an input is invalid or cut without true counts, units\n"
-              "conflict or the shard set is refused, 2 usage or I/O error, 3 merged an\n"
-              "incomplete or interrupted set (--allow-partial), 4 out of memory.\n",
+              "conflict, one run is given twice or the shard set is refused, 2 usage or I/O\n"
+              "error, 3 merged an incomplete or interrupted set (--allow-partial), 4 out of\n"
+              "memory.\n",
     .help_column = 26,
     .options = merge_options,
     .n_options = sizeof merge_options / sizeof *merge_options,
@@ -159,6 +175,7 @@ struct merge_input {
     struct stats_runmeta meta;
     char meta_error[256];
     char *sidecar;
+    struct stats_content_digest digest; /* of the document as read */
 };
 
 struct merge_reading {
@@ -245,6 +262,56 @@ static int check_shards(struct merge_input *inputs, size_t count, const struct m
     return status;
 }
 
+/* Are inputs a and b one run? Where both descriptors name their runs, they
+ * say; otherwise the documents' content does, once `read`. `why` says how. */
+static bool one_run(const struct merge_input *a, const struct merge_input *b, bool read, char *why,
+                    size_t size)
+{
+    if (a->has_meta && b->has_meta && stats_runmeta_names_run(&a->meta) &&
+        stats_runmeta_names_run(&b->meta)) {
+        if (!stats_same_run(&a->meta, &b->meta)) return false;
+        snprintf(why, size, "their descriptors name one run: %.40s on host %.100s started at %.40s",
+                 a->meta.tool, a->meta.host, a->meta.started_at);
+        return true;
+    }
+    if (!read || !stats_same_content(&a->digest, &b->digest)) return false;
+    snprintf(why, size, "the same metrics with the same samples");
+    return true;
+}
+
+/* An input that is a run given before it: refused (EXIT_FAILS), one line each,
+ * or with --allow-duplicate merged after one warning. Before the documents are
+ * `read` only descriptors can tell, after it their content too. */
+static int refuse_repeated_runs(const struct merge_input *inputs, size_t count, bool read,
+                                bool allow)
+{
+    size_t repeats = 0, first = 0, first_of = 0;
+    char why[256], first_why[256] = "";
+    for (size_t e = 1; e < count; e++)
+        for (size_t d = 0; d < e; d++) {
+            if (!one_run(&inputs[d], &inputs[e], read, why, sizeof why)) continue;
+            if (!allow)
+                complain("merge",
+                         "%s and %s are one run (%s): merged twice, its counts would double "
+                         "(--allow-duplicate merges it anyway)",
+                         input_name(inputs[d].path), input_name(inputs[e].path), why);
+            if (repeats++ == 0) {
+                first = e;
+                first_of = d;
+                memcpy(first_why, why, sizeof why);
+            }
+            break;
+        }
+    if (repeats == 0) return EXIT_FINE;
+    if (!allow) return EXIT_FAILS;
+    complain("merge",
+             "warning: %s and %s are one run (%s)%s; merged anyway (--allow-duplicate): a run "
+             "given twice counts twice",
+             input_name(inputs[first_of].path), input_name(inputs[first].path), first_why,
+             repeats > 1 ? ", and more inputs repeat a run" : "");
+    return EXIT_FINE;
+}
+
 /* The true count of a metric of this document, from its descriptor. */
 static int true_count(struct merge_reading *r, const char *key, size_t n, uint64_t *seen)
 {
@@ -284,6 +351,7 @@ static int add_metric(void *ctx, struct docread_metric *metric)
     char error[256];
     uint64_t seen;
     if (true_count(r, metric->key, metric->n, &seen) != 0) return 1;
+    stats_digest_metric(&r->input->digest, metric->key, metric->unit, metric->samples, metric->n);
     if (stats_doccut_note(&r->cut, metric->key, metric->n == 1 ? metric->samples[0] : -1.0,
                           metric->n, seen) != 0)
         return no_memory("merge", "at metric \"%s\"", metric->key);
@@ -518,6 +586,8 @@ static int merge_inputs(struct merge_input *inputs, size_t count, const struct m
         if (status == EXIT_FINE) status = refuse_cut(&reading);
         stats_doccut_free(&reading.cut);
     }
+    if (status == EXIT_FINE && !s->shards) /* --shards refuses a shard index given twice */
+        status = refuse_repeated_runs(inputs, count, true, s->allow_duplicate);
     char error[256];
     if (status == EXIT_FINE && stats_merge_finish(&merge, &s->merge, error, sizeof error) != 0)
         status = no_memory("merge", "%s", error);
@@ -549,9 +619,14 @@ int cmd_merge(int argc, char **argv)
 
     struct merge_input *inputs = calloc(count, sizeof *inputs);
     if (inputs == NULL) return no_memory("merge", "for the inputs");
-    for (size_t d = 0; d < count; d++)
+    for (size_t d = 0; d < count; d++) {
         inputs[d].path = paths[d];
+        stats_digest_init(&inputs[d].digest);
+    }
     status = read_descriptors(inputs, count, settings.shards);
+    /* a run its descriptors name twice is refused before any document is read */
+    if (status == EXIT_FINE && !settings.shards && !settings.allow_duplicate)
+        status = refuse_repeated_runs(inputs, count, false, false);
     stats_machines_warn(stderr, "merge", (const char *const *)paths, count);
     int completeness = EXIT_FINE;
     if (status == EXIT_FINE && settings.shards) {

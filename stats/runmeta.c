@@ -52,6 +52,27 @@ static int get_string(struct reading *r, const struct stats_json *obj, const cha
     return *out ? 0 : out_of_memory(r);
 }
 
+/* An optional array of strings: absent or null leaves *out NULL. */
+static int get_strings(struct reading *r, const struct stats_json *obj, const char *key,
+                       char ***out, size_t *count)
+{
+    const struct stats_json *v = stats_json_get(obj, key);
+    *out = NULL;
+    *count = 0;
+    if (v == NULL || v->type == STATS_JSON_NULL) return 0;
+    if (v->type != STATS_JSON_ARRAY) return bad(r, "%s must be an array of strings or null", key);
+    *out = calloc(v->count ? v->count : 1, sizeof **out);
+    if (*out == NULL) return out_of_memory(r);
+    for (size_t i = 0; i < v->count; i++) {
+        if (v->items[i].type != STATS_JSON_STRING)
+            return bad(r, "%s[%zu] must be a string", key, i);
+        (*out)[i] = strdup(v->items[i].string);
+        if ((*out)[i] == NULL) return out_of_memory(r);
+        ++*count;
+    }
+    return 0;
+}
+
 static bool is_count(const struct stats_json *v)
 {
     return v->type == STATS_JSON_NUMBER && v->number >= 0 && v->number <= 9007199254740992.0 &&
@@ -245,6 +266,8 @@ int stats_runmeta_parse(const char *text, size_t len, struct stats_runmeta *out,
         get_string(&r, &root, "host", "", &out->host) != 0 ||
         get_string(&r, &root, "run_id", "", &out->run_id) != 0 ||
         get_string(&r, &root, "target", "", &out->target) != 0 ||
+        get_string(&r, &root, "started_at", "", &out->started_at) != 0 ||
+        get_strings(&r, &root, "argv", &out->argv, &out->argc) != 0 ||
         read_options(&r, &root, out) != 0 || read_shard(&r, &root, out) != 0 ||
         read_clock(&r, &root, out) != 0 || read_levels(&r, &root, out) != 0)
         goto out;
@@ -318,6 +341,10 @@ void stats_runmeta_free(struct stats_runmeta *meta)
         free(l->requested_start);
     }
     free(meta->levels);
+    for (size_t i = 0; i < meta->argc; i++)
+        free(meta->argv[i]);
+    free(meta->argv);
+    free(meta->started_at);
     free(meta->tool);
     free(meta->host);
     free(meta->run_id);

@@ -1,5 +1,6 @@
 /* runmeta.h — what loadstats needs from a generator's --meta descriptor: run
- * and shard identity, what decides the numbers (tool, target, the options that
+ * and shard identity (with the host, start and command line that tell one
+ * run from another), what decides the numbers (tool, target, the options that
  * shape the load), clock quality, and per level (in the order run) its client
  * counts, requested start and start lag, whether it was interrupted, whether
  * its generator limited it (self_watch), and the true sample count of each
@@ -50,6 +51,9 @@ const char *stats_runmeta_option_name(enum stats_runmeta_option option);
 struct stats_runmeta {
     char *tool, *host, *run_id; /* NULL when absent or null */
     char *target;               /* the URL or server, NULL when absent */
+    char *started_at;           /* the run's wall-clock start, NULL when absent or null */
+    char **argv;                /* its command line, NULL when absent or null */
+    size_t argc;
     bool has_option[STATS_OPT__COUNT];
     double option[STATS_OPT__COUNT];
     bool has_shard;

@@ -79,6 +79,8 @@ t_a_bad_value_is_named() {
 
 t_rules_between_options_come_before_the_operands() {
     refused "loadstats merge: --allow-partial needs --shards" merge --allow-partial
+    refused "loadstats merge: --allow-duplicate does not go with --shards" merge --shards \
+        --allow-duplicate
     refused "loadstats export: needs --format (hgrm, csv, csv-summary, openmetrics)" export
     refused "loadstats export: --format hgrm needs exactly one --metric KEY, got 0" export -f hgrm a
 }

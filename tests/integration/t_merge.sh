@@ -3,8 +3,10 @@
 # httpload and dnsload: shards of another tool, duration, level order or
 # requested start are refused by name; an interrupted shard is refused unless
 # --allow-partial (exit 3); a document that shows a cut without true counts is
-# refused; a shard's achieved rate reads against its share; and every metric
-# the generators write has a row of its own in the table of metric kinds.
+# refused; one run given twice (the same path, a link, a copy) is refused
+# unless --allow-duplicate; a shard's achieved rate reads against its share;
+# and every metric the generators write has a row of its own in the table of
+# metric kinds.
 # (The older merge tests, on documents written by hand, are in t_loadstats.sh.)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$TESTDIR/servers.sh"
@@ -140,6 +142,48 @@ PY
     assert_contains "$W/fit2.err" "no descriptor (A.meta.json beside A.json, from --meta)"
 }
 
+# given_twice OUT FIRST SECOND HOW: the merge exited 1, wrote nothing, and said
+# in one line that FIRST and SECOND are one run, and HOW it knew
+given_twice() {
+    assert_eq "$RC" 1 "$2 and $3: exit status ($(head -c 400 "$W/$1.err"))"
+    assert_empty_file "$W/$1.json" "$2 and $3: nothing merged"
+    assert_eq "$(wc -l <"$W/$1.err")" 1 "$2 and $3: lines on stderr"
+    assert_contains "$W/$1.err" "^loadstats merge: $2 and $3 are one run ($4): merged twice, its counts would double (--allow-duplicate merges it anyway)$"
+}
+
+t_one_run_given_twice_is_refused_unless_allowed() {
+    # the whole run of the interrupted shard's test, with its descriptor (tests
+    # run in name order; made here when that one did not run)
+    [ -s "$W/whole.json" ] && [ -s "$W/whole.meta.json" ] || http_run whole -c 1 -d 2s || return
+    local named="their descriptors name one run: httpload on host $(hostname) started at 20[-0-9T:.]*Z"
+    local same="the same metrics with the same samples"
+    run_tool "$W/twice.json" "$W/twice.err" "$LOADSTATS" merge "$W/whole.json" "$W/whole.json"
+    given_twice twice "$W/whole.json" "$W/whole.json" "$named"
+    # a copy under another name, its descriptor copied beside it
+    cp "$W/whole.json" "$W/wc.json"
+    cp "$W/whole.meta.json" "$W/wc.meta.json"
+    run_tool "$W/twice.json" "$W/twice.err" "$LOADSTATS" merge "$W/whole.json" "$W/wc.json"
+    given_twice twice "$W/whole.json" "$W/wc.json" "$named"
+    # a hard link, and the copy on standard input: no descriptor to say, the content does
+    ln -f "$W/whole.json" "$W/wl.json"
+    run_tool "$W/twice.json" "$W/twice.err" "$LOADSTATS" merge "$W/wl.json" "$W/whole.json"
+    given_twice twice "$W/wl.json" "$W/whole.json" "$same"
+    run_tool "$W/twice.json" "$W/twice.err" "$LOADSTATS" merge "$W/whole.json" - <"$W/wc.json"
+    given_twice twice "$W/whole.json" "<stdin>" "$same"
+    # asked for: merged, with a warning, every count twice
+    run_tool "$W/twice.json" "$W/twice.err" "$LOADSTATS" merge --allow-duplicate "$W/whole.json" \
+        "$W/wc.json"
+    assert_eq "$RC" 0 "--allow-duplicate: $(head -c 400 "$W/twice.err")"
+    assert_contains "$W/twice.err" "^loadstats merge: warning: $W/whole.json and $W/wc.json are one run ($named); merged anyway (--allow-duplicate)"
+    python3 - "$W/whole.json" "$W/twice.json" <<'PY'
+import json, sys
+one, two = (json.load(open(p))["metrics"] for p in sys.argv[1:3])
+for key in ("c1.attempts", "c1.requests"):
+    if two[key]["samples"] != [2 * one[key]["samples"][0]]:
+        print("ASSERTION: %s: %s merged twice is %s" % (key, one[key]["samples"], two[key]["samples"]))
+PY
+}
+
 t_a_shards_achieved_rate_reads_against_its_share() {
     need_nginx || { fail "nginx did not start"; return; }
     # shard 1 of 4 runs clients 1 and 5 of 8: a quarter of the 400/s schedule
@@ -182,8 +226,10 @@ t_every_metric_the_generators_write_has_a_kind() {
     assert_eq "$RC" 0 "dnsload: $(head -c 300 "$W/k3.err")"
     python3 "$TESTDIR/metrickinds.py" covers "$W"/k[123].json ||
         fail "a metric of the generators has no row of its own in stats/metrickinds.def"
-    # and a merge of one with itself follows each kind's rule
+    # and a merge of one with itself is refused, or, when asked for, follows each kind's rule
     run_tool "$W/kk.json" "$W/kk.err" "$LOADSTATS" merge "$W/k1.json" "$W/k1.json"
+    given_twice kk "$W/k1.json" "$W/k1.json" "the same metrics with the same samples"
+    run_tool "$W/kk.json" "$W/kk.err" "$LOADSTATS" merge --allow-duplicate "$W/k1.json" "$W/k1.json"
     assert_eq "$RC" 0 "merge of a document with itself"
     python3 - "$W/k1.json" "$W/kk.json" <<'PY'
 import json, sys
