@@ -3,11 +3,45 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
+
+#include "stats/jsontext.h"
+
+/* The length of the character at s, and whether XML 1.0 can hold it: no
+ * control character but tab and newline, and neither U+FFFE nor U+FFFF; not
+ * even a character reference may name the others, a parser refuses the
+ * document. A byte that begins no whole UTF-8 character (text cut to fit a
+ * buffer may end inside one) is a character of its own that XML cannot hold. */
+static size_t next_character(const unsigned char *s, bool *allowed)
+{
+    *allowed = false;
+    if (s[0] < 0x80) {
+        *allowed = s[0] >= 0x20 || s[0] == '\t' || s[0] == '\n';
+        return 1;
+    }
+    int low, high, extra = jsontext_utf8_continuations(s[0], &low, &high);
+    for (int i = 1; i <= extra; i++) /* stops at the NUL, which is no continuation */
+        if (s[i] < (i == 1 ? low : 0x80) || s[i] > (i == 1 ? high : 0xbf)) return 1;
+    if (extra == 0) return 1;
+    *allowed = !(s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe);
+    return (size_t)extra + 1;
+}
 
 void html_text(FILE *out, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        bool allowed;
+        size_t len = next_character(p, &allowed);
+        if (!allowed || len > 1) {
+            if (allowed)
+                fwrite(p, 1, len, out);
+            else
+                putc('?', out);
+            p += len;
+            continue;
+        }
         switch (*p) {
         case '&':
             fputs("&amp;", out);
@@ -25,8 +59,9 @@ void html_text(FILE *out, const char *s)
             fputs("&#39;", out);
             break;
         default:
-            putc(*p < 0x20 && *p != '\t' && *p != '\n' ? '?' : *p, out);
+            putc(*p, out);
         }
+        p++;
     }
 }
 

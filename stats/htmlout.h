@@ -8,7 +8,9 @@
 #include <stdio.h>
 
 /* Writes s with & < > " ' escaped: safe in element content and in attributes.
- * Bytes below 0x20 other than tab and newline (never valid in XML) become '?'. */
+ * Each character XML 1.0 cannot hold, even as a character reference, becomes
+ * '?': bytes below 0x20 other than tab and newline, U+FFFE and U+FFFF, and
+ * each byte that is not part of a whole UTF-8 character. */
 void html_text(FILE *out, const char *s);
 
 /* printf, then html_text of the result (at most 1023 bytes). */

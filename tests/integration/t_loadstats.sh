@@ -783,10 +783,14 @@ PY
     assert_eq "$RC" 0 "report beside a broken descriptor"
     assert_eq "$(wc -l <$r/err)" 1 "lines on stderr for a broken descriptor"
     assert_contains $r/bad.html "not a descriptor"
+    # (names XML cannot hold: a control character, U+FFFF, and a tree's name
+    # that a figure's legend cuts inside a character)
     python3 - $r/names.json <<'PY'
 import json, sys
 m = {"c18446744073709551615.requests": {"unit": "count", "samples": [1]},
      "c7.errors.<b>&amp;": {"unit": "count", "samples": [2]},
+     "c7.errors.\uffff\u0007": {"unit": "count", "samples": [1]},
+     "c7.watch.%s.cpu_s" % ("\u4e2d" * 40): {"unit": "seconds", "samples": [0.5]},
      "c7.watch.t.cpu_s": {"unit": "seconds", "samples": [0.5]},
      "c7.watch..cpu_s": {"unit": "seconds", "samples": [0.5]},
      "c7.watch.t.x.y.z.rss_bytes": {"unit": "bytes", "samples": [1, 2]},

@@ -1,7 +1,7 @@
 /* test_report.c — the report's small pieces: people's numbers (thousands
  * separators, three significant digits, binary units, SVG coordinates),
- * escaping of untrusted text, the percentile curve's points along 1/(1-p),
- * and requests per CPU second of a watched tree. */
+ * escaping of untrusted text (into nothing XML 1.0 refuses), the percentile curve's points along
+ * 1/(1-p), and requests per CPU second of a watched tree. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,6 +76,35 @@ static void test_untrusted_text_is_escaped(void **state)
     free(text);
 }
 
+/* Each character XML 1.0 cannot hold goes as '?', and so does each byte of
+ * broken UTF-8; whole characters beyond ASCII go as they are. */
+static void test_text_is_always_xml(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\xef\xbf\xbd", /* é中😀 U+FFFD */
+         "\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\xef\xbf\xbd"},
+        {"key\xe4\xb8", "key??"},           /* cut inside a character */
+        {"a\xe4\xb8z", "a??z"},             /* and text goes on after it */
+        {"\xef\xbf\xbe\xef\xbf\xbf", "??"}, /* U+FFFE, U+FFFF */
+        {"\xc0\xaf\xed\xa0\x80", "?????"},  /* an overlong '/', a surrogate */
+        {"\xbf\xf8", "??"},                 /* a lone continuation, a lead no character has */
+        {"\x7f\xc2\x85", "\x7f\xc2\x85"},   /* DEL and U+0085 are XML characters */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&text, &len);
+        assert_non_null(out);
+        html_text(out, cases[i].in);
+        fclose(out);
+        assert_string_equal(text, cases[i].out);
+        free(text);
+    }
+}
+
 static void test_a_curve_steps_along_the_nines_and_ends_at_its_count(void **state)
 {
     (void)state;
@@ -130,6 +159,7 @@ int main(void)
         cmocka_unit_test(test_bytes_in_binary_units),
         cmocka_unit_test(test_coordinates_are_short),
         cmocka_unit_test(test_untrusted_text_is_escaped),
+        cmocka_unit_test(test_text_is_always_xml),
         cmocka_unit_test(test_a_curve_steps_along_the_nines_and_ends_at_its_count),
         cmocka_unit_test(test_requests_per_cpu_second),
     };
