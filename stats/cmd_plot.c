@@ -1,14 +1,18 @@
 /* cmd_plot.c — `loadstats plot FILE -o OUT.svg`: one self-contained SVG with a
- * row per level: cold and warm latency percentile curves on a "nines" axis (where
- * the tail gets as much room as the median) and the requests_per_second timeline. */
+ * row per level: its latency percentile curves on HdrHistogram's 1/(1-p) axis
+ * (where the tail gets as much room as the median) and its requests_per_second
+ * timeline. The curves, figures, colours and escaping are the report page's
+ * (reportrun.c, svgplot.c, palette.c, htmlout.c), so both commands write the
+ * same SVG; this file gathers each level's metrics and lays the rows out. */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/htmlout.h"
 #include "stats/metrickind.h"
-#include "stats/stats.h"
+#include "stats/reportrun.h"
+#include "stats/svgplot.h"
 
 static const struct cmd_option plot_options[] = {
     {"output", 'o', true, "-o, --output OUT", "write the SVG to OUT (default: standard output)"},
@@ -26,8 +30,9 @@ static const struct cmd_spec plot_spec = {
     .synopsis = "[-o OUT.svg] FILE",
     .about = "Draws a collector document (FILE, or - for stdin) as one self-contained SVG: per\n"
              "level, the latency percentile curves (every latency_* metric in a time unit: cold\n"
-             "and warm) on a log \"nines\" axis (50%, 90%, 99%, 99.9%, 99.99%) in milliseconds,\n"
-             "and the requests_per_second timeline, second by second.\n",
+             "and warm) in milliseconds on HdrHistogram's percentile axis (0%, 90%, 99%, 99.9%,\n"
+             "... as far as the samples reach), and the requests_per_second timeline, second by\n"
+             "second; drawn as loadstats report draws its figures.\n",
     .epilog = "Exit status: 0 drawn, 1 the document is invalid or has nothing to draw, 2 usage or\n"
               "I/O error, 4 out of memory.\n",
     .help_column = 20,
@@ -37,14 +42,12 @@ static const struct cmd_spec plot_spec = {
     .take = take_option,
 };
 
-#define CURVE_POINTS 241 /* samples of each percentile curve along the nines axis */
-#define MAX_NINES 4.0    /* the axis ends at 99.99% */
+/* ---- the document's levels ---- */
 
 struct curve {
-    char *name;
-    size_t n;
-    double ms[CURVE_POINTS]; /* latency at nines 0 .. MAX_NINES, in milliseconds */
-    double p50_ms, p99_ms;   /* for the legend */
+    char *name;      /* the metric after its level: "latency_warm_ms" */
+    size_t quantity; /* its place among the document's latency names: its style */
+    struct report_curve *points;
 };
 
 struct level {
@@ -53,62 +56,100 @@ struct level {
     struct curve *curves;
     size_t curve_count;
     char *rate_name;
-    double *rate; /* requests per second, one per second of the level */
+    double *rate, *seconds; /* per second of the level: its value, and which second (1, 2, ...) */
     size_t rate_len;
 };
 
-struct plot {
+struct levels {
     struct level *levels;
     size_t count;
+    char **names; /* latency metric names in the order first seen, for their styles */
+    size_t n_names;
 };
 
-static struct level *level_for(struct plot *plot, bool has_level, unsigned long clients)
+static struct level *level_for(struct levels *doc, bool has_level, unsigned long clients)
 {
-    for (size_t i = 0; i < plot->count; i++)
-        if (plot->levels[i].has_level == has_level && plot->levels[i].clients == clients)
-            return &plot->levels[i];
-    struct level *grown = realloc(plot->levels, (plot->count + 1) * sizeof *grown);
+    for (size_t i = 0; i < doc->count; i++)
+        if (doc->levels[i].has_level == has_level && doc->levels[i].clients == clients)
+            return &doc->levels[i];
+    struct level *grown = realloc(doc->levels, (doc->count + 1) * sizeof *grown);
     if (grown == NULL) return NULL;
-    plot->levels = grown;
-    struct level *level = &plot->levels[plot->count++];
+    doc->levels = grown;
+    struct level *level = &doc->levels[doc->count++];
     memset(level, 0, sizeof *level);
     level->has_level = has_level;
     level->clients = clients;
     return level;
 }
 
-static double nines_to_fraction(double nines)
+/* The place of a latency name among those seen, added when new; -1 when memory ran out.
+ * The same metric keeps one style on every level. */
+static long quantity_of(struct levels *doc, const char *name)
 {
-    return 1.0 - pow(10.0, -nines);
+    for (size_t i = 0; i < doc->n_names; i++)
+        if (strcmp(doc->names[i], name) == 0) return (long)i;
+    char **grown = realloc(doc->names, (doc->n_names + 1) * sizeof *grown);
+    if (grown == NULL) return -1;
+    doc->names = grown;
+    if ((doc->names[doc->n_names] = strdup(name)) == NULL) return -1;
+    return (long)doc->n_names++;
 }
 
-static int add_curve(struct level *level, const char *name, struct docread_metric *metric)
+static int add_curve(struct levels *doc, struct level *level, const char *name,
+                     struct docread_metric *metric)
 {
+    long quantity = quantity_of(doc, name);
+    if (quantity < 0) return -1;
     struct curve *grown = realloc(level->curves, (level->curve_count + 1) * sizeof *grown);
     if (grown == NULL) return -1;
     level->curves = grown;
     struct curve *curve = &level->curves[level->curve_count];
+    curve->quantity = (size_t)quantity;
     curve->name = strdup(name);
-    if (curve->name == NULL) return -1;
+    curve->points = malloc(sizeof *curve->points);
+    if (curve->name == NULL || curve->points == NULL) {
+        free(curve->name);
+        free(curve->points);
+        return -1;
+    }
     level->curve_count++;
-    curve->n = metric->n;
     double to_ms = metric->unit == STATS_UNIT_SECONDS       ? 1000.0
                    : metric->unit == STATS_UNIT_NANOSECONDS ? 1e-6
                                                             : 1.0;
-    stats_sort(metric->samples, metric->n);
-    for (int i = 0; i < CURVE_POINTS; i++) {
-        double nines = MAX_NINES * i / (CURVE_POINTS - 1);
-        curve->ms[i] =
-            to_ms * stats_percentile_sorted(metric->samples, metric->n, nines_to_fraction(nines));
+    for (size_t i = 0; i < metric->n; i++)
+        metric->samples[i] *= to_ms;
+    report_curve_fill(curve->points, metric->samples, metric->n);
+    return 0;
+}
+
+/* The level's timeline: requests_per_second, or the first metric in its unit
+ * when the level has none of that name. */
+static int take_timeline(struct level *level, const char *name, struct docread_metric *metric)
+{
+    if (level->rate != NULL && strcmp(name, "requests_per_second") != 0) return 0;
+    char *rate_name = strdup(name);
+    double *seconds = malloc((metric->n ? metric->n : 1) * sizeof *seconds);
+    if (rate_name == NULL || seconds == NULL) {
+        free(rate_name);
+        free(seconds);
+        return -1;
     }
-    curve->p50_ms = to_ms * stats_percentile_sorted(metric->samples, metric->n, 0.5);
-    curve->p99_ms = to_ms * stats_percentile_sorted(metric->samples, metric->n, 0.99);
+    for (size_t i = 0; i < metric->n; i++)
+        seconds[i] = (double)(i + 1); /* each second's count, at the second's end */
+    free(level->rate_name);
+    free(level->rate);
+    free(level->seconds);
+    level->rate_name = rate_name;
+    level->seconds = seconds;
+    level->rate = metric->samples;
+    level->rate_len = metric->n;
+    metric->samples = NULL;
     return 0;
 }
 
 static int collect_metric(void *ctx, struct docread_metric *metric)
 {
-    struct plot *plot = ctx;
+    struct levels *doc = ctx;
     unsigned long clients = 0;
     const char *name = metric->key;
     bool has_level = stats_key_level(metric->key, &clients, &name);
@@ -116,32 +157,30 @@ static int collect_metric(void *ctx, struct docread_metric *metric)
     bool timeline = metric->unit == STATS_UNIT_REQUESTS_PER_SECOND;
     if (!latency && !timeline) return 0;
 
-    struct level *level = level_for(plot, has_level, clients);
-    if (level == NULL) goto out_of_memory;
-    if (latency && add_curve(level, name, metric) != 0) goto out_of_memory;
-    if (timeline && level->rate == NULL) {
-        level->rate_name = strdup(name);
-        if (level->rate_name == NULL) goto out_of_memory;
-        level->rate = metric->samples;
-        level->rate_len = metric->n;
-        metric->samples = NULL;
-    }
+    struct level *level = level_for(doc, has_level, clients);
+    if (level == NULL || (latency && add_curve(doc, level, name, metric) != 0) ||
+        (timeline && take_timeline(level, name, metric) != 0))
+        return no_memory("plot", "at metric \"%s\"", metric->key);
     return 0;
-out_of_memory:
-    return no_memory("plot", "at metric \"%s\"", metric->key);
 }
 
-static void plot_free(struct plot *plot)
+static void levels_free(struct levels *doc)
 {
-    for (size_t i = 0; i < plot->count; i++) {
-        struct level *level = &plot->levels[i];
-        for (size_t c = 0; c < level->curve_count; c++)
+    for (size_t i = 0; i < doc->count; i++) {
+        struct level *level = &doc->levels[i];
+        for (size_t c = 0; c < level->curve_count; c++) {
             free(level->curves[c].name);
+            free(level->curves[c].points);
+        }
         free(level->curves);
         free(level->rate_name);
         free(level->rate);
+        free(level->seconds);
     }
-    free(plot->levels);
+    free(doc->levels);
+    for (size_t i = 0; i < doc->n_names; i++)
+        free(doc->names[i]);
+    free(doc->names);
 }
 
 static int by_clients(const void *a, const void *b)
@@ -151,236 +190,183 @@ static int by_clients(const void *a, const void *b)
     return (x->clients > y->clients) - (x->clients < y->clients);
 }
 
-/* ---- drawing ---- */
+/* ---- the figures of a level ---- */
 
-#define WIDTH 1000
-#define HEADER 64
-#define ROW 340
-#define PLOT_TOP 50 /* from the top of a row to the top of its plot areas */
-#define PLOT_HEIGHT 230
-#define LEFT_X0 80
-#define LEFT_X1 470
-#define RIGHT_X0 580
-#define RIGHT_X1 970
-
-static const char *const palette[] = {"#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2"};
-
-static const char *curve_colour(const char *name, size_t index)
-{
-    if (strstr(name, "cold") != NULL) return "#d62728";
-    if (strstr(name, "warm") != NULL) return "#1f77b4";
-    return palette[index % (sizeof palette / sizeof *palette)];
-}
-
-static void xml_text(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            putc(*s, out);
-        }
-    }
-}
-
-/* The smallest 1, 2, 2.5 or 5 × 10^k at or above v: an axis end that reads well. */
-static double nice_ceiling(double v)
-{
-    if (!(v > 0)) return 1.0;
-    double scale = pow(10.0, floor(log10(v)));
-    double f = v / scale;
-    double steps[] = {1.0, 2.0, 2.5, 5.0, 10.0};
-    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
-        if (f <= steps[i] * (1 + 1e-12)) return steps[i] * scale;
-    return 10.0 * scale;
-}
-
-struct frame {
-    double x0, x1, y0, y1;   /* pixel box: y0 top, y1 bottom */
-    double xmin, xmax, ymax; /* data range; y starts at 0 */
+struct row {
+    struct plot latency, timeline; /* each drawn when it has data, else a line says why */
+    bool draw_latency, draw_timeline;
+    int height; /* of its taller figure */
 };
 
-static double px(const struct frame *f, double x)
+/* "latency_warm_ms (n=5,000, p50 0.412 ms, p99 1.2 ms)": a curve's legend. */
+static void curve_name(const struct curve *curve, char *buf, size_t size)
 {
-    return f->x0 + (x - f->xmin) / (f->xmax - f->xmin) * (f->x1 - f->x0);
+    char n[HTML_NUMBER_MAX], p50[HTML_NUMBER_MAX], p99[HTML_NUMBER_MAX];
+    snprintf(buf, size, "%.64s (n=%s, p50 %s ms, p99 %s ms)", curve->name,
+             html_count((double)curve->points->n, n), html_value(curve->points->p50, p50),
+             html_value(curve->points->p99, p99));
 }
 
-static double py(const struct frame *f, double y)
+static int latency_figure(struct plot *p, const struct level *level)
 {
-    return f->y1 - y / f->ymax * (f->y1 - f->y0);
-}
-
-static void draw_frame(FILE *out, const struct frame *f, const char *ylabel, const char *xlabel)
-{
-    /* horizontal grid and y tick labels: five steps of the nice axis */
-    for (int i = 0; i <= 5; i++) {
-        double v = f->ymax * i / 5, y = py(f, v);
-        fprintf(out,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n"
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">%g</text>\n",
-                f->x0, y, f->x1, y, f->x0 - 6, y + 4, v);
-    }
-    fprintf(out,
-            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-            "stroke=\"#555\"/>\n",
-            f->x0, f->y0, f->x1 - f->x0, f->y1 - f->y0);
-    double mid_y = (f->y0 + f->y1) / 2;
-    fprintf(out,
-            "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(-90 %.1f %.1f)\" "
-            "text-anchor=\"middle\" class=\"label\">",
-            f->x0 - 52, mid_y, f->x0 - 52, mid_y);
-    xml_text(out, ylabel);
-    fprintf(out, "</text>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"label\">",
-            (f->x0 + f->x1) / 2, f->y1 + 36);
-    xml_text(out, xlabel);
-    fputs("</text>\n", out);
-}
-
-static void draw_latency(FILE *out, const struct level *level, double top)
-{
-    struct frame f = {LEFT_X0,   LEFT_X1, top + PLOT_TOP, top + PLOT_TOP + PLOT_HEIGHT, 0.0,
-                      MAX_NINES, 1.0};
-    if (level->curve_count == 0) {
-        fprintf(out,
-                "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\" class=\"label\">no "
-                "latency metrics at this level</text>\n",
-                (LEFT_X0 + LEFT_X1) / 2, top + PLOT_TOP + PLOT_HEIGHT / 2);
-        return;
-    }
-    double highest = 0;
-    for (size_t c = 0; c < level->curve_count; c++)
-        for (int i = 0; i < CURVE_POINTS; i++)
-            if (level->curves[c].ms[i] > highest) highest = level->curves[c].ms[i];
-    f.ymax = nice_ceiling(highest * 1.08); /* headroom above the tail */
-    draw_frame(out, &f, "latency (ms)", "percentile (log scale of nines)");
-
-    static const struct {
-        double nines;
-        const char *label;
-    } ticks[] = {{0, "0%"}, {0.30103, "50%"}, {1, "90%"}, {2, "99%"}, {3, "99.9%"}, {4, "99.99%"}};
-    for (size_t t = 0; t < sizeof ticks / sizeof *ticks; t++) {
-        double x = px(&f, ticks[t].nines);
-        fprintf(out,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n"
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%s</text>\n",
-                x, f.y0, x, f.y1, x, f.y1 + 16, ticks[t].label);
-    }
-    fprintf(out,
-            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"white\" "
-            "fill-opacity=\"0.85\"/>\n",
-            f.x0 + 4, f.y0 + 4, f.x1 - f.x0 - 8, 16.0 * (double)level->curve_count + 4);
+    plot_init(p, "latency");
+    snprintf(p->title, sizeof p->title, "Latency by percentile");
+    p->x.scale = PLOT_NINES;
+    snprintf(p->x.label, sizeof p->x.label, "percentile (log scale of 1/(1-p))");
+    p->y.scale = PLOT_LOG;
+    snprintf(p->y.label, sizeof p->y.label, "latency (ms), log scale");
     for (size_t c = 0; c < level->curve_count; c++) {
         const struct curve *curve = &level->curves[c];
-        const char *colour = curve_colour(curve->name, c);
-        fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
-        for (int i = 0; i < CURVE_POINTS; i++)
-            fprintf(out, "%s%.1f,%.1f", i ? " " : "", px(&f, MAX_NINES * i / (CURVE_POINTS - 1)),
-                    py(&f, curve->ms[i]));
-        fputs("\"/>\n", out);
-        /* legend, top left inside the plot */
-        double ly = f.y0 + 16 + 16.0 * (double)c;
-        fprintf(out,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                "stroke-width=\"3\"/>\n<text x=\"%.1f\" y=\"%.1f\" class=\"legend\">",
-                f.x0 + 10, ly - 4, f.x0 + 30, ly - 4, colour, f.x0 + 36, ly);
-        xml_text(out, curve->name);
-        fprintf(out, " (n=%zu, p50 %.2f ms, p99 %.2f ms)</text>\n", curve->n, curve->p50_ms,
-                curve->p99_ms);
+        char name[128];
+        curve_name(curve, name, sizeof name);
+        if (plot_add(p, name, palette_series(curve->quantity), curve->points->x, curve->points->y,
+                     curve->points->points, false) != 0)
+            return -1;
     }
+    return 0;
 }
 
-static void draw_timeline(FILE *out, const struct level *level, double top)
+static int timeline_figure(struct plot *p, const struct level *level)
 {
-    if (level->rate == NULL) {
-        fprintf(out,
-                "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\" class=\"label\">no "
-                "requests_per_second timeline at this level</text>\n",
-                (RIGHT_X0 + RIGHT_X1) / 2, top + PLOT_TOP + PLOT_HEIGHT / 2);
-        return;
-    }
-    double highest = 0, total = 0;
-    for (size_t i = 0; i < level->rate_len; i++) {
-        if (level->rate[i] > highest) highest = level->rate[i];
-        total += level->rate[i];
-    }
-    struct frame f = {RIGHT_X0,
-                      RIGHT_X1,
-                      top + PLOT_TOP,
-                      top + PLOT_TOP + PLOT_HEIGHT,
-                      0.0,
-                      (double)level->rate_len,
-                      nice_ceiling(highest * 1.08)};
-    draw_frame(out, &f, "requests per second (req/s)", "second of the level (s)");
-
-    double step = nice_ceiling((double)level->rate_len / 6);
-    if (step < 1) step = 1;
-    for (double s = 0; s <= (double)level->rate_len + 1e-9; s += step)
-        fprintf(out,
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%g</text>\n",
-                px(&f, s), f.y1 + 16, s);
-    /* each second's count drawn at the middle of its second */
-    fputs("<polyline fill=\"none\" stroke=\"#ff7f0e\" stroke-width=\"2\" points=\"", out);
+    plot_init(p, "timeline");
+    snprintf(p->title, sizeof p->title, "Requests per second over the level");
+    snprintf(p->x.label, sizeof p->x.label, "second of the level (s)");
+    snprintf(p->y.label, sizeof p->y.label, "requests per second (req/s)");
+    p->x.from_zero = p->y.from_zero = true;
+    if (level->rate == NULL) return 0;
+    double total = 0;
     for (size_t i = 0; i < level->rate_len; i++)
-        fprintf(out, "%s%.1f,%.1f", i ? " " : "", px(&f, (double)i + 0.5), py(&f, level->rate[i]));
-    fputs("\"/>\n", out);
-    if (level->rate_len <= 120)
-        for (size_t i = 0; i < level->rate_len; i++)
-            fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#ff7f0e\"/>\n",
-                    px(&f, (double)i + 0.5), py(&f, level->rate[i]));
-    double ly = f.y0 + 16;
-    fprintf(out,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ff7f0e\" "
-            "stroke-width=\"3\"/>\n<text x=\"%.1f\" y=\"%.1f\" class=\"legend\">",
-            f.x0 + 10, ly - 4, f.x0 + 30, ly - 4, f.x0 + 36, ly);
-    xml_text(out, level->rate_name);
-    fprintf(out, " (%zu s, mean %.1f req/s)</text>\n", level->rate_len,
-            total / (double)level->rate_len);
+        total += level->rate[i];
+    char name[128], mean[HTML_NUMBER_MAX];
+    snprintf(name, sizeof name, "%.64s (%zu s, mean %s req/s)", level->rate_name, level->rate_len,
+             html_value(total / (double)level->rate_len, mean));
+    return plot_add(p, name, palette_series(0), level->seconds, level->rate, level->rate_len,
+                    level->rate_len <= 12);
 }
 
-static void draw(FILE *out, const struct plot *plot, const char *title)
+/* A row's figures and heights. Returns 0, or -1 when memory ran out. */
+static int row_make(struct row *row, const struct level *level)
 {
-    int height = HEADER + ROW * (int)plot->count;
-    fprintf(out,
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "viewBox=\"0 0 %d %d\">\n<title>",
-            WIDTH, height, WIDTH, height);
-    xml_text(out, title);
-    fputs("</title>\n<style>text{font-family:sans-serif;fill:#222}"
-          ".title{font-size:18px;font-weight:bold}.level{font-size:15px;font-weight:bold}"
-          ".label{font-size:12px}.tick{font-size:11px;fill:#555}.legend{font-size:11px}"
-          "</style>\n",
-          out);
-    fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", WIDTH, height);
-    fputs("<text x=\"20\" y=\"32\" class=\"title\">", out);
-    xml_text(out, title);
-    fputs("</text>\n<text x=\"20\" y=\"52\" class=\"label\">latency percentiles (left) and "
-          "completed requests per second (right), one row per level</text>\n",
-          out);
-    for (size_t i = 0; i < plot->count; i++) {
-        const struct level *level = &plot->levels[i];
-        double top = HEADER + ROW * (double)i;
-        if (level->has_level)
-            fprintf(out, "<text x=\"20\" y=\"%.1f\" class=\"level\">c%lu: %lu client%s</text>\n",
-                    top + 28, level->clients, level->clients, level->clients == 1 ? "" : "s");
-        else
-            fprintf(out, "<text x=\"20\" y=\"%.1f\" class=\"level\">without a level</text>\n",
-                    top + 28);
-        draw_latency(out, level, top);
-        draw_timeline(out, level, top);
+    memset(row, 0, sizeof *row);
+    if (latency_figure(&row->latency, level) != 0 || timeline_figure(&row->timeline, level) != 0)
+        return -1;
+    row->draw_latency = plot_has_data(&row->latency);
+    row->draw_timeline = plot_has_data(&row->timeline);
+    int latency = row->draw_latency ? plot_height(&row->latency) : 0;
+    int timeline = row->draw_timeline ? plot_height(&row->timeline) : 0;
+    if (latency < 0 || timeline < 0) return -1;
+    row->height = latency > timeline ? latency : timeline;
+    if (row->height < 120) row->height = 120; /* room for the line that says why not */
+    return 0;
+}
+
+/* ---- the SVG document ---- */
+
+#define MARGIN 20
+#define HEADER 64      /* the title and what the rows show */
+#define LEVEL_LABEL 40 /* a row's level, above its figures */
+#define ROW_GAP 16
+#define FIGURE_GAP 20
+#define WIDTH (2 * MARGIN + 2 * PLOT_WIDTH + FIGURE_GAP)
+
+static const char style[] =
+    PLOT_STYLE "text{font-family:sans-serif;fill:#222}.title{font-size:18px;font-weight:bold}"
+               ".level{font-size:15px;font-weight:bold}.label{font-size:12px}\n";
+
+static void no_figure(FILE *out, double x, double top, const char *why)
+{
+    char a[HTML_NUMBER_MAX], b[HTML_NUMBER_MAX];
+    fprintf(out, "<text class=\"label\" x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n",
+            html_coord(x + PLOT_WIDTH / 2.0, a), html_coord(top + 60, b), why);
+}
+
+static int draw_row(FILE *out, const struct level *level, const struct row *row, double top)
+{
+    if (level->has_level)
+        fprintf(out, "<text x=\"%d\" y=\"%.0f\" class=\"level\">c%lu: %lu client%s</text>\n",
+                MARGIN, top + 26, level->clients, level->clients, level->clients == 1 ? "" : "s");
+    else
+        fprintf(out, "<text x=\"%d\" y=\"%.0f\" class=\"level\">without a level</text>\n", MARGIN,
+                top + 26);
+    double figures = top + LEVEL_LABEL, left = MARGIN, right = MARGIN + PLOT_WIDTH + FIGURE_GAP;
+    if (row->draw_latency) {
+        if (plot_write_svg(out, &row->latency, left, figures) != 0) return -1;
+    } else {
+        no_figure(out, left, figures,
+                  level->curve_count ? "no latency above 0 ms at this level (a log scale)"
+                                     : "no latency metrics at this level");
     }
-    fputs("</svg>\n", out);
+    if (row->draw_timeline) return plot_write_svg(out, &row->timeline, right, figures);
+    no_figure(out, right, figures, "no requests_per_second timeline at this level");
+    return 0;
+}
+
+/* Writes the whole SVG. Returns 0, or -1 when memory ran out. */
+static int draw(FILE *out, const struct levels *doc, const char *title)
+{
+    struct row *rows = calloc(doc->count, sizeof *rows);
+    if (rows == NULL) return -1;
+    int failed = 0;
+    double height = HEADER;
+    for (size_t i = 0; i < doc->count && !failed; i++) {
+        failed = row_make(&rows[i], &doc->levels[i]);
+        height += LEVEL_LABEL + rows[i].height + ROW_GAP;
+    }
+    if (!failed) {
+        fprintf(out,
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
+                "viewBox=\"0 0 %d %.0f\">\n<title>",
+                WIDTH, height, WIDTH, height);
+        html_text(out, title);
+        fprintf(out, "</title>\n<style>\n%s</style>\n", style);
+        fprintf(out, "<rect width=\"%d\" height=\"%.0f\" fill=\"white\"/>\n", WIDTH, height);
+        fputs("<text x=\"20\" y=\"32\" class=\"title\">", out);
+        html_text(out, title);
+        fputs("</text>\n<text x=\"20\" y=\"52\" class=\"label\">latency percentiles (left) and "
+              "completed requests per second (right), one row per level</text>\n",
+              out);
+        double top = HEADER;
+        for (size_t i = 0; i < doc->count && !failed; i++) {
+            failed = draw_row(out, &doc->levels[i], &rows[i], top);
+            top += LEVEL_LABEL + rows[i].height + ROW_GAP;
+        }
+        fputs("</svg>\n", out);
+    }
+    for (size_t i = 0; i < doc->count; i++) {
+        plot_free(&rows[i].latency);
+        plot_free(&rows[i].timeline);
+    }
+    free(rows);
+    return failed ? -1 : 0;
+}
+
+/* Draws into memory first: running out of memory half-way leaves no half an SVG. */
+static int write_svg(const struct levels *doc, const char *path, const char *output)
+{
+    char title[256];
+    snprintf(title, sizeof title, "loadstats plot: %s", input_name(path));
+    char *svg = NULL;
+    size_t len = 0;
+    FILE *memory = open_memstream(&svg, &len);
+    if (memory == NULL) return no_memory("plot", "for the SVG");
+    int drawn = draw(memory, doc, title);
+    bool broken = ferror(memory) != 0; /* the buffer could not grow */
+    if (fclose(memory) != 0 || broken || drawn != 0) {
+        free(svg);
+        return no_memory("plot", "drawing the SVG");
+    }
+    FILE *out = stdout;
+    if (output != NULL && strcmp(output, "-") != 0) out = fopen(output, "w");
+    int status;
+    if (out == NULL) {
+        status = cannot_write("plot", output);
+    } else {
+        fwrite(svg, 1, len, out);
+        status = finish_output("plot", out, output ? output : "standard output");
+    }
+    free(svg);
+    return status;
 }
 
 int cmd_plot(int argc, char **argv)
@@ -392,29 +378,20 @@ int cmd_plot(int argc, char **argv)
     if (status != CMD_PROCEED) return status;
     const char *path = files[0];
 
-    struct plot plot = {0};
-    struct docread_options read_options = {.on_metric = collect_metric, .ctx = &plot};
+    struct levels doc = {0};
+    struct docread_options read_options = {.on_metric = collect_metric, .ctx = &doc};
     struct docread_result result;
     status = read_document("plot", path, &read_options, &result);
     docread_result_free(&result);
-    if (status == EXIT_FINE && plot.count == 0) {
+    if (status == EXIT_FINE && doc.count == 0) {
         complain("plot", "%s: nothing to draw: no latency_* or requests_per_second metrics",
                  input_name(path));
         status = EXIT_FAILS;
     }
     if (status == EXIT_FINE) {
-        qsort(plot.levels, plot.count, sizeof *plot.levels, by_clients);
-        FILE *out = stdout;
-        if (output != NULL && strcmp(output, "-") != 0) out = fopen(output, "w");
-        if (out == NULL) {
-            status = cannot_write("plot", output);
-        } else {
-            char title[256];
-            snprintf(title, sizeof title, "loadstats plot: %s", input_name(path));
-            draw(out, &plot, title);
-            status = finish_output("plot", out, output ? output : "standard output");
-        }
+        qsort(doc.levels, doc.count, sizeof *doc.levels, by_clients);
+        status = write_svg(&doc, path, output);
     }
-    plot_free(&plot);
+    levels_free(&doc);
     return status;
 }

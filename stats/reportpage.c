@@ -11,6 +11,7 @@
 
 #include "stats/cpuwork.h"
 #include "stats/htmlout.h"
+#include "stats/svgplot.h"
 
 static const char style_sheet[] =
     "body{font:14px/1.45 sans-serif;color:#1a1a1a;background:#fff;margin:1.5em auto;"
@@ -25,12 +26,7 @@ static const char style_sheet[] =
     ".warn{background:#fde8d8;font-weight:bold}.regressed{background:#fde8d8}"
     ".improved{background:#dff0e6}\n"
     "figure{margin:1em 0;break-inside:avoid}figcaption{font-size:12px;color:#444;"
-    "max-width:660px}\n"
-    "svg.chart{font:12px sans-serif;background:#fff}\n"
-    ".figure-title{font-size:14px;font-weight:bold}.plot-area{fill:none;stroke:#888}\n"
-    ".grid{stroke:#e4e4e4}.tick{fill:#333;font-size:11px}.axis-label{fill:#111}\n"
-    ".mark{stroke:#000;stroke-dasharray:5 3}.mark-label{font-size:11px}\n"
-    ".note{color:#444}\n"
+    "max-width:660px}\n" PLOT_STYLE ".note{color:#444}\n"
     "@media print{body{max-width:none}section{break-inside:auto}}\n";
 
 /* ---- levels and names ---- */

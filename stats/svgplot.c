@@ -220,20 +220,30 @@ void plot_draw_y_axis(FILE *out, const struct plot_frame *f, const char *const *
 
 /* ---- the figure, markers and legend ---- */
 
-void plot_figure_open(FILE *out, const char *kind, const char *title, int height, int *figures)
+/* The figure's <svg> and its title; `at`, when not NULL, places it in an
+ * enclosing SVG document, which then also learns its kind. */
+static void svg_open(FILE *out, const char *kind, const char *title, int height, const double *at)
 {
-    ++*figures;
-    fprintf(out,
-            "<figure class=\"figure\" id=\"figure-%d\" data-kind=\"%s\">\n"
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" "
-            "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
-            *figures, kind, PLOT_WIDTH, height, PLOT_WIDTH, height);
+    char x[HTML_NUMBER_MAX], y[HTML_NUMBER_MAX];
+    fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\"", out);
+    if (at != NULL)
+        fprintf(out, " data-kind=\"%s\" x=\"%s\" y=\"%s\"", kind, html_coord(at[0], x),
+                html_coord(at[1], y));
+    fprintf(out, " width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
+            PLOT_WIDTH, height, PLOT_WIDTH, height);
     html_text(out, title);
     fputs("\">\n<title>", out);
     html_text(out, title);
     fputs("</title>\n<text class=\"figure-title\" x=\"12\" y=\"22\">", out);
     html_text(out, title);
     fputs("</text>\n", out);
+}
+
+void plot_figure_open(FILE *out, const char *kind, const char *title, int height, int *figures)
+{
+    ++*figures;
+    fprintf(out, "<figure class=\"figure\" id=\"figure-%d\" data-kind=\"%s\">\n", *figures, kind);
+    svg_open(out, kind, title, height, NULL);
 }
 
 void plot_figure_close(FILE *out, const char *caption)
@@ -411,26 +421,37 @@ static bool same_style(struct series_style a, struct series_style b)
     return strcmp(a.colour, b.colour) == 0 && strcmp(a.dash, b.dash) == 0 && a.marker == b.marker;
 }
 
-int plot_write(FILE *out, const struct plot *p, int *figures)
+/* One legend entry per distinct name and style, in order (malloc'd), or NULL
+ * when memory ran out. */
+static struct plot_legend_entry *legend_of(const struct plot *p, size_t *n_entries)
 {
-    /* one legend entry per distinct name and style, in order; without room
-     * for them the figure is not drawn at all, never drawn without its legend */
     struct plot_legend_entry *entries = calloc(p->n_series ? p->n_series : 1, sizeof *entries);
-    if (entries == NULL) return -1;
-    size_t n_entries = 0;
+    *n_entries = 0;
+    if (entries == NULL) return NULL;
     for (size_t s = 0; s < p->n_series; s++) {
         bool seen = false;
-        for (size_t e = 0; e < n_entries && !seen; e++)
+        for (size_t e = 0; e < *n_entries && !seen; e++)
             seen = strcmp(entries[e].name, p->series[s].name) == 0 &&
                    same_style(entries[e].style, p->series[s].style);
         if (!seen)
-            entries[n_entries++] =
+            entries[(*n_entries)++] =
                 (struct plot_legend_entry){p->series[s].name, p->series[s].style, false,
                                            p->series[s].markers || p->series[s].n == 1};
     }
-    double legend_h = plot_legend_height(entries, n_entries);
-    int height = (int)(TITLE_HEIGHT + 8 + PLOT_HEIGHT + AXIS_BELOW + legend_h + 4);
+    return entries;
+}
 
+static int chart_height(const struct plot_legend_entry *entries, size_t n_entries)
+{
+    return (int)(TITLE_HEIGHT + 8 + PLOT_HEIGHT + AXIS_BELOW +
+                 plot_legend_height(entries, n_entries) + 4);
+}
+
+/* What is inside the figure's <svg> after its title: the frame, axes, marks,
+ * series and legend. */
+static void draw_chart(FILE *out, const struct plot *p, const struct plot_legend_entry *entries,
+                       size_t n_entries)
+{
     struct plot_frame f = {MARGIN_LEFT,
                            PLOT_WIDTH - MARGIN_RIGHT,
                            TITLE_HEIGHT + 8,
@@ -443,7 +464,6 @@ int plot_write(FILE *out, const struct plot *p, int *figures)
     data_range(p, false, &lo, &hi);
     plot_fit_axis(&f.y, lo, hi * (f.y.scale == PLOT_LINEAR ? 1.04 : 1)); /* headroom */
 
-    plot_figure_open(out, p->kind, p->title, height, figures);
     char a[HTML_NUMBER_MAX], b[HTML_NUMBER_MAX], c[HTML_NUMBER_MAX], d[HTML_NUMBER_MAX],
         e[HTML_NUMBER_MAX], g[HTML_NUMBER_MAX];
     fprintf(out, "<rect class=\"plot-area\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/>\n",
@@ -468,7 +488,41 @@ int plot_write(FILE *out, const struct plot *p, int *figures)
         draw_series(out, &f, &p->series[s]);
     fputs("</g>\n", out);
     plot_draw_legend(out, entries, n_entries, f.bottom + AXIS_BELOW);
+}
+
+int plot_write(FILE *out, const struct plot *p, int *figures)
+{
+    /* without room for the legend the figure is not drawn at all, never
+     * drawn without its legend */
+    size_t n_entries;
+    struct plot_legend_entry *entries = legend_of(p, &n_entries);
+    if (entries == NULL) return -1;
+    plot_figure_open(out, p->kind, p->title, chart_height(entries, n_entries), figures);
+    draw_chart(out, p, entries, n_entries);
     free(entries);
     plot_figure_close(out, p->caption);
+    return 0;
+}
+
+int plot_height(const struct plot *p)
+{
+    size_t n_entries;
+    struct plot_legend_entry *entries = legend_of(p, &n_entries);
+    if (entries == NULL) return -1;
+    int height = chart_height(entries, n_entries);
+    free(entries);
+    return height;
+}
+
+int plot_write_svg(FILE *out, const struct plot *p, double x, double y)
+{
+    size_t n_entries;
+    struct plot_legend_entry *entries = legend_of(p, &n_entries);
+    if (entries == NULL) return -1;
+    const double at[2] = {x, y};
+    svg_open(out, p->kind, p->title, chart_height(entries, n_entries), at);
+    draw_chart(out, p, entries, n_entries);
+    free(entries);
+    fputs("</svg>\n", out);
     return 0;
 }

@@ -1,9 +1,11 @@
-/* svgplot.h — one figure of the report as inline SVG: a title, a plot area
- * with labelled axes (linear, logarithmic, or HdrHistogram's percentile axis
- * on a log scale of 1/(1-p)), lines and markers, vertical marks, and a legend
- * below. Each part carries a class (figure, x-axis, y-axis, legend, data) so
- * the browser tests can find it. Line charts are built whole by plot_write;
- * other kinds (stacked bars) use the frame functions underneath. */
+/* svgplot.h — one figure as SVG, for the report page and for `loadstats
+ * plot`: a title, a plot area with labelled axes (linear, logarithmic, or
+ * HdrHistogram's percentile axis on a log scale of 1/(1-p)), lines and
+ * markers, vertical marks, and a legend below. Each part carries a class
+ * (figure, x-axis, y-axis, legend, data) so the browser tests can find it.
+ * Line charts are built whole by plot_write (in an HTML <figure>) or
+ * plot_write_svg (inside an SVG document); other kinds (stacked bars) use the
+ * frame functions underneath. */
 #ifndef LOADGEN_STATS_SVGPLOT_H
 #define LOADGEN_STATS_SVGPLOT_H
 
@@ -12,6 +14,14 @@
 #include <stdio.h>
 
 #include "stats/palette.h"
+
+/* How the parts look, by their classes: for the <style> of the page or the
+ * SVG document the figures are in. */
+#define PLOT_STYLE                                                                                 \
+    "svg.chart{font:12px sans-serif;background:#fff}\n"                                            \
+    ".figure-title{font-size:14px;font-weight:bold}.plot-area{fill:none;stroke:#888}\n"            \
+    ".grid{stroke:#e4e4e4}.tick{fill:#333;font-size:11px}.axis-label{fill:#111}\n"                 \
+    ".mark{stroke:#000;stroke-dasharray:5 3}.mark-label{font-size:11px}\n"
 
 enum plot_scale {
     PLOT_LINEAR,
@@ -69,6 +79,14 @@ bool plot_has_data(const struct plot *p);
 /* Writes the figure; *figures counts the page's figures (for ids). -1, with
  * nothing written, when memory ran out. */
 int plot_write(FILE *out, const struct plot *p, int *figures);
+
+/* The height in pixels of the figure (PLOT_WIDTH wide), as plot_write_svg
+ * draws it; -1 when memory ran out. */
+int plot_height(const struct plot *p);
+
+/* Writes the figure as an <svg> element at (x, y) of an SVG document: no
+ * HTML around it and no caption. -1, with nothing written, when memory ran out. */
+int plot_write_svg(FILE *out, const struct plot *p, double x, double y);
 
 void plot_free(struct plot *p);
 

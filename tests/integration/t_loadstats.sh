@@ -795,11 +795,25 @@ m = {"c18446744073709551615.requests": {"unit": "count", "samples": [1]},
      "c7.watch..cpu_s": {"unit": "seconds", "samples": [0.5]},
      "c7.watch.t.x.y.z.rss_bytes": {"unit": "bytes", "samples": [1, 2]},
      "c7.latency_warm_ms": {"unit": "seconds", "samples": [0.001] * 3},
+     "c7.latency_warm_ms\u0001": {"unit": "milliseconds", "samples": [2, 3]},
+     "c7.latency_<b>&amp;'_%s_ms" % ("\u4e2d" * 30): {"unit": "milliseconds", "samples": [4]},
      "c7.requests_per_second": {"unit": "requests_per_second", "samples": [5, 0, 7]}}
 json.dump({"metrics": m}, open(sys.argv[1], "w"))
 PY
     run_tool $r/out $r/err "$LOADSTATS" report -o $r/names.html $r/names.json
     assert_eq "$RC" 0 "report of odd metric names"
+    # plot writes them with the report's writer: an SVG that parses, each
+    # name shown, what XML cannot hold as '?' (a legend cuts the long one)
+    run_tool $r/names.svg $r/err "$LOADSTATS" plot $r/names.json
+    assert_eq "$RC" 0 "plot of odd metric names: $(head -c 300 $r/err)"
+    python3 - $r/names.svg <<'PY' || fail "plot's SVG of odd metric names"
+import sys
+import xml.etree.ElementTree as ET
+text = "".join(ET.parse(sys.argv[1]).getroot().itertext())
+for want in ("latency_warm_ms (n=3,", "latency_warm_ms? (n=2,", "latency_<b>&amp;'_\u4e2d",
+             "\u4e2d? (n=1,", "c7: 7 clients"):
+    assert want in text, "%r is not in the SVG's text" % want
+PY
     # the watch table's CPU is in cores, and its requests per CPU second is
     # the one summary prints (it once read cpu_s as milliseconds: 1000x off)
     "$LOADSTATS" summary $r/a.json >$r/summary.txt
