@@ -142,7 +142,8 @@ static const struct cmd_spec merge_spec = {
         "    connections, bytes_received, scheduled, unsent, ...) are summed; a document\n"
         "    without the key adds 0;\n"
         "  - per-second timelines (requests_per_second, generator_cpu_s, watch.<NAME>.cpu_s)\n"
-        "    are added second by second;\n"
+        "    are added second by second, over the seconds every input's level ran;\n"
+        "  - how long a level ran (ran_s) is the shortest input's;\n"
         "  - samples (latencies, phases) are pooled, never averaged. Where --max-samples or\n"
         "    --max-doc-bytes cut an input (its descriptor's \"seen\" says how many it saw),\n"
         "    each input gives samples in proportion to its true count, so the pool stays a\n"
@@ -391,6 +392,12 @@ static void report_merge(const struct stats_merge *merge, const struct merge_inp
                 fprintf(stderr, "; merged from the %zu document%s that %s it\n", m->documents,
                         m->documents == 1 ? "" : "s", m->documents == 1 ? "has" : "have");
         }
+        if (m->kind == STATS_KIND_SPAN && m->n == 1 && m->longest > m->samples[0])
+            complain("merge",
+                     "warning: \"%s\": the inputs ran this level for %g to %g s (one was cut "
+                     "short); the merge keeps the shortest, and the level's per-second "
+                     "timelines end with the last whole second every input ran",
+                     key, m->samples[0], m->longest);
         if (m->lengths_differ)
             complain("merge",
                      "warning: the %s timelines of \"%s\" have different lengths; seconds "

@@ -3,6 +3,7 @@
  * each input's samples and true count side by side. */
 #include "stats/merge.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,11 @@ int stats_merge_add(struct stats_merge *merge, size_t document, const char *key,
                  "\"%.100s\" is an exact count and must have one sample, not %zu", key, n);
         return -1;
     }
+    if (kind == STATS_KIND_SPAN && n != 1) {
+        snprintf(error, error_size,
+                 "\"%.100s\" is how long a level ran and must have one sample, not %zu", key, n);
+        return -1;
+    }
     if (seen < n) {
         snprintf(error, error_size,
                  "\"%.100s\" holds %zu samples but its descriptor says it saw only %llu", key, n,
@@ -135,17 +141,53 @@ static void sum_counts(struct stats_merged_metric *m, size_t documents)
     m->seen = 1;
 }
 
-static void add_timelines(struct stats_merged_metric *m, size_t documents, size_t longest)
+/* The level ran as long as its shortest input ran: from there on, a second
+ * would hold only some inputs' work, and read as a drop in the rate. */
+static void shortest_span(struct stats_merged_metric *m, size_t documents)
+{
+    double shortest = INFINITY, longest = 0.0;
+    for (size_t d = 0; d < documents; d++)
+        if (m->parts[d].n == 1) {
+            double x = m->parts[d].samples[0];
+            if (x < shortest) shortest = x;
+            if (x > longest) longest = x;
+        }
+    m->samples[0] = isfinite(shortest) ? shortest : 0.0;
+    m->longest = longest;
+    m->n = 1;
+    m->seen = 1;
+}
+
+/* The whole seconds of a timeline's level that every input ran (its merged
+ * ran_s; one for a level shorter than a second, as the generators write
+ * it), or 0 when no input says how long its level ran. */
+static size_t seconds_every_input_ran(const struct stats_merge *merge, const char *key)
+{
+    unsigned long clients;
+    const char *metric;
+    if (!stats_key_level(key, &clients, &metric)) return 0;
+    char span_key[40];
+    snprintf(span_key, sizeof span_key, "c%lu.ran_s", clients);
+    long at = keyindex_find(&merge->keys, span_key, strlen(span_key));
+    if (at < 0) return 0;
+    const struct stats_merged_metric *span = &merge->metrics[at];
+    if (span->kind != STATS_KIND_SPAN || span->n != 1) return 0;
+    double whole = floor(span->samples[0]);
+    return whole >= 1 ? (size_t)whole : 1;
+}
+
+static void add_timelines(struct stats_merged_metric *m, size_t documents, size_t length)
 {
     for (size_t d = 0; d < documents; d++) {
         const struct stats_merge_part *p = &m->parts[d];
         if (p->n == 0) continue;
-        if (p->n != longest) m->lengths_differ = true;
-        for (size_t i = 0; i < p->n; i++)
+        if (p->n < length) m->lengths_differ = true;
+        if (p->n > length) m->cut = true;
+        for (size_t i = 0; i < p->n && i < length; i++)
             m->samples[i] += p->samples[i];
     }
-    m->n = longest;
-    m->seen = longest;
+    m->n = length;
+    m->seen = length;
 }
 
 /* Samples are pooled; a weighted draw replaces the plain concatenation when an
@@ -205,38 +247,48 @@ static int pool_samples(struct stats_merged_metric *m, size_t documents,
     return 0;
 }
 
+static int finish_metric(const struct stats_merge *merge, const char *key,
+                         struct stats_merged_metric *m, const struct stats_merge_options *options,
+                         struct stats_rng *rng)
+{
+    if (m->kind == STATS_KIND_SAMPLES || m->kind == STATS_KIND_GAUGE)
+        return pool_samples(m, merge->documents, options, rng);
+    size_t longest = 1;
+    for (size_t d = 0; d < merge->documents; d++)
+        if (m->parts[d].n > longest) longest = m->parts[d].n;
+    m->samples = calloc(longest, sizeof *m->samples);
+    if (m->samples == NULL) return -1;
+    if (m->kind == STATS_KIND_COUNT) {
+        sum_counts(m, merge->documents);
+    } else if (m->kind == STATS_KIND_SPAN) {
+        shortest_span(m, merge->documents);
+    } else {
+        size_t ran = seconds_every_input_ran(merge, key);
+        add_timelines(m, merge->documents, ran && ran < longest ? ran : longest);
+    }
+    return 0;
+}
+
 int stats_merge_finish(struct stats_merge *merge, const struct stats_merge_options *options,
                        char *error, size_t error_size)
 {
     if (merge->finished) return 0;
     struct stats_rng rng;
     stats_rng_seed(&rng, options->seed);
-    for (size_t i = 0; i < merge->keys.count; i++) {
-        struct stats_merged_metric *m = &merge->metrics[i];
-        int rc = 0;
-        if (m->kind == STATS_KIND_SAMPLES || m->kind == STATS_KIND_GAUGE) {
-            rc = pool_samples(m, merge->documents, options, &rng);
-        } else {
-            size_t longest = 1;
-            for (size_t d = 0; d < merge->documents; d++)
-                if (m->parts[d].n > longest) longest = m->parts[d].n;
-            m->samples = calloc(longest, sizeof *m->samples);
-            if (m->samples == NULL)
-                rc = -1;
-            else if (m->kind == STATS_KIND_COUNT)
-                sum_counts(m, merge->documents);
-            else
-                add_timelines(m, merge->documents, longest);
+    /* the spans first: a timeline is cut where its level's span ends */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < merge->keys.count; i++) {
+            struct stats_merged_metric *m = &merge->metrics[i];
+            if ((m->kind == STATS_KIND_SPAN) != (pass == 0)) continue;
+            if (finish_metric(merge, merge->keys.keys[i], m, options, &rng) != 0) {
+                snprintf(error, error_size, "merging \"%.100s\"", merge->keys.keys[i]);
+                return -1;
+            }
+            for (size_t d = 0; d < merge->documents; d++) {
+                free(m->parts[d].samples);
+                m->parts[d].samples = NULL;
+            }
         }
-        if (rc != 0) {
-            snprintf(error, error_size, "merging \"%.100s\"", merge->keys.keys[i]);
-            return -1;
-        }
-        for (size_t d = 0; d < merge->documents; d++) {
-            free(m->parts[d].samples);
-            m->parts[d].samples = NULL;
-        }
-    }
     merge->finished = true;
     return 0;
 }

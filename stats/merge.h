@@ -1,8 +1,9 @@
 /* merge.h — one collector document from the documents of several generators
  * that ran the same levels at the same time (shards of one run on several
  * hosts). Each metric is merged by its kind (metrickind.h): exact counts are
- * summed, per-second timelines added second by second, samples pooled, and
- * gauges kept apart under a key per document; where --max-samples cut an
+ * summed, per-second timelines added second by second over the seconds every
+ * input's level ran, samples pooled, gauges kept apart under a key per
+ * document, and a level's length (ran_s) is the shortest; where --max-samples cut an
  * input, the pool is drawn in proportion to each input's true count, so it
  * stays a uniform sample of all requests. */
 #ifndef LOADGEN_STATS_MERGE_H
@@ -33,7 +34,9 @@ struct stats_merged_metric {
     size_t n;
     uint64_t seen;       /* for samples: how many samples the merged ones stand for */
     bool drawn;          /* samples were drawn in proportion to the true counts */
-    bool lengths_differ; /* timelines of different lengths were added */
+    bool lengths_differ; /* a timeline shorter than the merged one was added (as 0s) */
+    bool cut;            /* a timeline longer than its level's shortest ran_s was cut */
+    double longest;      /* a span (ran_s): the longest input's; samples[0] the shortest */
 };
 
 struct stats_merge {

@@ -121,6 +121,8 @@ const char *stats_metric_kind_name(enum stats_metric_kind kind)
         return "timeline";
     case STATS_KIND_GAUGE:
         return "gauge";
+    case STATS_KIND_SPAN:
+        return "span";
     default:
         return "samples";
     }

@@ -1,8 +1,8 @@
 /* metrickind.h — what a metric is, looked up in the one table of metric kinds
  * (stats/metrickinds.def): an exact count, per-request samples, a per-second
- * timeline or a gauge, which direction is worse, whether a document may lack
- * it, and the unit the generators write it in. merge, export, compare and
- * summary decide by it, and so do the generators and the tests' checkers. */
+ * timeline, a gauge or how long the level ran, which direction is worse, whether a document may
+ * lack it, and the unit the generators write it in. merge, export, compare and summary decide by
+ * it, and so do the generators and the tests' checkers. */
 #ifndef LOADGEN_STATS_METRICKIND_H
 #define LOADGEN_STATS_METRICKIND_H
 
@@ -16,6 +16,7 @@ enum stats_metric_kind {
     STATS_KIND_TIMELINE, /* requests_per_second, generator_cpu_s: one value per second */
     STATS_KIND_SAMPLES,  /* latencies and phases: one sample per request or connection */
     STATS_KIND_GAUGE,    /* generator_rss_bytes, loop_lag_ms, watch.*_bytes: a state per second */
+    STATS_KIND_SPAN,     /* ran_s: how long the level ran, one value per level */
 };
 
 /* What the table says of one metric. */
@@ -41,7 +42,7 @@ void stats_metric_info(const char *key, enum stats_unit unit, struct stats_metri
 /* The kind alone. */
 enum stats_metric_kind stats_metric_kind(const char *key, enum stats_unit unit);
 
-/* "count", "samples", "timeline", "gauge". */
+/* "count", "samples", "timeline", "gauge", "span". */
 const char *stats_metric_kind_name(enum stats_metric_kind kind);
 
 /* The unit the generators write a metric in (its name without a level,

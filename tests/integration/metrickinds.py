@@ -61,7 +61,7 @@ def row(key, unit):
 
 
 def kind(key, unit):
-    """'count', 'samples', 'timeline' or 'gauge'."""
+    """'count', 'samples', 'timeline', 'gauge' or 'span'."""
     return row(key, unit)["kind"]
 
 

@@ -260,7 +260,8 @@ shardify() {
 
 # merged_by_kind A B MERGED: every key of MERGED is what its kind (the table of
 # stats/metrickinds.def, read by metrickinds.py) makes of A and B: counts
-# summed, timelines added second by second, samples pooled (the same multiset),
+# summed, timelines added second by second (over the whole seconds of the
+# shorter ran_s of their level), a level's ran_s the shorter, samples pooled (the same multiset),
 # gauges kept apart (c<N>.shard0.<metric> is A's, shard1 B's; input0/input1
 # without --shards). Prints the keys checked per kind.
 merged_by_kind() {
@@ -269,7 +270,7 @@ import json, re, sys
 sys.path.insert(0, sys.argv[1])
 import metrickinds
 a, b, m = (json.load(open(p))["metrics"] for p in sys.argv[2:5])
-kinds = {"count": [], "timeline": [], "samples": [], "gauge": []}
+kinds = {"count": [], "timeline": [], "samples": [], "gauge": [], "span": []}
 for key, v in m.items():
     kind = metrickinds.kind(key, v["unit"])
     empty = {"unit": v["unit"], "samples": []}
@@ -281,6 +282,12 @@ for key, v in m.items():
         x, y = a.get(key, empty)["samples"], b.get(key, empty)["samples"]
         if kind == "timeline":
             want = [p + q for p, q in zip(x, y)] + (x[len(y):] if len(x) > len(y) else y[len(x):])
+            ran = [d[key.split(".")[0] + ".ran_s"]["samples"][0] for d in (a, b)
+                   if key.split(".")[0] + ".ran_s" in d]
+            if ran:
+                want = want[:max(1, int(min(ran)))]
+        elif kind == "span":
+            want = [min(x + y)]
         elif kind == "count":
             want = [sum(x) + sum(y)]
         else:

@@ -81,6 +81,7 @@ static void test_metric_kinds_follow_name_and_unit(void **state)
         {"c64.rx_dropped", STATS_UNIT_COUNT, STATS_KIND_COUNT},
         {"c64.bytes_received", STATS_UNIT_BYTES, STATS_KIND_COUNT},
         {"c64.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, STATS_KIND_TIMELINE},
+        {"c64.ran_s", STATS_UNIT_SECONDS, STATS_KIND_SPAN},
         {"c64.latency_warm_ms", STATS_UNIT_MILLISECONDS, STATS_KIND_SAMPLES},
         {"c64.send_lag_ms", STATS_UNIT_MILLISECONDS, STATS_KIND_SAMPLES},
         {"c64.generator_rss_bytes", STATS_UNIT_BYTES, STATS_KIND_GAUGE},
@@ -304,6 +305,66 @@ static void test_timelines_are_added_second_by_second(void **state)
     stats_merge_free(&m);
 }
 
+/* A level one input ran for 2.5 s (interrupted) and another for 60 s: the
+ * seconds past the second the first stopped in hold only the second's work,
+ * and would read as the rate of the merged level falling. */
+static void test_timelines_end_with_the_seconds_every_input_ran(void **state)
+{
+    struct stats_merge m;
+    stats_merge_init(&m, 3);
+    add(&m, 0, "c8.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, (double[]){10, 20}, 2);
+    add(&m, 0, "c8.ran_s", STATS_UNIT_SECONDS, (double[]){2.5}, 1);
+    add(&m, 1, "c8.ran_s", STATS_UNIT_SECONDS, (double[]){60}, 1);
+    add(&m, 1, "c8.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, (double[]){1, 2, 3, 4, 5},
+        5);
+    add(&m, 1, "c8.generator_cpu_s", STATS_UNIT_SECONDS, (double[]){0.5, 0.5, 0.5}, 3);
+    /* a level the third document lacks its span for, and one shorter than a second */
+    add(&m, 2, "c8.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, (double[]){100}, 1);
+    add(&m, 0, "c2.ran_s", STATS_UNIT_SECONDS, (double[]){0.4}, 1);
+    add(&m, 0, "c2.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, (double[]){500}, 1);
+    add(&m, 1, "c2.ran_s", STATS_UNIT_SECONDS, (double[]){3}, 1);
+    add(&m, 1, "c2.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, (double[]){1, 2, 3}, 3);
+    finish(&m, 0, 1);
+    const struct stats_merged_metric *span = find(&m, "c8.ran_s");
+    assert_true(only_sample(&m, "c8.ran_s") == 2.5 && span->longest == 60);
+    const struct stats_merged_metric *rps = find(&m, "c8.requests_per_second");
+    assert_int_equal(rps->n, 2);
+    assert_true(rps->samples[0] == 111 && rps->samples[1] == 22);
+    assert_true(rps->cut);
+    assert_true(rps->lengths_differ); /* the third document's second 1 counts as 0 */
+    const struct stats_merged_metric *cpu = find(&m, "c8.generator_cpu_s");
+    assert_int_equal(cpu->n, 2);
+    assert_true(cpu->cut && !cpu->lengths_differ);
+    assert_true(only_sample(&m, "c2.ran_s") == 0.4);
+    assert_true(only_sample(&m, "c2.requests_per_second") == 501);
+    stats_merge_free(&m);
+
+    /* levels that ran as long as each other keep every second */
+    stats_merge_init(&m, 2);
+    for (size_t d = 0; d < 2; d++) {
+        add(&m, d, "c4.ran_s", STATS_UNIT_SECONDS, (double[]){3}, 1);
+        add(&m, d, "c4.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, (double[]){1, 2, 3},
+            3);
+    }
+    finish(&m, 0, 1);
+    rps = find(&m, "c4.requests_per_second");
+    assert_int_equal(rps->n, 3);
+    assert_true(rps->samples[2] == 6 && !rps->cut && !rps->lengths_differ);
+    assert_true(find(&m, "c4.ran_s")->longest == 3);
+    stats_merge_free(&m);
+
+    /* a span is one value per level */
+    stats_merge_init(&m, 1);
+    char error[256];
+    double *samples = copy_of((double[]){1, 2}, 2);
+    assert_int_equal(
+        stats_merge_add(&m, 0, "c1.ran_s", STATS_UNIT_SECONDS, &samples, 2, 2, error, sizeof error),
+        -1);
+    assert_non_null(strstr(error, "one sample"));
+    free(samples);
+    stats_merge_free(&m);
+}
+
 /* ---- the weighted draw ---- */
 
 static void test_draw_plan_is_proportional_to_true_counts(void **state)
@@ -466,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_one_sample_latencies_are_pooled_not_summed),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_timelines_are_added_second_by_second),
+        cmocka_unit_test(test_timelines_end_with_the_seconds_every_input_ran),
         cmocka_unit_test(test_gauges_are_kept_apart_per_document),
         cmocka_unit_test(test_generator_cpu_is_added_second_by_second),
         cmocka_unit_test(test_draw_plan_is_proportional_to_true_counts),
