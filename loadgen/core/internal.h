@@ -186,7 +186,8 @@ struct lg_worker {
     size_t rbuf_len;
     /* timing */
     uint64_t level_start_ns, deadline_ns;
-    uint64_t sec_end_ns; /* end of the current whole second of the timeline */
+    uint64_t loop_end_ns; /* its deadline, or when an interrupt stopped the loop */
+    uint64_t sec_end_ns;  /* end of the current whole second of the timeline */
     size_t sec_index;
     /* the latest clock read of the current event (0: none yet): a request
      * that starts or ends in the event never reads an earlier one */

@@ -125,29 +125,38 @@ static int collect_series(struct lg_levels *lv, struct lg_level_result *res)
     return rc;
 }
 
-/* requests_per_second and errors_per_second: whole seconds of the level; a
- * level shorter than a second gets one sample, its count over its length. */
+/* requests_per_second and errors_per_second: the whole seconds the level ran
+ * (ran_ns: to its deadline, or to the interrupt that stopped it). The seconds
+ * after an interrupt are not the level's, and the part of a second before it
+ * would read as a drop in the rate: neither is a sample. A level that ran less
+ * than a second gets one sample, its count over the time it ran; one that
+ * never ran (stopped before its start), none. */
 static int collect_timeline(struct lg_levels *lv, struct lg_level_result *res, const char *name,
-                            bool errors)
+                            bool errors, uint64_t ran_ns)
 {
     const struct lg_worker *ws = lv->ws;
-    const struct lg_config *cfg = lv->cfg;
     size_t tl = ws[0].store.timeline_len;
-    double *per_second = calloc(tl ? tl : 1, sizeof(*per_second));
+    uint64_t whole = ran_ns / LG_NS_PER_S;
+    size_t n = whole ? (whole < tl ? (size_t)whole : tl) : ran_ns > 0;
+    double *per_second = calloc(n ? n : 1, sizeof(*per_second));
     if (!per_second) return -1;
-    uint64_t whole = cfg->duration_ns / LG_NS_PER_S;
-    for (size_t k = 0; k < tl; k++)
+    for (size_t k = 0; k < n; k++)
         for (unsigned i = 0; i < lv->nw; i++)
             per_second[k] +=
                 (double)(errors ? ws[i].store.error_timeline[k] : ws[i].store.timeline[k]);
-    if (whole == 0 && tl == 1) per_second[0] = per_second[0] / ((double)cfg->duration_ns / 1e9);
-    return lg_result_add(res, name, "requests_per_second", per_second, tl, tl);
+    if (whole == 0 && n == 1) per_second[0] = per_second[0] / ((double)ran_ns / 1e9);
+    return lg_result_add(res, name, "requests_per_second", per_second, n, n);
 }
 
-static int collect_rate(struct lg_levels *lv, struct lg_level_result *res)
+/* ran_s, how long the level ran, then its per-second series over that time. */
+static int collect_rate(struct lg_levels *lv, struct lg_level_result *res, uint64_t ran_ns)
 {
-    if (collect_timeline(lv, res, "requests_per_second", false) < 0) return -1;
-    return collect_timeline(lv, res, "errors_per_second", true);
+    double *ran = malloc(sizeof(*ran));
+    if (!ran) return -1;
+    *ran = (double)ran_ns / 1e9;
+    if (lg_result_add(res, "ran_s", stats_metric_unit_name("ran_s"), ran, 1, 1) < 0) return -1;
+    if (collect_timeline(lv, res, "requests_per_second", false, ran_ns) < 0) return -1;
+    return collect_timeline(lv, res, "errors_per_second", true, ran_ns);
 }
 
 /* The error count of each class beyond the engine's first (errors.<class>). */
@@ -234,10 +243,10 @@ static int collect_error_details(struct lg_levels *lv, struct lg_level_result *r
 }
 
 /* Merges the workers' stores into the level's named metrics. */
-static int level_collect(struct lg_levels *lv, struct lg_level_result *res)
+static int level_collect(struct lg_levels *lv, struct lg_level_result *res, uint64_t ran_ns)
 {
     uint64_t totals[LG_C__COUNT] = {0};
-    if (collect_series(lv, res) < 0 || collect_rate(lv, res) < 0 ||
+    if (collect_series(lv, res) < 0 || collect_rate(lv, res, ran_ns) < 0 ||
         collect_counters(lv, res, totals) < 0)
         return -1;
     for (unsigned i = 0; i < lv->nw; i++) {
@@ -337,6 +346,19 @@ static void cohort_abandon(struct lg_levels *lv)
     }
 }
 
+/* How long the level ran: to its deadline, or to the moment the last loop
+ * stopped when an interrupt stopped them before it (what a loop completed
+ * until then is the level's; a loop stopped in the drain ran to the
+ * deadline). An open loop stopped within its lead ends before its start: 0. */
+static uint64_t level_ran(const struct lg_levels *lv, uint64_t start, uint64_t deadline)
+{
+    uint64_t until = 0;
+    for (unsigned i = 0; i < lv->nw; i++)
+        if (lv->ws[i].loop_end_ns > until) until = lv->ws[i].loop_end_ns;
+    if (until > deadline) until = deadline;
+    return until > start ? until - start : 0;
+}
+
 /* Runs the workers from `start` until they have all ended. */
 static void workers_run(struct lg_levels *lv, unsigned clients, uint64_t start)
 {
@@ -391,11 +413,12 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     for (unsigned i = 0; i < lv->nw; i++) {
         lv->ws[i].level_start_ns = start;
         lv->ws[i].deadline_ns = start + cfg->duration_ns;
+        lv->ws[i].loop_end_ns = 0;
     }
     level_active = true;
     placed = false; /* the workers tear their clients down */
     workers_run(lv, clients, start);
-    uint64_t end = lg_now_ns();
+    uint64_t ran_ns = level_ran(lv, start, start + cfg->duration_ns);
     out = LG_LEVEL_NOT_RUN;
     if (lg_control_failure(lv->run)) goto out; /* nothing of this level will be reported */
 
@@ -406,12 +429,10 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     res->actual_start_ns = wall;
     res->interrupted = lg_control_interrupted(lv->run) != 0;
     res->transport = lv->ws[0].tp->name;
-    /* (an open loop stopped within its lead ends before its start) */
-    uint64_t until = end < start + cfg->duration_ns ? end : start + cfg->duration_ns;
-    res->seconds = until > start ? (double)(until - start) / 1e9 : 0.;
+    res->seconds = (double)ran_ns / 1e9;
     for (unsigned j = 0; j < mine; j++)
         if (co.clients[j].attempts == 0) res->idle_clients++;
-    if (level_collect(lv, res) < 0 || collect_client_attempts(res, &co, mine) < 0) goto out;
+    if (level_collect(lv, res, ran_ns) < 0 || collect_client_attempts(res, &co, mine) < 0) goto out;
     level_active = false;
     if (lg_control_level_end(lv->run, res) < 0) goto out;
     /* the level's last samples (sampling, --watch) may have failed the run */

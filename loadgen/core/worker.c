@@ -238,6 +238,9 @@ void lg_worker_run_level(struct lg_worker *w)
         }
         ev_run(loop, 0);
     }
+    /* a loop that was not stopped ran to its deadline, whatever the clock
+     * says now: libev may fire the deadline's timer a little before it */
+    w->loop_end_ns = w->stopped ? lg_now_ns() : w->deadline_ns;
 
     lg_wakewatch_loop_stop(w);
     ev_timer_stop(loop, &w->deadline_timer);

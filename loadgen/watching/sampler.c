@@ -79,8 +79,13 @@ int lg_sampler_collect(struct lg_run_ctx *run, struct lg_level_result *res)
 {
     struct lg_sampler *smp = &run->sampler;
     /* The last whole second's tick may come after the deadline ended the
-     * loop; a level shorter than a second gets one sample, all of its CPU. */
+     * loop; a level shorter than a second gets one sample, all of its CPU.
+     * An interrupted level's seconds end with the last whole one it ran, as
+     * its requests_per_second do: the part of a second before the signal
+     * is no second's CPU. */
     uint64_t whole = smp->cfg->duration_ns / LG_NS_PER_S;
+    uint64_t ran = (uint64_t)res->seconds;
+    if (ran < whole) whole = ran;
     if (smp->n_cpu < (whole ? whole : 1)) cpu_sample(run);
     double *v = malloc(smp->n_cpu * sizeof(*v));
     if (!v) return -1;

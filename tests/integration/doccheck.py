@@ -9,7 +9,12 @@ non-empty map of metrics, each with a known unit and a non-empty list of finite
 numbers. Every level that carries client_attempts (one sample per client) must
 show every client making progress: each client made at least one attempt
 (unless --idle-clients-ok: the test expects an invalid level), and the
-clients' attempts add up to the level's attempts. --invariants checks, for every level, the accounting identities:
+clients' attempts add up to the level's attempts. Such a level (a generator's,
+or a merge of them) also says how long it ran (ran_s, one sample >= 0), and
+its requests_per_second and errors_per_second hold one sample per whole second
+of that time (one when it ran less than a second, none when it did not run):
+an interrupted level's series end with the last whole second it ran.
+--invariants checks, for every level, the accounting identities:
 attempts = requests + errors + unfinished, errors = sum of errors.<class>,
 scheduled = attempts + unsent (open loop),
 requests = cold + warm latency samples (when nothing was sampled away).
@@ -93,8 +98,10 @@ def levels_of(m):
 def client_progress(m, idle_ok=False):
     """Every level carrying client_attempts shows each client's progress:
     the clients' attempts add up to the level's, there are no more of them
-    than clients, and (unless idle_ok) each made an attempt. [] when so."""
-    v, _, s = counts(m)
+    than clients, and (unless idle_ok) each made an attempt; the level says
+    how long it ran (ran_s) and its per-second series hold one sample per
+    whole second of that. [] when so."""
+    v, n, s = counts(m)
     errs = []
     for c in levels_of(m):
         p = "c%d." % c
@@ -109,6 +116,15 @@ def client_progress(m, idle_ok=False):
                         % (p, idle, len(per), min(per), max(per)))
         if len(per) > c:
             errs.append("%s client_attempts has %d samples for %d clients" % (p, len(per), c))
+        ran = s(p + "ran_s")
+        if len(ran) != 1 or ran[0] < 0 or m[p + "ran_s"]["unit"] != "seconds":
+            errs.append("%s ran_s must be one sample >= 0 in seconds, got %s" % (p, ran))
+            continue
+        whole = max(1, math.floor(ran[0])) if ran[0] > 0 else 0
+        for series in ("requests_per_second", "errors_per_second"):
+            if n(p + series) != whole:
+                errs.append("%s%s has %d samples for a level that ran %s s (%d whole seconds)"
+                            % (p, series, n(p + series), ran[0], whole))
     return errs
 
 

@@ -334,6 +334,7 @@ t_merge_shards_of_httpload_types_every_metric() {
     done
     grep -q "^timeline: errors_per_second generator_cpu_s requests_per_second$" "$W/kinds" ||
         fail "requests_per_second, errors_per_second and generator_cpu_s not added second by second"
+    grep -q "^span: ran_s$" "$W/kinds" || fail "ran_s was not merged as the shortest span"
 }
 
 t_merge_shards_of_dnsload_sums_rcodes_one_shard_lacks() {

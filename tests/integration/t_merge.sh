@@ -106,7 +106,14 @@ t_an_interrupted_shard_is_refused_unless_partial_is_allowed() {
     merge_shards partial "$W/w0.json" "$W/c1.json" --allow-partial
     assert_eq "$RC" 3 "--allow-partial merges it and exits 3"
     assert_contains "$W/partial.err" "lack what the interrupted shards did not measure; exit status 3"
-    doc "$W/partial.json" --invariants "v('c2.connections')==2"
+    # the cut shard ran about a second of the two: the merged level's seconds
+    # are those both shards ran (a second only the whole one ran would read as
+    # the rate halving), and ran_s is the cut shard's
+    assert_contains "$W/partial.err" "\"c2.ran_s\": the inputs ran this level for"
+    local cut_ran
+    cut_ran=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["metrics"]["c2.ran_s"]["samples"][0])' "$W/c1.json")
+    doc "$W/partial.json" --invariants "v('c2.connections')==2" "0<v('c2.ran_s')==$cut_ran<2" \
+        "n('c2.requests_per_second')==1"
 }
 
 t_a_cut_document_without_true_counts_is_refused() {

@@ -92,6 +92,60 @@ t_signal_in_the_drain_window() {
     doc $O --invariants "v('c2.unfinished')==2" "v('c2.attempts')==2"
 }
 
+# The level a signal cuts short ran less than planned: its per-second series
+# end with the last whole second it ran (ran_s says how long), so their
+# median is the rate it ran at, not 0 from the seconds it never ran. The first
+# level (2 s) is whole; the signal comes 1.3 s into the second.
+t_interrupted_level_series_end_where_it_stopped() {
+    signalled INT 3.3 "$HTTPLOAD" --levels 2,4 -d 2s --meta "$TMPROOT/cut.meta.json" "$BASE/"
+    assert_eq "$RC" 130 "exit status"
+    doc $O --invariants "levels()==[2,4]" "s('c2.ran_s')==[2]" "n('c2.requests_per_second')==2" \
+        "0<v('c4.ran_s')<2" "n('c4.requests_per_second')==int(v('c4.ran_s'))>=1" \
+        "n('c4.generator_cpu_s')<=max(1,int(v('c4.ran_s')))"
+    interrupted_rate_is_the_rate_it_ran_at "$O" 4
+    python3 - "$TMPROOT/cut.meta.json" "$O" <<'PY' || fail "--meta's levels: how long each ran"
+import json, sys
+meta, m = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["metrics"]
+for level in meta["levels"]:
+    c = "c%d." % level["clients"]
+    if level["seconds"] != m[c + "ran_s"]["samples"][0] or level["interrupted"] != (c == "c4."):
+        sys.exit("level %s: seconds %s, interrupted %s; the document's ran_s %s"
+                 % (c, level["seconds"], level["interrupted"], m[c + "ran_s"]["samples"]))
+PY
+}
+
+# The same for dnsload's open loop, planned for a minute and stopped after 2.5 s.
+t_interrupted_open_loop_series_end_where_it_stopped() {
+    need_knot || { fail "knot did not start"; return; }
+    signalled INT 2.5 "$DNSLOAD" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' \
+        -c 4 -R 2000 -d 1m
+    assert_eq "$RC" 130 "exit status"
+    doc $O --invariants "0<v('c4.ran_s')<3" "n('c4.requests_per_second')==int(v('c4.ran_s'))>=1" \
+        "v('c4.scheduled')<=2000*v('c4.ran_s')+4"
+    interrupted_rate_is_the_rate_it_ran_at "$O" 4
+}
+
+# interrupted_rate_is_the_rate_it_ran_at DOC CLIENTS: loadstats summary's
+# median of the level's requests_per_second is at least half its highest
+# second and half its requests over the time it ran (a series padded with the
+# seconds it never ran has a median of 0).
+interrupted_rate_is_the_rate_it_ran_at() {
+    "$LOADSTATS" summary --json "$1" >"$TMPROOT/cut.summary.json" || fail "loadstats summary $1"
+    python3 - "$1" "$TMPROOT/cut.summary.json" "c$2." <<'PY' || fail "the level's rate in loadstats summary"
+import json, sys
+m, summary, c = json.load(open(sys.argv[1]))["metrics"], json.load(open(sys.argv[2])), sys.argv[3]
+rps = summary[c + "requests_per_second"]
+ran = m.get(c + "ran_s", {"samples": [float("nan")]})["samples"][0]
+ran_at = m[c + "requests"]["samples"][0] / ran
+print("median %s requests/s over %d seconds (highest %s); %s/s over the %s s it ran"
+      % (rps["median"], rps["n"], rps["max"], ran_at, ran))
+if not rps["median"] >= rps["max"] / 2:
+    sys.exit("median %s requests/s of seconds whose highest is %s" % (rps["median"], rps["max"]))
+if not rps["median"] >= ran_at / 2:
+    sys.exit("median %s requests/s for a level that ran at %s/s" % (rps["median"], ran_at))
+PY
+}
+
 # The same moments with the options that start threads or change the loops:
 # --log starts its writer thread (it used to start before the signals were
 # blocked, so SIGTERM killed the run with exit 143 and no document), --watch
