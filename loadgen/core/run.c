@@ -158,6 +158,36 @@ static void level_notes(const struct lg_config *cfg, const struct lg_level_resul
     resume_note(cfg, r);
 }
 
+/* An interrupted level's errors against --max-error-rate, said on stderr
+ * when they exceed it (the run exits 130 all the same). Its unfinished
+ * requests are those the interrupt cut off: they neither failed nor
+ * succeeded, so they are not the target's errors and are left out of the
+ * rate's both terms; the line says how many there were. */
+static void interrupted_error_rate(const struct lg_config *cfg, const struct lg_level_result *r)
+{
+    double bad = (double)(r->errors + r->unsent);
+    double tried = (double)(r->attempts - r->unfinished + r->unsent);
+    double rate = tried > 0 ? bad / tried : 0;
+    if (bad == 0 || rate <= cfg->max_error_rate) return;
+    if (cfg->rate > 0)
+        fprintf(stderr,
+                "%s: level c%u: %llu errors and %llu unsent of the %llu scheduled requests "
+                "not cut off by the interrupt (%.4g%%) exceed --max-error-rate %g",
+                cfg->tool, r->clients, (unsigned long long)r->errors, (unsigned long long)r->unsent,
+                (unsigned long long)(r->scheduled - r->unfinished), rate * 100,
+                cfg->max_error_rate);
+    else
+        fprintf(stderr,
+                "%s: level c%u: %llu errors in the %llu attempts not cut off by the interrupt "
+                "(%.4g%%) exceed --max-error-rate %g",
+                cfg->tool, r->clients, (unsigned long long)r->errors,
+                (unsigned long long)(r->attempts - r->unfinished), rate * 100, cfg->max_error_rate);
+    if (r->unfinished)
+        fprintf(stderr, " (%llu more were in flight when it came)",
+                (unsigned long long)r->unfinished);
+    fputc('\n', stderr);
+}
+
 /* The exit status of levels that ran, with the reason on stderr. */
 static int run_status(const struct lg_config *cfg, const struct lg_level_result *results,
                       size_t done)
@@ -178,6 +208,10 @@ static int run_status(const struct lg_config *cfg, const struct lg_level_result 
     }
     for (size_t l = 0; l < done && status == LG_EXIT_OK; l++) {
         const struct lg_level_result *r = &results[l];
+        if (r->interrupted) {
+            interrupted_error_rate(cfg, r);
+            continue;
+        }
         /* in an open loop, a request that was due but never sent failed too */
         double bad = (double)(r->errors + r->unfinished + r->unsent);
         double tried = (double)(r->attempts + r->unsent);

@@ -35,10 +35,12 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
     if (cfg->shard_count > 1)
         snprintf(shard, sizeof(shard), " (shard %u/%u: %u clients)", cfg->shard_index,
                  cfg->shard_count, r->shard_clients);
-    fprintf(out, "%s: level c%u%s: %llu requests in %.2fs (%.1f/s), %llu errors, %llu unfinished",
+    /* an interrupted level's unfinished requests are what the signal cut off */
+    fprintf(out, "%s: level c%u%s: %llu requests in %.2fs (%.1f/s), %llu errors, %llu unfinished%s",
             cfg->tool, r->clients, shard, (unsigned long long)r->requests, r->seconds,
             (double)r->requests / secs, (unsigned long long)r->errors,
-            (unsigned long long)r->unfinished);
+            (unsigned long long)r->unfinished,
+            r->interrupted && r->unfinished ? " (cut off by the interrupt)" : "");
     if (cfg->rate > 0) /* a shard is asked for its clients' share of the rate */
         fprintf(out, "; rate %.1f/s of %.1f/s requested", (double)r->attempts / secs,
                 lg_shard_rate(cfg->rate, r->clients, r->shard_clients));
