@@ -388,8 +388,9 @@ static void levels_tables(FILE *out, const struct report_page *page, const unsig
     fputs("<section id=\"levels\">\n<h2>Levels</h2>\n<table class=\"counts\">\n", out);
     header_row(out, counts, COUNT_OF(counts));
     each_row(out, page, levels, n_levels, counts_row);
-    fputs("</table>\n<p class=\"note\">requests/s is the mean of the level's per-second "
-          "timeline; the error classes carry the first reason the generator gave.</p>\n"
+    fputs("</table>\n<p class=\"note\">seconds is how long the level ran; requests/s is the "
+          "mean of its per-second timeline over those seconds; the error classes carry the first "
+          "reason the generator gave.</p>\n"
           "<table class=\"latency\">\n"
           "<tr><th></th><th colspan=\"6\">cold latency (ms)</th>"
           "<th colspan=\"6\">warm latency (ms)</th></tr>\n",

@@ -81,6 +81,7 @@ static struct report_level *level_for(struct report_run *run, unsigned long clie
     struct report_level *level = &run->levels[run->n_levels++];
     memset(level, 0, sizeof *level);
     level->clients = clients;
+    level->ran_s = NAN;
     return level;
 }
 
@@ -171,6 +172,10 @@ static int take_metric(void *ctx, struct docread_metric *metric)
     struct report_level *level = level_for(r->run, clients);
     if (level == NULL) goto out_of_memory;
 
+    if (strcmp(name, "ran_s") == 0) {
+        if (metric->n == 1 && metric->unit == STATS_UNIT_SECONDS) level->ran_s = metric->samples[0];
+        return 0;
+    }
     /* latencies and phases are drawn in milliseconds; a watched tree's
      * cpu_s in seconds (CPU seconds per second are cores) */
     if (stats_unit_is_time(metric->unit)) {
@@ -212,6 +217,19 @@ out_of_memory:
     return 1;
 }
 
+/* The seconds past the last whole one a level ran are not the level's: zeros
+ * there (an interrupted level's, in a document of a generator before ran_s)
+ * would read as its rate falling. */
+static void end_timelines_where_the_level_stopped(const struct report_run *run,
+                                                  struct report_level *level)
+{
+    double seconds = report_level_seconds(run, level);
+    if (!(seconds > 0)) return;
+    double whole = seconds >= 1 ? floor(seconds) : 1;
+    if ((double)level->rps_len > whole) level->rps_len = (size_t)whole;
+    if ((double)level->eps_len > whole) level->eps_len = (size_t)whole;
+}
+
 int report_run_read(const char *path, const char *meta_path, struct report_run *run, char *error,
                     size_t error_size)
 {
@@ -244,6 +262,8 @@ int report_run_read(const char *path, const char *meta_path, struct report_run *
         snprintf(error, error_size, "out of memory");
         return DOCREAD_NO_MEMORY;
     }
+    for (size_t i = 0; i < run->n_levels; i++)
+        end_timelines_where_the_level_stopped(run, &run->levels[i]);
     return 0;
 }
 
@@ -284,6 +304,7 @@ double report_level_seconds(const struct report_run *run, const struct report_le
 {
     const struct report_meta_level *m = report_meta_level(&run->meta, level->clients);
     if (m && isfinite(m->seconds) && m->seconds > 0) return m->seconds;
+    if (isfinite(level->ran_s) && level->ran_s > 0) return level->ran_s;
     return level->rps_len ? (double)level->rps_len : NAN;
 }
 

@@ -69,6 +69,7 @@ struct report_level {
     double phase_median_ms[REPORT_PHASES];
     double *rps, *eps; /* requests_per_second, errors_per_second (NULL when absent) */
     size_t rps_len, eps_len;
+    double ran_s; /* how long the level ran (its ran_s), NAN when the document does not say */
     struct report_watch *watch;
     size_t n_watch;
 };
@@ -81,7 +82,10 @@ struct report_run {
 };
 
 /* Reads the document at `path` and its descriptor: `meta_path`, or when it
- * is NULL the one beside it (X.json -> X.meta.json) if there is one. Returns
+ * is NULL the one beside it (X.json -> X.meta.json) if there is one. A
+ * level's per-second timelines end with the last whole second it ran (as
+ * report_level_seconds says): a document written before the generators
+ * ended an interrupted level's series there has zeros past it. Returns
  * 0, or the docread status (DOCREAD_INVALID, DOCREAD_IO unreadable, DOCREAD_NO_MEMORY) with one
  * line naming the input in `error`. */
 int report_run_read(const char *path, const char *meta_path, struct report_run *run, char *error,
@@ -94,7 +98,8 @@ const struct report_level *report_run_level(const struct report_run *run, unsign
 /* The level's mean requests per second (of its per-second timeline), NAN without one. */
 double report_level_rps(const struct report_level *level);
 
-/* The level's length in seconds: the descriptor's, else its timeline's; NAN when neither. */
+/* How long the level ran, in seconds: the descriptor's, else the document's
+ * ran_s, else its timeline's length; NAN when none says. */
 double report_level_seconds(const struct report_run *run, const struct report_level *level);
 
 /* Whether the level ran an open loop (it has `scheduled`). */

@@ -1,7 +1,8 @@
 /* test_report.c — the report's small pieces: people's numbers (thousands
  * separators, three significant digits, binary units, SVG coordinates),
- * escaping of untrusted text (into nothing XML 1.0 refuses), the percentile curve's points along
- * 1/(1-p), and requests per CPU second of a watched tree. */
+ * escaping of untrusted text (into nothing XML 1.0 refuses), the percentile
+ * curve's points along 1/(1-p), requests per CPU second of a watched tree,
+ * and a level's rate over the seconds it ran. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -151,6 +153,78 @@ static void test_requests_per_cpu_second(void **state)
     assert_true(isnan(stats_requests_per_cpu_second(NAN, 1)));
 }
 
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void read_level(const char *dir, const char *name, struct report_run *run,
+                       const struct report_level **level)
+{
+    char path[512], error[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (report_run_read(path, NULL, run, error, sizeof error) != 0) fail_msg("%s: %s", path, error);
+    *level = report_run_level(run, 8);
+    assert_non_null(*level);
+}
+
+/* An interrupted level's rate is over the seconds it ran: the seconds of its
+ * --duration it never ran are no zeros of its timeline, whether the document
+ * says how long it ran (ran_s) or only its descriptor does (a generator's
+ * document before ran_s, its timeline padded to the planned length). */
+static void test_a_level_s_rate_is_over_the_seconds_it_ran(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_report.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_file(dir, "new.json",
+               "{\"metrics\": {\"c8.ran_s\": {\"unit\": \"seconds\", \"samples\": [2.47]},\n"
+               "\"c8.requests_per_second\": {\"unit\": \"requests_per_second\", "
+               "\"samples\": [10000, 11000]}}}\n");
+    char old[2048] = "{\"metrics\": {\"c8.requests_per_second\": {\"unit\": "
+                     "\"requests_per_second\", \"samples\": [10000, 11000, 5000";
+    for (int i = 3; i < 60; i++)
+        strcat(old, ", 0");
+    strcat(old, "]}, \"c8.errors_per_second\": {\"unit\": \"requests_per_second\", \"samples\": "
+                "[0, 0, 0, 0, 0]}}}\n");
+    write_file(dir, "old.json", old);
+    write_file(dir, "old.meta.json",
+               "{\"levels\": [{\"clients\": 8, \"seconds\": 2.47, \"interrupted\": true}]}\n");
+    write_file(dir, "short.json",
+               "{\"metrics\": {\"c8.ran_s\": {\"unit\": \"seconds\", \"samples\": [0.4]},\n"
+               "\"c8.requests_per_second\": {\"unit\": \"requests_per_second\", "
+               "\"samples\": [500]}}}\n");
+    static const char *const names[] = {"new.json", "old.json"};
+    for (size_t i = 0; i < 2; i++) {
+        struct report_run run;
+        const struct report_level *level;
+        read_level(dir, names[i], &run, &level);
+        assert_int_equal(level->rps_len, 2);
+        assert_true(report_level_rps(level) == 10500);
+        assert_true(report_level_seconds(&run, level) == 2.47);
+        if (i == 1) assert_int_equal(level->eps_len, 2);
+        report_run_free(&run);
+    }
+    struct report_run run;
+    const struct report_level *level;
+    read_level(dir, "short.json", &run, &level);
+    assert_int_equal(level->rps_len, 1);
+    assert_true(report_level_rps(level) == 500 && report_level_seconds(&run, level) == 0.4);
+    report_run_free(&run);
+    static const char *const files[] = {"new.json", "old.json", "old.meta.json", "short.json"};
+    for (size_t i = 0; i < 4; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_text_is_always_xml),
         cmocka_unit_test(test_a_curve_steps_along_the_nines_and_ends_at_its_count),
         cmocka_unit_test(test_requests_per_cpu_second),
+        cmocka_unit_test(test_a_level_s_rate_is_over_the_seconds_it_ran),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
