@@ -5,9 +5,11 @@
  * run of millions of samples costs what a run of ten does. */
 #include "stats/bootstrap.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
+#include "stats/stats.h"
 #include "stats/studentt.h"
 #include "stats/variates.h"
 
@@ -42,19 +44,21 @@ static double resampled_percentile(const struct stats_run_metric *run, double q,
     /* the next order statistic lies above u, at the smallest of the n−k−1 uniforms beyond it */
     double next = u + (1.0 - u) * stats_beta(rng, 1.0, (double)(n - k - 1));
     double upper = at_rank(run, rank_of(next, n));
-    return lower + (upper - lower) * w;
+    return stats_interpolate(lower, upper, w);
 }
 
 static double resampled_mean(const struct stats_run_metric *run, struct stats_rng *rng)
 {
     if (run->len == run->n) { /* a small run: resampled sample by sample */
-        double sum = 0.0;
+        struct stats_running_mean sum = {0};
         for (size_t i = 0; i < run->n; i++)
-            sum += run->window[stats_rng_below(rng, run->n)];
-        return sum / (double)run->n;
+            stats_running_mean_add(&sum, run->window[stats_rng_below(rng, run->n)]);
+        return stats_running_mean_value(&sum);
     }
-    /* a large run: its resampled means are normal around its mean */
-    return run->mean + run->stddev / sqrt((double)run->n) * stats_normal(rng);
+    /* a large run: its resampled means are normal around its mean (within
+     * the doubles, which a mean near the largest could leave) */
+    double mean = run->mean + run->stddev / sqrt((double)run->n) * stats_normal(rng);
+    return isfinite(mean) ? mean : copysign(DBL_MAX, mean);
 }
 
 double stats_bootstrap_run(const struct stats_run_metric *run, enum stats_statistic statistic,
@@ -69,10 +73,11 @@ double stats_bootstrap_run(const struct stats_run_metric *run, enum stats_statis
 static double resampled_side(const struct stats_run_metric *const *runs, size_t n,
                              enum stats_statistic statistic, struct stats_rng *rng)
 {
-    double sum = 0.0;
+    struct stats_running_mean sum = {0};
     for (size_t i = 0; i < n; i++)
-        sum += stats_bootstrap_run(runs[stats_rng_below(rng, n)], statistic, rng);
-    return sum / (double)n;
+        stats_running_mean_add(&sum,
+                               stats_bootstrap_run(runs[stats_rng_below(rng, n)], statistic, rng));
+    return stats_running_mean_value(&sum);
 }
 
 static int by_value(const void *a, const void *b)
@@ -108,10 +113,10 @@ static double log_variance(const double *values, size_t b, size_t k)
 
 static double side_value(const struct stats_run_metric *const *runs, size_t n)
 {
-    double sum = 0.0;
+    struct stats_running_mean sum = {0};
     for (size_t i = 0; i < n; i++)
-        sum += runs[i]->value;
-    return sum / (double)n;
+        stats_running_mean_add(&sum, runs[i]->value);
+    return stats_running_mean_value(&sum);
 }
 
 static bool all_positive(const double *values, size_t n)

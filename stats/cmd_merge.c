@@ -158,9 +158,9 @@ static const struct cmd_spec merge_spec = {
         "has no such descriptor, that hold the same metrics and samples (a path given twice,\n"
         "a link, a copy).\n",
     .epilog = "Exit status: 0 merged, 1 an input is invalid or cut without true counts, units\n"
-              "conflict, one run is given twice or the shard set is refused, 2 usage or I/O\n"
-              "error, 3 merged an incomplete or interrupted set (--allow-partial), 4 out of\n"
-              "memory.\n",
+              "conflict, a sum is beyond a double, one run is given twice or the shard set is\n"
+              "refused, 2 usage or I/O error, 3 merged an incomplete or interrupted set\n"
+              "(--allow-partial), 4 out of memory.\n",
     .help_column = 26,
     .options = merge_options,
     .n_options = sizeof merge_options / sizeof *merge_options,
@@ -596,8 +596,13 @@ static int merge_inputs(struct merge_input *inputs, size_t count, const struct m
     if (status == EXIT_FINE && !s->shards) /* --shards refuses a shard index given twice */
         status = refuse_repeated_runs(inputs, count, true, s->allow_duplicate);
     char error[256];
-    if (status == EXIT_FINE && stats_merge_finish(&merge, &s->merge, error, sizeof error) != 0)
-        status = no_memory("merge", "%s", error);
+    int finished =
+        status == EXIT_FINE ? stats_merge_finish(&merge, &s->merge, error, sizeof error) : 0;
+    if (finished == -1) status = no_memory("merge", "%s", error);
+    if (finished == -2) {
+        complain("merge", "%s", error);
+        status = EXIT_FAILS;
+    }
     if (status == EXIT_FINE) {
         report_merge(&merge, inputs);
         status = write_file(s->output, "standard output", &merge, inputs, count, false);

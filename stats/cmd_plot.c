@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "stats/cmd.h"
+#include "stats/cpuwork.h"
 #include "stats/htmlout.h"
 #include "stats/metrickind.h"
 #include "stats/reportrun.h"
@@ -234,12 +235,9 @@ static int timeline_figure(struct plot *p, const struct level *level)
     snprintf(p->y.label, sizeof p->y.label, "requests per second (req/s)");
     p->x.from_zero = p->y.from_zero = true;
     if (level->rate == NULL) return 0;
-    double total = 0;
-    for (size_t i = 0; i < level->rate_len; i++)
-        total += level->rate[i];
     char name[128], mean[HTML_NUMBER_MAX];
     snprintf(name, sizeof name, "%.64s (%zu s, mean %s req/s)", level->rate_name, level->rate_len,
-             html_value(total / (double)level->rate_len, mean));
+             html_value(stats_mean(level->rate, level->rate_len), mean));
     return plot_add(p, name, palette_series(0), level->seconds, level->rate, level->rate_len,
                     level->rate_len <= 12);
 }

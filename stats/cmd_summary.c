@@ -211,30 +211,23 @@ static void print_table(struct summary_rows *all)
 }
 
 /* Each statistic of a metric over the runs that have it: the mean of the
- * runs' values, and their standard deviation (n − 1) as the spread. */
-static void over_runs(const struct stats_runset_metric *m, size_t n_runs, struct summary_row *row)
+ * runs' values, and their standard deviation (n − 1) as the spread. `values`
+ * has room for a value per run. */
+static void over_runs(const struct stats_runset_metric *m, size_t n_runs, double *values,
+                      struct summary_row *row)
 {
-    double sum[SUMMARY_FIELDS] = {0}, squares[SUMMARY_FIELDS] = {0}, v[SUMMARY_FIELDS];
+    double mean[SUMMARY_FIELDS], spread[SUMMARY_FIELDS], v[SUMMARY_FIELDS];
     size_t runs = 0, n = 0;
-    for (size_t k = 0; k < n_runs; k++) {
-        if (!m->runs[k].present) continue;
-        runs++;
-        n += m->runs[k].n;
-        summary_fields(&m->runs[k].summary, v);
-        for (size_t f = 0; f < SUMMARY_FIELDS; f++)
-            sum[f] += v[f];
-    }
-    double mean[SUMMARY_FIELDS], spread[SUMMARY_FIELDS];
-    for (size_t f = 0; f < SUMMARY_FIELDS; f++)
-        mean[f] = sum[f] / (double)runs;
-    for (size_t k = 0; k < n_runs; k++) {
-        if (!m->runs[k].present) continue;
-        summary_fields(&m->runs[k].summary, v);
-        for (size_t f = 0; f < SUMMARY_FIELDS; f++)
-            squares[f] += (v[f] - mean[f]) * (v[f] - mean[f]);
-    }
     for (size_t f = 0; f < SUMMARY_FIELDS; f++) {
-        spread[f] = runs > 1 ? stats_round2(sqrt(squares[f] / (double)(runs - 1))) : 0.0;
+        runs = n = 0;
+        for (size_t k = 0; k < n_runs; k++) {
+            if (!m->runs[k].present) continue;
+            n += m->runs[k].n;
+            summary_fields(&m->runs[k].summary, v);
+            values[runs++] = v[f];
+        }
+        stats_moments(values, runs, 1, &mean[f], &spread[f]);
+        spread[f] = stats_round2(spread[f]);
         mean[f] = stats_round2(mean[f]);
     }
     struct stats_summary *s = &row->summary, *d = &row->spread;
@@ -265,20 +258,23 @@ static int summarize_runs(const char *list, struct summary_rows *all)
                                          : EXIT_USAGE;
     }
     all->rows = calloc(set.keys.count ? set.keys.count : 1, sizeof *all->rows);
-    int status = all->rows ? EXIT_FINE : no_memory("summary", "for the rows");
+    double *values = malloc((set.n_runs ? set.n_runs : 1) * sizeof *values);
+    int status = all->rows && values ? EXIT_FINE : no_memory("summary", "for the rows");
     for (size_t i = 0; i < set.keys.count && status == EXIT_FINE; i++) {
         struct summary_row *row = &all->rows[i];
         row->key = strdup(set.keys.keys[i]);
         if (row->key == NULL) status = no_memory("summary", "for the rows");
         row->unit = set.metrics[i].unit;
         row->position = i;
-        over_runs(&set.metrics[i], set.n_runs, row);
-        double means = 0;
+        over_runs(&set.metrics[i], set.n_runs, values, row);
+        struct stats_running_mean means = {0};
         for (size_t k = 0; k < set.n_runs; k++)
-            if (set.metrics[i].runs[k].present) means += set.metrics[i].runs[k].mean;
-        row->mean = row->runs ? means / (double)row->runs : NAN;
+            if (set.metrics[i].runs[k].present)
+                stats_running_mean_add(&means, set.metrics[i].runs[k].mean);
+        row->mean = row->runs ? stats_running_mean_value(&means) : NAN;
         all->count++;
     }
+    free(values);
     stats_runset_free(&set);
     return status;
 }

@@ -31,20 +31,19 @@ static int gather(const struct stats_runset_metric *m, size_t n_runs, struct sid
     memset(side, 0, sizeof *side);
     side->runs = calloc(n_runs ? n_runs : 1, sizeof *side->runs);
     if (side->runs == NULL) return -1;
+    struct stats_running_mean value = {0}, p99 = {0}, cv = {0};
     for (size_t k = 0; k < n_runs; k++) {
         const struct stats_run_metric *run = &m->runs[k];
         if (!run->present) continue;
         side->runs[side->n++] = run;
         side->samples += run->n;
-        side->value += run->value;
-        side->p99 += run->summary.p99;
-        side->cv += run->summary.cv;
+        stats_running_mean_add(&value, run->value);
+        stats_running_mean_add(&p99, run->summary.p99);
+        stats_running_mean_add(&cv, run->summary.cv);
     }
-    if (side->n) {
-        side->value /= (double)side->n;
-        side->p99 /= (double)side->n;
-        side->cv /= (double)side->n;
-    }
+    side->value = stats_running_mean_value(&value);
+    side->p99 = stats_running_mean_value(&p99);
+    side->cv = stats_running_mean_value(&cv);
     return 0;
 }
 

@@ -131,7 +131,8 @@ int stats_merge_add(struct stats_merge *merge, size_t document, const char *key,
     return 0;
 }
 
-static void sum_counts(struct stats_merged_metric *m, size_t documents)
+/* Both return whether every sum is a double (a document has no infinity). */
+static bool sum_counts(struct stats_merged_metric *m, size_t documents)
 {
     double total = 0.0;
     for (size_t d = 0; d < documents; d++)
@@ -139,6 +140,7 @@ static void sum_counts(struct stats_merged_metric *m, size_t documents)
     m->samples[0] = total;
     m->n = 1;
     m->seen = 1;
+    return isfinite(total);
 }
 
 /* The level ran as long as its shortest input ran: from there on, a second
@@ -176,7 +178,7 @@ static size_t seconds_every_input_ran(const struct stats_merge *merge, const cha
     return whole >= 1 ? (size_t)whole : 1;
 }
 
-static void add_timelines(struct stats_merged_metric *m, size_t documents, size_t length)
+static bool add_timelines(struct stats_merged_metric *m, size_t documents, size_t length)
 {
     for (size_t d = 0; d < documents; d++) {
         const struct stats_merge_part *p = &m->parts[d];
@@ -188,6 +190,9 @@ static void add_timelines(struct stats_merged_metric *m, size_t documents, size_
     }
     m->n = length;
     m->seen = length;
+    for (size_t i = 0; i < length; i++)
+        if (!isfinite(m->samples[i])) return false;
+    return true;
 }
 
 /* Samples are pooled; a weighted draw replaces the plain concatenation when an
@@ -258,15 +263,16 @@ static int finish_metric(const struct stats_merge *merge, const char *key,
         if (m->parts[d].n > longest) longest = m->parts[d].n;
     m->samples = calloc(longest, sizeof *m->samples);
     if (m->samples == NULL) return -1;
+    bool finite = true;
     if (m->kind == STATS_KIND_COUNT) {
-        sum_counts(m, merge->documents);
+        finite = sum_counts(m, merge->documents);
     } else if (m->kind == STATS_KIND_SPAN) {
         shortest_span(m, merge->documents);
     } else {
         size_t ran = seconds_every_input_ran(merge, key);
-        add_timelines(m, merge->documents, ran && ran < longest ? ran : longest);
+        finite = add_timelines(m, merge->documents, ran && ran < longest ? ran : longest);
     }
-    return 0;
+    return finite ? 0 : -2;
 }
 
 int stats_merge_finish(struct stats_merge *merge, const struct stats_merge_options *options,
@@ -280,9 +286,17 @@ int stats_merge_finish(struct stats_merge *merge, const struct stats_merge_optio
         for (size_t i = 0; i < merge->keys.count; i++) {
             struct stats_merged_metric *m = &merge->metrics[i];
             if ((m->kind == STATS_KIND_SPAN) != (pass == 0)) continue;
-            if (finish_metric(merge, merge->keys.keys[i], m, options, &rng) != 0) {
+            int rc = finish_metric(merge, merge->keys.keys[i], m, options, &rng);
+            if (rc == -1) {
                 snprintf(error, error_size, "merging \"%.100s\"", merge->keys.keys[i]);
                 return -1;
+            }
+            if (rc == -2) {
+                snprintf(error, error_size,
+                         "\"%.100s\": its sum over the documents is beyond the largest double "
+                         "(1.8e308); not merged",
+                         merge->keys.keys[i]);
+                return -2;
             }
             for (size_t d = 0; d < merge->documents; d++) {
                 free(m->parts[d].samples);

@@ -73,8 +73,9 @@ int stats_merge_add(struct stats_merge *merge, size_t document, const char *key,
                     enum stats_unit unit, double **samples, size_t n, uint64_t seen, char *error,
                     size_t error_size);
 
-/* Computes every merged metric once all documents are in. Returns 0, or -1
- * when memory runs out (`error` says where). */
+/* Computes every merged metric once all documents are in. Returns 0; -1
+ * when memory runs out (`error` says where); or -2 when a count's or a
+ * second's sum over the documents is beyond a double (`error` names it). */
 int stats_merge_finish(struct stats_merge *merge, const struct stats_merge_options *options,
                        char *error, size_t error_size);
 

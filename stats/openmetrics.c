@@ -3,6 +3,7 @@
  * metrics first appear, because OpenMetrics forbids interleaving them. */
 #include "stats/openmetrics.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,7 +175,8 @@ int stats_om_add(struct stats_om *om, const char *key, enum stats_unit unit, dou
         s->quantiles[q] = stats_percentile_sorted(samples, n, stats_om_quantile_levels[q]);
     for (size_t i = 0; i < n; i++)
         s->sum += samples[i];
-    s->has_sum = samples[0] >= 0;
+    /* a sum beyond a double has no number to write: left out, as it may be */
+    s->has_sum = samples[0] >= 0 && isfinite(s->sum);
     return 0;
 }
 

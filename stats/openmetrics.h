@@ -22,7 +22,8 @@ struct stats_om_series {
     double value;                         /* a counter's total */
     double quantiles[STATS_OM_QUANTILES]; /* a summary's */
     double sum;
-    bool has_sum; /* left out when samples are negative: OpenMetrics sums are not */
+    bool has_sum; /* left out when samples are negative (OpenMetrics sums are not) or
+                     their sum overflows a double */
     size_t count;
 };
 

@@ -3,6 +3,7 @@
  * (sorted), so a number computed here and one computed there agree to the digit. */
 #include "stats/stats.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -11,8 +12,39 @@ double stats_round_to(double x, int decimals)
 {
     if (x == 0.0 || !isfinite(x)) return x;
     double factor = pow(10.0, decimals);
+    double scaled = x * factor;
+    /* a value this large has no fraction to round, and the harness's inf is no answer */
+    if (!isfinite(scaled)) return x;
     /* round() is half away from zero, like Rust's f64::round in the harness. */
-    return round(x * factor) / factor;
+    return round(scaled) / factor;
+}
+
+double stats_interpolate(double lo, double hi, double w)
+{
+    double span = hi - lo;
+    if (isfinite(span)) return lo + span * w;
+    return lo * (1.0 - w) + hi * w;
+}
+
+/* 2^-1000 brings the largest double to 2^24: a sum of any count of such
+ * values stays finite, and values too small to stay normal once scaled are
+ * too small to matter beside a sum that overflowed. */
+#define MEAN_SCALE 0x1p-1000
+
+void stats_running_mean_add(struct stats_running_mean *mean, double x)
+{
+    mean->sum += x;
+    mean->scaled += x * MEAN_SCALE;
+    mean->n++;
+}
+
+double stats_running_mean_value(const struct stats_running_mean *mean)
+{
+    if (mean->n == 0) return 0.0;
+    if (isfinite(mean->sum)) return mean->sum / (double)mean->n;
+    /* rounding may lift a mean of values at the largest double past it */
+    double scaled_back = mean->scaled / (double)mean->n / MEAN_SCALE;
+    return isfinite(scaled_back) ? scaled_back : copysign(DBL_MAX, scaled_back);
 }
 
 double stats_round2(double x)
@@ -30,22 +62,21 @@ double stats_percentile_sorted(const double *sorted, size_t n, double q)
     if (upper >= n) upper = n - 1;
     if (lower >= n) lower = n - 1;
     if (lower == upper) return sorted[lower];
-    double weight = rank - (double)lower;
-    return sorted[lower] + (sorted[upper] - sorted[lower]) * weight;
+    return stats_interpolate(sorted[lower], sorted[upper], rank - (double)lower);
 }
 
 /* The deviations |x − median| of a sorted array are two sorted runs meeting at
  * the median: walking outwards from it and always taking the smaller deviation
  * yields them in ascending order, so the k-th smallest needs no copy and no sort.
  * (m − x and x − m are exactly the |x − m| the harness computes.) */
-static double kth_deviation(const double *sorted, size_t n, double median, size_t k, size_t *left,
-                            size_t *right, size_t *taken, double *last)
+static double kth_deviation(const double *sorted, size_t n, double median, double scale, size_t k,
+                            size_t *left, size_t *right, size_t *taken, double *last)
 {
     /* *left is one past the next candidate on the low side (0 = exhausted);
      * *right is the next candidate on the high side (n = exhausted). */
     while (*taken <= k) {
-        double low = *left > 0 ? median - sorted[*left - 1] : INFINITY;
-        double high = *right < n ? sorted[*right] - median : INFINITY;
+        double low = *left > 0 ? median * scale - sorted[*left - 1] * scale : INFINITY;
+        double high = *right < n ? sorted[*right] * scale - median * scale : INFINITY;
         if (low <= high) {
             *last = low;
             (*left)--;
@@ -58,10 +89,9 @@ static double kth_deviation(const double *sorted, size_t n, double median, size_
     return *last;
 }
 
-double stats_mad_sorted(const double *sorted, size_t n, double median)
+/* The MAD of the samples times `scale`, a power of two (exact). */
+static double scaled_mad(const double *sorted, size_t n, double median, double scale)
 {
-    if (n == 0) return 0.0;
-    if (n == 1) return fabs(sorted[0] - median);
     /* Split point: everything before `split` is < median, the rest >= median. */
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -75,10 +105,20 @@ double stats_mad_sorted(const double *sorted, size_t n, double median)
     double last = 0.0;
     double rank = 0.5 * (double)(n - 1);
     size_t lower = (size_t)floor(rank), upper = (size_t)ceil(rank);
-    double at_lower = kth_deviation(sorted, n, median, lower, &left, &right, &taken, &last);
+    double at_lower = kth_deviation(sorted, n, median, scale, lower, &left, &right, &taken, &last);
     if (lower == upper) return at_lower;
-    double at_upper = kth_deviation(sorted, n, median, upper, &left, &right, &taken, &last);
+    double at_upper = kth_deviation(sorted, n, median, scale, upper, &left, &right, &taken, &last);
     return at_lower + (at_upper - at_lower) * (rank - (double)lower);
+}
+
+double stats_mad_sorted(const double *sorted, size_t n, double median)
+{
+    if (n == 0) return 0.0;
+    if (n == 1) return fabs(sorted[0] - median);
+    double mad = scaled_mad(sorted, n, median, 1.0);
+    /* a deviation beyond the largest double (samples of both signs near it):
+     * the deviations halved, whose median is half the MAD */
+    return isfinite(mad) ? mad : 2.0 * scaled_mad(sorted, n, median, 0.5);
 }
 
 /* An in-place introsort: glibc's qsort merge-sorts through a buffer as large
@@ -229,7 +269,7 @@ void stats_percentiles(double *samples, size_t n, const double *qs, size_t nq, d
         double hi = samples[lower + 1];
         for (size_t k = lower + 2; k < n; k++)
             if (samples[k] < hi) hi = samples[k];
-        out[i] = lo + (hi - lo) * weight;
+        out[i] = stats_interpolate(lo, hi, weight);
     }
 }
 
@@ -241,19 +281,43 @@ void stats_sort(double *samples, size_t n)
     intro_sort(samples, n, depth);
 }
 
-void stats_moments_sorted(const double *sorted, size_t n, double *mean, double *stddev)
+/* The sum of the squared deviations from `mean` of the values times `scale`. */
+static double scaled_squares(const double *values, size_t n, double mean, double scale)
 {
-    double sum = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sum += sorted[i];
-    *mean = n ? sum / (double)n : 0.0;
-    /* Population variance: the samples are every observation, not a draw. */
     double squares = 0.0;
     for (size_t i = 0; i < n; i++) {
-        double d = sorted[i] - *mean;
+        double d = values[i] * scale - mean * scale;
         squares += d * d;
     }
-    *stddev = n ? sqrt(squares / (double)n) : 0.0;
+    return squares;
+}
+
+void stats_moments(const double *values, size_t n, size_t ddof, double *mean, double *stddev)
+{
+    struct stats_running_mean sum = {0};
+    for (size_t i = 0; i < n; i++)
+        stats_running_mean_add(&sum, values[i]);
+    *mean = stats_running_mean_value(&sum);
+    *stddev = 0.0;
+    if (n <= ddof) return;
+    double squares = scaled_squares(values, n, *mean, 1.0);
+    if (isfinite(squares)) {
+        *stddev = sqrt(squares / (double)(n - ddof));
+        return;
+    }
+    /* a deviation past 1e154 squares beyond a double: scaled so the largest
+     * value is below 1, each deviation is below 2 */
+    double largest = 0.0;
+    for (size_t i = 0; i < n; i++)
+        largest = fmax(largest, fabs(values[i]));
+    double scale = ldexp(1.0, -(ilogb(largest) + 1));
+    *stddev = sqrt(scaled_squares(values, n, *mean, scale) / (double)(n - ddof)) / scale;
+}
+
+void stats_moments_sorted(const double *sorted, size_t n, double *mean, double *stddev)
+{
+    /* Population variance: the samples are every observation, not a draw. */
+    stats_moments(sorted, n, 0, mean, stddev);
 }
 
 int stats_summarize(double *samples, size_t n, struct stats_summary *out)
@@ -274,8 +338,10 @@ int stats_summarize(double *samples, size_t n, struct stats_summary *out)
     out->p99 = stats_round2(stats_percentile_sorted(samples, n, 0.99));
     out->p999 = stats_round2(stats_percentile_sorted(samples, n, 0.999));
     out->stddev = stats_round2(stddev);
-    /* A zero mean makes the ratio meaningless rather than infinite. */
-    out->cv = stats_round2(mean == 0.0 ? 0.0 : stddev / mean);
+    /* A zero mean makes the ratio meaningless rather than infinite (and so
+     * does a mean too near zero for the ratio to be a double). */
+    double cv = mean == 0.0 ? 0.0 : stddev / mean;
+    out->cv = stats_round2(isfinite(cv) ? cv : 0.0);
     out->mad = stats_round2(stats_mad_sorted(samples, n, median));
     return 0;
 }

@@ -32,12 +32,38 @@ double stats_mad_sorted(const double *sorted, size_t n, double median);
  * n sorted samples, unrounded: the values summary rounds. 0 and 0 for n == 0. */
 void stats_moments_sorted(const double *sorted, size_t n, double *mean, double *stddev);
 
+/* Mean (summed in the order given) and standard deviation over n − ddof (0:
+ * of a population, 1: of a sample; 0 when n ≤ ddof) of n values. Both are
+ * finite when the values are: where the plain sum or sum of squares would
+ * overflow, they are taken over the values scaled by a power of two (exact)
+ * and scaled back. */
+void stats_moments(const double *values, size_t n, size_t ddof, double *mean, double *stddev);
+
 /* Rounds to 2 decimals, half away from zero, exactly as the harness does
- * (round(x·100)/100); 0 and non-finite values pass unchanged. */
+ * (round(x·100)/100); 0 and non-finite values pass unchanged, and so does a
+ * value whose x·100 would overflow (it has no fraction left to round). */
 double stats_round2(double x);
 
 /* Same rounding to `decimals` places (0..15). */
 double stats_round_to(double x, int decimals);
+
+/* lo + (hi − lo)·w, the percentiles' interpolation (0 ≤ w ≤ 1); where hi − lo
+ * overflows (samples of both signs near the largest double) its equal
+ * lo·(1 − w) + hi·w, which cannot. */
+double stats_interpolate(double lo, double hi, double w);
+
+/* A mean of values added one at a time, finite when they are: their plain
+ * sum in the order added while that is finite, else their sum scaled by
+ * 2^-1000 (exact), which cannot overflow. Zero it to start. */
+struct stats_running_mean {
+    double sum, scaled;
+    size_t n;
+};
+
+void stats_running_mean_add(struct stats_running_mean *mean, double x);
+
+/* The mean of the values added; 0 for none. */
+double stats_running_mean_value(const struct stats_running_mean *mean);
 
 /* Sorts n doubles ascending (no NaN expected: documents never carry one). */
 void stats_sort(double *samples, size_t n);

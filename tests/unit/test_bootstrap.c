@@ -284,6 +284,49 @@ static void test_run_sets_read_lists_and_zero_missing_counts(void **state)
     free(c);
 }
 
+/* Runs of samples near the largest double: each side's statistic (a mean
+ * over its runs), the move and the interval are finite numbers, not the inf
+ * and nan of sums that overflow. */
+static void test_samples_near_the_largest_double_compare_finitely(void **state)
+{
+    char dir[] = "/tmp/test_bootstrap.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *const texts[] = {
+        "{\"metrics\": {\"c1.latency_warm_ms\": {\"unit\": \"milliseconds\", \"samples\": "
+        "[1.5e308, 1.6e308, 1.7e308]}}}",
+        "{\"metrics\": {\"c1.latency_warm_ms\": {\"unit\": \"milliseconds\", \"samples\": "
+        "[1.4e308, 1.5e308, 1.6e308]}}}"};
+    char *a = write_doc(dir, "a.json", texts[0]), *b = write_doc(dir, "b.json", texts[1]);
+    char base_list[1100], new_list[1100], error[512];
+    snprintf(base_list, sizeof base_list, "%s,%s", a, b);
+    snprintf(new_list, sizeof new_list, "%s,%s", b, b);
+    struct stats_runset base, current;
+    assert_int_equal(
+        stats_runset_read(&base, base_list, STATS_STAT_MEDIAN, true, error, sizeof error), 0);
+    assert_int_equal(
+        stats_runset_read(&current, new_list, STATS_STAT_MEDIAN, true, error, sizeof error), 0);
+    struct stats_compare_settings settings = STATS_COMPARE_SETTINGS_DEFAULT;
+    struct stats_compare_report report;
+    assert_int_equal(stats_compare_runsets(&base, &current, &settings, &report), 0);
+    const struct stats_comparison *c = &report.rows[0].result;
+    print_message("base %g new %g delta %g ratio %g [%g, %g]\n", c->base, c->current, c->delta_abs,
+                  c->ratio, c->ratio_low, c->ratio_high);
+    assert_true(fabs(c->base - 1.55e308) < 1e294 && c->current == 1.5e308);
+    assert_true(isfinite(c->delta_abs) && isfinite(c->delta_pct) &&
+                isfinite(report.rows[0].base_p99));
+    assert_true(fabs(c->ratio - 1.5 / 1.55) < 1e-12);
+    assert_true(c->ratio_low > 0 && c->ratio_low < c->ratio && c->ratio < c->ratio_high &&
+                isfinite(c->ratio_high));
+    stats_compare_report_free(&report);
+    stats_runset_free(&base);
+    stats_runset_free(&current);
+    unlink(a);
+    unlink(b);
+    rmdir(dir);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_runs_add_their_spread_to_the_interval),
         cmocka_unit_test(test_zero_bases_give_infinite_ratios),
         cmocka_unit_test(test_run_sets_read_lists_and_zero_missing_counts),
+        cmocka_unit_test(test_samples_near_the_largest_double_compare_finitely),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

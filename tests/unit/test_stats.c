@@ -1,8 +1,11 @@
 /* test_stats.c — every statistic of stats.h against hand-computed values
- * (n = 1, 2, 3, ties, zeros, all equal, heavy tails), the harness's rounding
- * at its x.xx5 edges, and the round-trip number formatter. */
+ * (n = 1, 2, 3, ties, zeros, all equal, heavy tails, samples near the largest
+ * double), the harness's rounding at its x.xx5 edges, and the round-trip
+ * number formatter. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -289,6 +292,105 @@ static void test_format_round_trips(void **state)
     assert_true(strtod(buf, NULL) == 9007199254740993.0);
 }
 
+/* Every statistic of finite samples is finite, however large they are: the
+ * harness's sum of three samples near 1e308 overflows, and its mean, stddev,
+ * cv and rounding with it (inf and nan, printed). */
+static bool summary_finite(const struct stats_summary *s)
+{
+    const double fields[] = {s->min, s->max,  s->mean,   s->median, s->p90, s->p95,
+                             s->p99, s->p999, s->stddev, s->cv,     s->mad};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        if (!isfinite(fields[i])) return false;
+    return true;
+}
+
+static bool near(double got, double want)
+{
+    return fabs(got - want) <= 1e-12 * fabs(want);
+}
+
+static void test_samples_near_the_largest_double_keep_every_statistic_finite(void **state)
+{
+    double large[] = {1.7e308, 1.5e308, 1.6e308};
+    struct stats_summary s = summarize(large, 3);
+    assert_true(summary_finite(&s));
+    assert_double_exact(s.min, 1.5e308); /* too large to have a fraction to round */
+    assert_double_exact(s.max, 1.7e308);
+    assert_double_exact(s.median, 1.6e308);
+    assert_true(near(s.mean, 1.6e308));
+    assert_true(near(s.stddev, sqrt(2.0 / 3.0) * 1e307));
+    assert_double_exact(s.cv, 0.05);
+    assert_true(near(s.mad, 1e307));
+
+    /* both signs: a span, deviations and interpolations beyond a double */
+    double both[] = {-1.7e308, 1.7e308, -1.7e308, 1.7e308};
+    s = summarize(both, 4);
+    assert_true(summary_finite(&s));
+    assert_double_exact(s.median, 0.0);
+    assert_double_exact(s.mean, 0.0);
+    assert_double_exact(s.stddev, 1.7e308);
+    assert_double_exact(s.mad, 1.7e308);
+    assert_double_exact(s.cv, 0.0);
+    double edges[] = {-DBL_MAX, DBL_MAX, DBL_MAX};
+    s = summarize(edges, 3);
+    assert_true(summary_finite(&s));
+    assert_double_exact(s.p90, DBL_MAX);
+    static const double qs[] = {0.1, 0.5, 0.9};
+    double got[3], unsorted[] = {DBL_MAX, -DBL_MAX, 1.0};
+    stats_percentiles(unsorted, 3, qs, 3, got);
+    for (int k = 0; k < 3; k++)
+        assert_true(isfinite(got[k]));
+
+    /* random samples of both signs near the largest double */
+    srand(7);
+    for (int round = 0; round < 200; round++) {
+        double v[9];
+        size_t n = 1 + (size_t)rand() % 9;
+        for (size_t i = 0; i < n; i++)
+            v[i] = (rand() % 2 ? -1 : 1) * DBL_MAX * (0.5 + 0.5 * rand() / (double)RAND_MAX);
+        s = summarize(v, n);
+        if (!summary_finite(&s))
+            fail_msg("round %d: a statistic of %zu samples is not finite", round, n);
+    }
+}
+
+static void test_round_passes_what_has_no_fraction(void **state)
+{
+    assert_double_exact(stats_round2(1.7e308), 1.7e308);
+    assert_double_exact(stats_round_to(DBL_MAX, 4), DBL_MAX);
+    assert_double_exact(stats_round_to(-DBL_MAX, 2), -DBL_MAX);
+}
+
+static void test_moments_and_running_means_stay_finite(void **state)
+{
+    double mean, sd;
+    double two[] = {1e308, 1.2e308};
+    stats_moments(two, 2, 1, &mean, &sd); /* a sample's: over n − 1 */
+    assert_true(near(mean, 1.1e308));
+    assert_true(near(sd, sqrt(2.0) * 1e307));
+    stats_moments(two, 2, 0, &mean, &sd);
+    assert_true(near(sd, 1e307));
+    stats_moments(two, 1, 1, &mean, &sd);
+    assert_true(mean == 1e308 && sd == 0.0);
+    stats_moments(two, 0, 0, &mean, &sd);
+    assert_true(mean == 0.0 && sd == 0.0);
+    /* the plain sum in the order given while it is finite, as the harness */
+    double small[] = {0.1, 0.2, 0.3};
+    stats_moments(small, 3, 0, &mean, &sd);
+    assert_double_exact(mean, (0.1 + 0.2 + 0.3) / 3);
+
+    struct stats_running_mean m = {0};
+    assert_double_exact(stats_running_mean_value(&m), 0.0);
+    for (int i = 0; i < 5; i++)
+        stats_running_mean_add(&m, DBL_MAX);
+    assert_true(near(stats_running_mean_value(&m), DBL_MAX)); /* not beyond it */
+    struct stats_running_mean both = {0};
+    stats_running_mean_add(&both, DBL_MAX);
+    stats_running_mean_add(&both, DBL_MAX);
+    stats_running_mean_add(&both, -DBL_MAX);
+    assert_true(near(stats_running_mean_value(&both), DBL_MAX / 3));
+}
+
 /* Selection gives exactly what sorting gives, for every percentile the
  * summary uses, on random data with ties, and on tiny inputs. */
 static void test_percentiles_by_selection_match_the_sorted_definition(void **state)
@@ -337,6 +439,9 @@ int main(void)
         cmocka_unit_test(test_format_is_short),
         cmocka_unit_test(test_format_round_trips),
         cmocka_unit_test(test_percentiles_by_selection_match_the_sorted_definition),
+        cmocka_unit_test(test_samples_near_the_largest_double_keep_every_statistic_finite),
+        cmocka_unit_test(test_round_passes_what_has_no_fraction),
+        cmocka_unit_test(test_moments_and_running_means_stay_finite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
