@@ -11,6 +11,7 @@
 #include "stats/cmd.h"
 #include "stats/comparison.h"
 #include "stats/machines.h"
+#include "stats/numfmt.h"
 #include "stats/runmeta.h"
 #include "stats/sametest.h"
 #include "stats/warnlist.h"
@@ -242,10 +243,8 @@ enum {
 
 static void ratio_cell(char *cell, double x)
 {
-    if (isfinite(x))
-        snprintf(cell, 64, "%.4f", x);
-    else
-        snprintf(cell, 64, "inf");
+    char number[STATS_FIXED_MAX];
+    snprintf(cell, 64, "%s", isfinite(x) ? stats_format_fixed(x, 4, false, number) : "inf");
 }
 
 static void row_cells(const struct stats_compare_row *row, const struct stats_thresholds *t,
@@ -255,11 +254,12 @@ static void row_cells(const struct stats_compare_row *row, const struct stats_th
     snprintf(cells[COL_VERDICT], 64, "%s", stats_verdict_name(c->verdict));
     snprintf(cells[COL_METRIC], 64, "%.63s", row->key);
     snprintf(cells[COL_UNIT], 64, "%s", stats_unit_symbol(row->unit));
-    snprintf(cells[COL_BASE], 64, "%.2f", c->base);
-    snprintf(cells[COL_NEW], 64, "%.2f", c->current);
-    snprintf(cells[COL_DELTA], 64, "%+.2f", c->delta_abs);
+    char number[STATS_FIXED_MAX];
+    snprintf(cells[COL_BASE], 64, "%s", stats_format_fixed(c->base, 2, false, number));
+    snprintf(cells[COL_NEW], 64, "%s", stats_format_fixed(c->current, 2, false, number));
+    snprintf(cells[COL_DELTA], 64, "%s", stats_format_fixed(c->delta_abs, 2, true, number));
     if (isfinite(c->delta_pct))
-        snprintf(cells[COL_PCT], 64, "%+.2f%%", c->delta_pct);
+        snprintf(cells[COL_PCT], 64, "%s%%", stats_format_fixed(c->delta_pct, 2, true, number));
     else
         snprintf(cells[COL_PCT], 64, "n/a");
     ratio_cell(cells[COL_RATIO], c->ratio);
@@ -270,8 +270,9 @@ static void row_cells(const struct stats_compare_row *row, const struct stats_th
     snprintf(cells[COL_RUNS], 64, "%zu/%zu", c->base_runs, c->new_runs);
     cells[COL_BASE_P99][0] = cells[COL_NEW_P99][0] = '\0';
     if (row->has_p99) {
-        snprintf(cells[COL_BASE_P99], 64, "%.2f", row->base_p99);
-        snprintf(cells[COL_NEW_P99], 64, "%.2f", row->new_p99);
+        snprintf(cells[COL_BASE_P99], 64, "%s",
+                 stats_format_fixed(row->base_p99, 2, false, number));
+        snprintf(cells[COL_NEW_P99], 64, "%s", stats_format_fixed(row->new_p99, 2, false, number));
     }
     cells[COL_NOTE][0] = '\0';
     if (c->noise == STATS_NOISE_INTERVAL)

@@ -10,6 +10,7 @@
 #include "stats/cmd.h"
 #include "stats/cpuwork.h"
 #include "stats/metrickind.h"
+#include "stats/numfmt.h"
 #include "stats/runset.h"
 #include "stats/stats.h"
 
@@ -158,11 +159,13 @@ static void row_cells(const struct summary_row *row, char cells[TABLE_COLUMNS][4
                              s->max, s->mean,   s->stddev, s->cv,  s->mad};
     const double spreads[] = {d->min, d->median, d->p90,    d->p95, d->p99, d->p999,
                               d->max, d->mean,   d->stddev, d->cv,  d->mad};
+    char value[STATS_FIXED_MAX], spread[STATS_FIXED_MAX];
     for (size_t i = 0; i < sizeof values / sizeof *values; i++)
         if (row->runs > 1)
-            snprintf(cells[3 + i], 48, "%.2f+-%.2f", values[i], spreads[i]);
+            snprintf(cells[3 + i], 48, "%s+-%s", stats_format_fixed(values[i], 2, false, value),
+                     stats_format_fixed(spreads[i], 2, false, spread));
         else
-            snprintf(cells[3 + i], 48, "%.2f", values[i]);
+            snprintf(cells[3 + i], 48, "%s", stats_format_fixed(values[i], 2, false, value));
 }
 
 static void print_table(struct summary_rows *all)

@@ -94,9 +94,14 @@ static const char *group_thousands(char *buf)
     return buf;
 }
 
+/* Beyond this a number's digits would not fit a buffer (1e308 has 309): it is
+ * written with an exponent instead of being cut into another number. */
+#define HTML_DIGITS_LIMIT 1e15
+
 const char *html_count(double x, char buf[HTML_NUMBER_MAX])
 {
     if (!isfinite(x)) return strcpy(buf, "n/a");
+    if (fabs(x) >= HTML_DIGITS_LIMIT) return html_value(x, buf);
     snprintf(buf, HTML_NUMBER_MAX, "%.0f", x);
     return group_thousands(buf);
 }
@@ -105,6 +110,10 @@ const char *html_value(double x, char buf[HTML_NUMBER_MAX])
 {
     if (!isfinite(x)) return strcpy(buf, "n/a");
     double a = fabs(x);
+    if (a >= HTML_DIGITS_LIMIT) {
+        snprintf(buf, HTML_NUMBER_MAX, "%.3g", x);
+        return buf;
+    }
     if (a == 0)
         snprintf(buf, HTML_NUMBER_MAX, "0");
     else if (a >= 99.95)

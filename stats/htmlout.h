@@ -18,11 +18,13 @@ void html_printf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 
 
 #define HTML_NUMBER_MAX 48
 
-/* An integer-valued count with thousands separators: "1,234,567". */
+/* An integer-valued count with thousands separators: "1,234,567" (from 1e15
+ * up as html_value writes it). */
 const char *html_count(double x, char buf[HTML_NUMBER_MAX]);
 
 /* A measured value with about three significant digits, thousands separated
- * from 1,000 up: "12,345", "123", "12.3", "1.23", "0.0123"; "0" for zero. */
+ * from 1,000 up: "12,345", "123", "12.3", "1.23", "0.0123"; "0" for zero;
+ * from 1e15 up with an exponent, "1.6e+308". */
 const char *html_value(double x, char buf[HTML_NUMBER_MAX]);
 
 /* Bytes in binary units: "512 B", "12.3 KiB", "1.50 GiB". */

@@ -68,3 +68,10 @@ size_t stats_format_double(double x, char *buf)
     }
     return strlen(buf);
 }
+
+const char *stats_format_fixed(double x, int decimals, bool sign, char buf[STATS_FIXED_MAX])
+{
+    const char *format = fabs(x) >= 1e15 ? (sign ? "%+.*e" : "%.*e") : (sign ? "%+.*f" : "%.*f");
+    snprintf(buf, STATS_FIXED_MAX, format, decimals, x);
+    return buf;
+}

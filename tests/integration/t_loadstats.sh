@@ -192,6 +192,49 @@ t_compare_invalid_input_exits_1() {
     assert_empty_file "$W/out"
 }
 
+# Samples near the largest double: their sums overflow a double, and summary
+# printed inf and -nan, its --json null, compare "ok" with a delta of -nan.
+# Every command gives finite numbers (never inf, nan or null for a number), a
+# table cell never cuts one short (1.60e+308, not 309 digits cut at 47), and
+# merge, whose counts and seconds are sums, refuses one beyond a double.
+t_samples_near_the_largest_double_give_finite_numbers_or_a_refusal() {
+    local f
+    for f in a:1.5e308,1.6e308,1.7e308 b:1.4e308,1.5e308,1.6e308; do
+        printf '{"metrics": {"c1.latency_warm_ms": {"unit": "milliseconds", "samples": [%s]},
+ "c1.requests_per_second": {"unit": "requests_per_second", "samples": [1.7e308, 1.6e308]},
+ "c1.requests": {"unit": "count", "samples": [3]}}}\n' "${f#*:}" >"$W/huge-${f%%:*}.json"
+    done
+    local a=$W/huge-a.json b=$W/huge-b.json cmd out n=0
+    for cmd in "summary $a" "summary $a,$b" "summary --json $a" "summary --json $a,$b" \
+        "compare $a,$b $b,$b" "compare --json $a,$b $b,$b" "compare --json $a $b" \
+        "export -f csv-summary $a" "export -f csv $a" "export -f openmetrics $a" \
+        "export -f hgrm -m c1.latency_warm_ms $a" "report $a" "plot $a"; do
+        out=$W/huge.$((n++))
+        # shellcheck disable=SC2086
+        run_tool "$out" "$out.err" "$LOADSTATS" $cmd
+        assert_eq "$RC" 0 "loadstats $cmd: $(head -c 300 "$out.err")"
+        [ "$(count_lines '(^|[^a-z])(nan|inf|null)([^a-z]|$)' "$out")" = 0 ] ||
+            fail "'loadstats $cmd' writes nan, inf or null: $(grep -m 3 -Ei '(^|[^a-z])(nan|inf|null)([^a-z]|$)' "$out" | cut -c 1-200)"
+    done
+    run_tool "$W/huge.txt" "$W/err" "$LOADSTATS" summary "$a"
+    assert_contains "$W/huge.txt" "latency_warm_ms *ms *3 *1.50e+308 *1.60e+308"
+    run_tool "$W/huge.html" "$W/err" "$LOADSTATS" report "$a"
+    assert_contains "$W/huge.html" '<td class="n">1.6e+308</td>' "the report's median"
+    # a merged count or second is a sum: beyond a double, the metric is refused by name
+    run_tool "$W/huge.merged" "$W/err" "$LOADSTATS" merge "$a" "$b"
+    assert_eq "$RC" 1 "merge of documents whose sums overflow"
+    assert_empty_file "$W/huge.merged" "merge's output"
+    assert_contains "$W/err" '^loadstats merge: "c1.requests_per_second": its sum over the documents is beyond the largest double'
+    run_tool "$W/huge.cmp" "$W/err" "$LOADSTATS" compare --json "$a,$b" "$b,$b"
+    python3 - "$W/huge.cmp" <<'PY'
+import json, sys
+row = json.load(open(sys.argv[1]))["comparisons"]["c1.latency_warm_ms"]
+lo, hi = row["interval"]
+if abs(row["base"] - 1.55e308) > 1e294 or row["new"] != 1.5e308 or not lo < row["ratio"] < hi:
+    print("ASSERTION: compare of runs near the largest double: %s" % row)
+PY
+}
+
 t_merge_combines_generators() {
     write_run "$W/a.json" "1, 2" "100, 110, 105"
     write_run "$W/b.json" "3" "10, 20, 30"

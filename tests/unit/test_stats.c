@@ -1,7 +1,7 @@
 /* test_stats.c — every statistic of stats.h against hand-computed values
  * (n = 1, 2, 3, ties, zeros, all equal, heavy tails, samples near the largest
- * double), the harness's rounding at its x.xx5 edges, and the round-trip
- * number formatter. */
+ * double), the harness's rounding at its x.xx5 edges, and the round-trip and
+ * table number formatters. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -391,6 +391,20 @@ static void test_moments_and_running_means_stay_finite(void **state)
     assert_true(near(stats_running_mean_value(&both), DBL_MAX / 3));
 }
 
+static void test_table_cells_never_cut_a_number(void **state)
+{
+    char buf[STATS_FIXED_MAX];
+    assert_string_equal(stats_format_fixed(3.0, 2, false, buf), "3.00");
+    assert_string_equal(stats_format_fixed(0.0, 2, true, buf), "+0.00");
+    assert_string_equal(stats_format_fixed(-1.5, 4, true, buf), "-1.5000");
+    assert_string_equal(stats_format_fixed(999999999999999.0, 2, false, buf), "999999999999999.00");
+    /* from 1e15 up, with an exponent: 1e308 as %.2f has 309 digits */
+    assert_string_equal(stats_format_fixed(1e15, 2, false, buf), "1.00e+15");
+    assert_string_equal(stats_format_fixed(1.6e308, 2, false, buf), "1.60e+308");
+    assert_string_equal(stats_format_fixed(-1e307, 2, true, buf), "-1.00e+307");
+    assert_string_equal(stats_format_fixed(2e300, 4, false, buf), "2.0000e+300");
+}
+
 /* Selection gives exactly what sorting gives, for every percentile the
  * summary uses, on random data with ties, and on tiny inputs. */
 static void test_percentiles_by_selection_match_the_sorted_definition(void **state)
@@ -442,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_samples_near_the_largest_double_keep_every_statistic_finite),
         cmocka_unit_test(test_round_passes_what_has_no_fraction),
         cmocka_unit_test(test_moments_and_running_means_stay_finite),
+        cmocka_unit_test(test_table_cells_never_cut_a_number),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
