@@ -80,37 +80,6 @@ static double resampled_side(const struct stats_run_metric *const *runs, size_t 
     return stats_running_mean_value(&sum);
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The percentile definition of stats.h, with infinities kept (inf − inf). */
-static double interval_end(const double *sorted, size_t n, double q)
-{
-    double h = q * (double)(n - 1);
-    size_t k = (size_t)floor(h);
-    double w = h - (double)k;
-    if (w == 0.0 || k + 1 >= n) return sorted[k];
-    if (isinf(sorted[k + 1])) return sorted[k + 1];
-    return sorted[k] + (sorted[k + 1] - sorted[k]) * w;
-}
-
-/* The variance of the logs of a side's resampled values, corrected for
- * resampling k runs (whose spread the bootstrap sees as (k − 1)/k of it). */
-static double log_variance(const double *values, size_t b, size_t k)
-{
-    double sum = 0.0, squares = 0.0;
-    for (size_t i = 0; i < b; i++)
-        sum += log(values[i]);
-    double mean = sum / (double)b;
-    for (size_t i = 0; i < b; i++)
-        squares += (log(values[i]) - mean) * (log(values[i]) - mean);
-    double variance = b > 1 ? squares / (double)(b - 1) : 0.0;
-    return k > 1 ? variance * (double)k / (double)(k - 1) : variance;
-}
-
 static double side_value(const struct stats_run_metric *const *runs, size_t n)
 {
     struct stats_running_mean sum = {0};
@@ -119,11 +88,42 @@ static double side_value(const struct stats_run_metric *const *runs, size_t n)
     return stats_running_mean_value(&sum);
 }
 
-static bool all_positive(const double *values, size_t n)
+/* What the resamples say of one side. */
+struct side {
+    double point;             /* the side's statistic */
+    double zero_share;        /* of its resamples at or below 0 */
+    bool all_zero;            /* the statistic and every resample are 0 */
+    bool never_negative;      /* no resample is below 0 */
+    double standard_error;    /* the resamples' standard deviation, over k runs */
+    double relative_variance; /* the standard error over a positive statistic, squared */
+};
+
+/* Fills `side` from its b resamples of k runs. The spread is taken on the
+ * linear scale, relative to the statistic: to first order the variance of
+ * its logarithm, which needs no resample above 0. The logarithms' own
+ * variance went from large to infinite as a run's lowest sample went from a
+ * millionth of its median to 0, and the interval of a resample of 0 was
+ * another method's, narrower than either. It is corrected for resampling k
+ * runs, whose spread the bootstrap sees as (k − 1)/k of it. */
+static void describe_side(const double *values, size_t b, double point, size_t k, struct side *side)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!(values[i] > 0.0)) return false;
-    return true;
+    size_t not_positive = 0, zeros = 0, negative = 0;
+    for (size_t i = 0; i < b; i++) {
+        not_positive += !(values[i] > 0.0);
+        zeros += values[i] == 0.0;
+        negative += values[i] < 0.0;
+    }
+    side->point = point;
+    side->zero_share = (double)not_positive / (double)b;
+    side->all_zero = point == 0.0 && zeros == b;
+    side->never_negative = negative == 0;
+    double mean, sd;
+    stats_moments(values, b, 1, &mean, &sd);
+    side->standard_error = k > 1 ? sd * sqrt((double)k / (double)(k - 1)) : sd;
+    double relative = side->standard_error / point;
+    side->relative_variance = !(point > 0.0)       ? 0.0
+                              : isfinite(relative) ? relative * relative
+                                                   : INFINITY;
 }
 
 /* The variance of the log ratio and its degrees of freedom. With runs on a
@@ -140,9 +140,33 @@ static double pooled_variance(double vb, size_t kb, double vn, size_t kn, double
         return vb + vn;
     }
     double kb_ = (double)kb, kn_ = (double)kn;
-    double spread = ((kb_ - 1.0) * vb * kb_ + (kn_ - 1.0) * vn * kn_) / (kb_ + kn_ - 2.0);
     *df = kb_ + kn_ - 2.0;
+    if (isinf(vb) || isinf(vn)) return INFINITY; /* not 0 × inf for a side of one run */
+    double spread = ((kb_ - 1.0) * vb * kb_ + (kn_ - 1.0) * vn * kn_) / (kb_ + kn_ - 2.0);
     return spread * (1.0 / kb_ + 1.0 / kn_);
+}
+
+/* A new statistic of 0 (or below), over a base that cannot be 0: no
+ * logarithm, so each side's statistic ± t standard errors on the linear
+ * scale (never below 0 where its resamples are not), and the ratio's ends
+ * from their ends; a base whose range then reaches 0 leaves the ratio
+ * unbounded above. */
+static void interval_at_zero(const struct side *before, const struct side *after, double t,
+                             struct stats_interval *out)
+{
+    double new_low = after->point - t * after->standard_error;
+    double new_high = after->point + t * after->standard_error;
+    double base_low = before->point - t * before->standard_error;
+    double base_high = before->point + t * before->standard_error;
+    if (after->never_negative) new_low = fmax(new_low, 0.0);
+    if (new_low >= 0.0)
+        out->low = new_low / base_high;
+    else
+        out->low = base_low > 0.0 ? new_low / base_low : -INFINITY;
+    if (new_high <= 0.0)
+        out->high = new_high / base_high;
+    else
+        out->high = base_low > 0.0 ? new_high / base_low : INFINITY;
 }
 
 int stats_bootstrap_ratio(const struct stats_run_metric *const *base, size_t n_base,
@@ -162,26 +186,31 @@ int stats_bootstrap_ratio(const struct stats_run_metric *const *base, size_t n_b
         before[i] = resampled_side(base, n_base, settings->statistic, &rng);
         after[i] = resampled_side(current, n_current, settings->statistic, &rng);
     }
-    double point_before = side_value(base, n_base), point_after = side_value(current, n_current);
     double tail = (1.0 - settings->confidence) / 2.0;
-    out->df = INFINITY;
-    out->percentiles = !(point_before > 0.0 && point_after > 0.0 && all_positive(before, b) &&
-                         all_positive(after, b));
-    if (!out->percentiles) {
-        double vb = log_variance(before, b, n_base), vn = log_variance(after, b, n_current);
-        double variance = pooled_variance(vb, n_base, vn, n_current, &out->df);
-        double half = stats_t_quantile(1.0 - tail, out->df) * sqrt(variance);
-        double center = log(point_after / point_before);
+    struct side from, to;
+    describe_side(before, b, side_value(base, n_base), n_base, &from);
+    describe_side(after, b, side_value(current, n_current), n_current, &to);
+    free(before);
+    free(after);
+    double variance =
+        pooled_variance(from.relative_variance, n_base, to.relative_variance, n_current, &out->df);
+    double t = stats_t_quantile(1.0 - tail, out->df);
+    /* a base that is 0 in more than the tail of its resamples can be 0 at
+     * this confidence: a ratio over it is undefined */
+    out->zero_base = !(from.point > 0.0) || from.zero_share > tail;
+    if (from.all_zero) {
+        /* 0 over 0 is no move; over 0, a new side that cannot be 0 moved
+         * from nothing; anything else is 0 over 0 at times */
+        out->low = out->high = to.all_zero ? 1.0 : to.zero_share <= tail ? INFINITY : NAN;
+    } else if (out->zero_base) {
+        out->low = out->high = NAN;
+    } else if (to.point > 0.0) {
+        double half = t * sqrt(variance);
+        double center = log(to.point / from.point);
         out->low = exp(center - half);
         out->high = exp(center + half);
     } else {
-        for (size_t i = 0; i < b; i++) /* the ratios, in `before` */
-            before[i] = before[i] != 0.0 ? after[i] / before[i] : after[i] == 0.0 ? 1.0 : INFINITY;
-        qsort(before, b, sizeof *before, by_value);
-        out->low = interval_end(before, b, tail);
-        out->high = interval_end(before, b, 1.0 - tail);
+        interval_at_zero(&from, &to, t, out);
     }
-    free(before);
-    free(after);
     return 0;
 }

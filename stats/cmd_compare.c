@@ -117,7 +117,9 @@ static const struct cmd_spec compare_spec = {
              "delta_pct, the ratio new/base, and an interval for the ratio at the --confidence:\n"
              "a hierarchical bootstrap (runs resampled within each side, then samples within\n"
              "each run; fixed seed) measures its spread, and Student's t for the runs a side\n"
-             "widens it where runs are few. It is a regression when all hold:\n"
+             "widens it where runs are few; where the base's statistic can be 0 (0 in more\n"
+             "than the interval's tail of its resamples) the ratio is undefined, and has no\n"
+             "interval. It is a regression when all hold:\n"
              "  - the interval lies entirely beyond the maximum factor in the worse direction\n"
              "    (requests_per_second, megabits_per_second and counts of work done such as\n"
              "    requests: lower is worse; every other metric: higher is worse);\n"
@@ -125,9 +127,9 @@ static const struct cmd_spec compare_spec = {
              "  - with one run on a side (run-to-run noise unknown; the interval is then\n"
              "    within-run only): |ratio - 1| > the baseline's cv x the noise factor.\n"
              "Verdicts: regressed (significant), improved (the same tests, better direction),\n"
-             "noisy (beyond the factor, but the interval straddles it, or one run a side and\n"
-             "within the baseline's noise), tiny (beyond the factor but below the time\n"
-             "resolution), ok (within the factor).\n",
+             "noisy (beyond the factor, but the interval straddles it or is undefined, or\n"
+             "one run a side and within the baseline's noise), tiny (beyond the factor but\n"
+             "below the time resolution), ok (within the factor).\n",
     .epilog =
         "Exit status: 0 nothing regressed, 1 a metric regressed significantly (or a document\n"
         "is invalid, or a unit differs between them), 2 usage or I/O error, 4 out of memory.\n",
@@ -159,10 +161,11 @@ static void write_paths(const struct stats_runset *set)
 
 static const char *noise_name(const struct stats_comparison *c)
 {
-    return c->noise == STATS_NOISE_INTERVAL   ? "interval"
-           : c->noise == STATS_NOISE_BASELINE ? "baseline"
-           : c->noise == STATS_NOISE_RUNS     ? "runs"
-                                              : NULL;
+    return c->noise == STATS_NOISE_INTERVAL    ? "interval"
+           : c->noise == STATS_NOISE_BASELINE  ? "baseline"
+           : c->noise == STATS_NOISE_RUNS      ? "runs"
+           : c->noise == STATS_NOISE_ZERO_BASE ? "zero_base"
+                                               : NULL;
 }
 
 static void print_json(const struct stats_compare_report *report, const struct stats_runset *base,
@@ -266,7 +269,10 @@ static void row_cells(const struct stats_compare_row *row, const struct stats_th
     char low[64], high[64];
     ratio_cell(low, c->ratio_low);
     ratio_cell(high, c->ratio_high);
-    snprintf(cells[COL_INTERVAL], 64, "%.30s-%.30s", low, high);
+    if (stats_comparison_undefined(c))
+        snprintf(cells[COL_INTERVAL], 64, "undefined");
+    else
+        snprintf(cells[COL_INTERVAL], 64, "%.30s-%.30s", low, high);
     snprintf(cells[COL_RUNS], 64, "%zu/%zu", c->base_runs, c->new_runs);
     cells[COL_BASE_P99][0] = cells[COL_NEW_P99][0] = '\0';
     if (row->has_p99) {
@@ -274,15 +280,7 @@ static void row_cells(const struct stats_compare_row *row, const struct stats_th
                  stats_format_fixed(row->base_p99, 2, false, number));
         snprintf(cells[COL_NEW_P99], 64, "%s", stats_format_fixed(row->new_p99, 2, false, number));
     }
-    cells[COL_NOTE][0] = '\0';
-    if (c->noise == STATS_NOISE_INTERVAL)
-        snprintf(cells[COL_NOTE], 64, "the interval straddles x%g", t->maximum_factor);
-    else if (c->noise == STATS_NOISE_BASELINE)
-        snprintf(cells[COL_NOTE], 64, "within the baseline's cv %.2f", c->base_cv);
-    else if (c->noise == STATS_NOISE_RUNS)
-        snprintf(cells[COL_NOTE], 64, "in one run of a side of several");
-    else if (c->verdict == STATS_VERDICT_TINY)
-        snprintf(cells[COL_NOTE], 64, "below %g ms", t->minimum_time_resolution_ms);
+    stats_comparison_note(c, t, cells[COL_NOTE], 64);
 }
 
 static void print_cells(const int width[COLUMNS], char cells[COLUMNS][64])

@@ -4,6 +4,7 @@
 #include "stats/compare.h"
 
 #include <math.h>
+#include <stdio.h>
 
 const char *stats_verdict_name(enum stats_verdict verdict)
 {
@@ -44,6 +45,27 @@ bool stats_comparison_single_run(const struct stats_comparison *c)
     return c->base_runs < 2 && c->new_runs < 2;
 }
 
+bool stats_comparison_undefined(const struct stats_comparison *c)
+{
+    return isnan(c->ratio_low) || isnan(c->ratio_high);
+}
+
+void stats_comparison_note(const struct stats_comparison *c,
+                           const struct stats_thresholds *thresholds, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (c->noise == STATS_NOISE_INTERVAL)
+        snprintf(buf, size, "the interval straddles x%g", thresholds->maximum_factor);
+    else if (c->noise == STATS_NOISE_BASELINE)
+        snprintf(buf, size, "within the baseline's cv %.2f", c->base_cv);
+    else if (c->noise == STATS_NOISE_RUNS)
+        snprintf(buf, size, "in one run of a side of several");
+    else if (c->verdict == STATS_VERDICT_TINY)
+        snprintf(buf, size, "below %g ms", thresholds->minimum_time_resolution_ms);
+    else if (c->noise == STATS_NOISE_ZERO_BASE || stats_comparison_undefined(c))
+        snprintf(buf, size, "the base can be 0: the ratio is undefined");
+}
+
 void stats_judge(struct stats_comparison *c, enum stats_unit unit,
                  const struct stats_thresholds *thresholds)
 {
@@ -71,9 +93,10 @@ void stats_judge(struct stats_comparison *c, enum stats_unit unit,
         c->verdict = STATS_VERDICT_TINY;
     else if (!clears_interval || !clears_noise || runs_missing) {
         c->verdict = STATS_VERDICT_NOISY;
-        c->noise = !clears_interval ? STATS_NOISE_INTERVAL
-                   : runs_missing   ? STATS_NOISE_RUNS
-                                    : STATS_NOISE_BASELINE;
+        c->noise = stats_comparison_undefined(c) ? STATS_NOISE_ZERO_BASE
+                   : !clears_interval            ? STATS_NOISE_INTERVAL
+                   : runs_missing                ? STATS_NOISE_RUNS
+                                                 : STATS_NOISE_BASELINE;
     } else
         c->verdict = worse ? STATS_VERDICT_REGRESSED : STATS_VERDICT_IMPROVED;
     c->significant = c->verdict == STATS_VERDICT_REGRESSED;

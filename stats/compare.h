@@ -40,6 +40,7 @@ enum stats_noise {
     STATS_NOISE_BASELINE, /* one run a side: |ratio − 1| within the baseline's cv × noise factor */
     STATS_NOISE_RUNS,     /* several runs given on a side, but the metric is in one of them:
                              its run-to-run noise is unknown */
+    STATS_NOISE_ZERO_BASE, /* the base can be 0: the ratio has no interval (bootstrap.h) */
 };
 
 /* One metric's move and the judgement on it. */
@@ -51,7 +52,8 @@ struct stats_comparison {
     double delta_pct;             /* delta_abs / base · 100; NaN when base is 0 and new is not */
     double ratio;                 /* current / base, unrounded; 1 when both are 0, +inf when
                                      only base is 0 */
-    double ratio_low, ratio_high; /* the ratio's interval at the confidence asked */
+    double ratio_low, ratio_high; /* the ratio's interval at the confidence asked; NaN for
+                                     none (the base can be 0) */
     /* what it is judged against */
     size_t base_runs, new_runs;   /* runs of each side with the metric */
     size_t base_given, new_given; /* runs given on each side */
@@ -69,13 +71,22 @@ struct stats_comparison {
 void stats_comparison_move(struct stats_comparison *c, double base, double current);
 
 /* Judges a comparison whose move, interval, runs and direction are filled in,
- * for a metric in `unit`: sets verdict, noise and significant. */
+ * for a metric in `unit`: sets verdict, noise and significant. Without an
+ * interval (NaN) a move beyond the factor is never shown to be real. */
 void stats_judge(struct stats_comparison *c, enum stats_unit unit,
                  const struct stats_thresholds *thresholds);
 
 /* True when neither side has the metric in two runs: its run-to-run noise is
  * unknown (the interval is within-run only). */
 bool stats_comparison_single_run(const struct stats_comparison *c);
+
+/* True when the ratio has no interval: the base can be 0 (bootstrap.h). */
+bool stats_comparison_undefined(const struct stats_comparison *c);
+
+/* Why a row is noisy or tiny, or that its ratio has no interval, in the words
+ * of compare's table and the report's; "" for none. */
+void stats_comparison_note(const struct stats_comparison *c,
+                           const struct stats_thresholds *thresholds, char *buf, size_t size);
 
 /* "regressed", "improved", "noisy", "tiny", "ok". */
 const char *stats_verdict_name(enum stats_verdict verdict);

@@ -28,7 +28,7 @@ struct stats_compare_row {
     const char *key; /* owned by the base run set */
     enum stats_unit unit;
     struct stats_comparison result;
-    double interval_df; /* the t quantile's degrees of freedom; INFINITY: normal or percentiles */
+    double interval_df; /* the t quantile's degrees of freedom; INFINITY: the normal's */
     bool has_p99;       /* a latency (time samples): its p99 beside the statistic */
     double base_p99, new_p99;
 };

@@ -203,21 +203,6 @@ static void ratio_text(char *buf, size_t size, double x)
         snprintf(buf, size, "%s", isnan(x) ? "n/a" : "inf");
 }
 
-/* Why a row is noisy or tiny, as compare's table says it. */
-static void note_text(char *buf, size_t size, const struct stats_comparison *c,
-                      const struct stats_thresholds *t)
-{
-    buf[0] = '\0';
-    if (c->noise == STATS_NOISE_INTERVAL)
-        snprintf(buf, size, "the interval straddles x%g", t->maximum_factor);
-    else if (c->noise == STATS_NOISE_BASELINE)
-        snprintf(buf, size, "within the baseline's cv %.2f", c->base_cv);
-    else if (c->noise == STATS_NOISE_RUNS)
-        snprintf(buf, size, "in one run of a side of several");
-    else if (c->verdict == STATS_VERDICT_TINY)
-        snprintf(buf, size, "below %g ms", t->minimum_time_resolution_ms);
-}
-
 static void ab_table(FILE *out, const struct report_page *page)
 {
     const struct stats_compare_report *report = page->comparison;
@@ -252,14 +237,17 @@ static void ab_table(FILE *out, const struct report_page *page)
         fprintf(out, "<td class=\"n\">%s</td>", a);
         ratio_text(a, sizeof a, c->ratio_low);
         ratio_text(b, sizeof b, c->ratio_high);
-        fprintf(out, "<td class=\"n\">%s – %s</td>", a, b);
+        if (stats_comparison_undefined(c))
+            fputs("<td class=\"n\">undefined</td>", out);
+        else
+            fprintf(out, "<td class=\"n\">%s – %s</td>", a, b);
         if (isfinite(c->delta_pct))
             snprintf(a, sizeof a, "%+.2f%%", c->delta_pct);
         else
             snprintf(a, sizeof a, "n/a");
         fprintf(out, "<td class=\"n\">%s</td>", a);
         fprintf(out, "<td class=\"n\">%zu/%zu</td>", c->base_runs, c->new_runs);
-        note_text(text, sizeof text, c, &settings->thresholds);
+        stats_comparison_note(c, &settings->thresholds, text, sizeof text);
         cell_text(out, text);
         fputs("</tr>\n", out);
     }

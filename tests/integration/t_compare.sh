@@ -364,6 +364,8 @@ check("runs", (w["base_runs"], w["new_runs"], w["base_samples"], w["new_samples"
 check("p99 beside it (mean of 96.16 and 192.24)", w["base_p99"], 144.2)
 check("ratio", w["ratio"], 1.5)
 lo, hi = w["interval"]
+if hi is None:  # infinite: a run whose median resamples to 1000 one time in 17
+    hi = float("inf")
 if not lo <= 1.5 <= hi:
     print("ASSERTION: the interval %s does not hold the ratio" % w["interval"])
 check("run noise", w["run_noise"], "resampled")
@@ -383,6 +385,74 @@ PY
     # the same inputs and seed give the same output
     compare_json "$W/again.cmp" "$W/s1.json,$W/s2.json" "$W/s3.json"
     cmp -s "$W/stat.cmp" "$W/again.cmp" || fail "compare is not reproducible"
+}
+
+# five_samples FILE MEDIAN LOWEST: a run of five warm latencies around MEDIAN,
+# the lowest LOWEST x MEDIAN
+five_samples() {
+    python3 - "$@" <<'PY'
+import json, sys
+path, m, lowest = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+samples = [x * m for x in (lowest, 0.95, 1.0, 1.05, 1.1)]
+json.dump({"metrics": {"c2.latency_warm_ms": {"unit": "milliseconds", "samples": samples}}},
+          open(path, "w"))
+PY
+}
+
+t_one_zero_sample_does_not_flip_noisy_to_regressed() {
+    # two runs a side, base medians 10 and 13, new 35 and 45.5: with the
+    # lowest sample at 0.9x its median, noisy; with it at 0, the interval was
+    # the resampled ratios' percentiles without Student's t: regressed, exit 1
+    local low
+    for low in 0.9 0; do
+        five_samples "$W/z-b1.$low.json" 10 "$low"
+        five_samples "$W/z-b2.$low.json" 13 "$low"
+        five_samples "$W/z-n1.$low.json" 35 "$low"
+        five_samples "$W/z-n2.$low.json" 45.5 "$low"
+        compare_json "$W/z.$low.cmp" "$W/z-b1.$low.json,$W/z-b2.$low.json" \
+            "$W/z-n1.$low.json,$W/z-n2.$low.json"
+        assert_eq "$RC" 0 "compare with the lowest sample at $low x the median"
+    done
+    python3 - "$W/z.0.9.cmp" "$W/z.0.cmp" <<'PY'
+import json, sys
+rows = [json.load(open(p))["comparisons"]["c2.latency_warm_ms"] for p in sys.argv[1:]]
+for lowest, row in zip(("0.9", "0"), rows):
+    lo, hi = row["interval"]
+    print("lowest %s x median: %s [%s, %s]" % (lowest, row["verdict"], lo, hi))
+    if row["verdict"] != "noisy" or not lo < 1.1 < row["ratio"] < hi:
+        print("ASSERTION: lowest sample %s x median: %s, interval %s" % (lowest, row["verdict"], row["interval"]))
+# a 0 widens the interval (it is further from the median than 0.9 of it), never narrows it
+if rows[1]["interval"][1] / rows[1]["interval"][0] < rows[0]["interval"][1] / rows[0]["interval"][0]:
+    print("ASSERTION: the interval with a 0 is narrower: %s, %s" % (rows[1]["interval"], rows[0]["interval"]))
+PY
+}
+
+# errors FILE COUNT: a document of one level whose errors are COUNT
+errors_doc() {
+    printf '{"metrics": {"c2.errors": {"unit": "count", "samples": [%s]}}}\n' "$2" >"$1"
+}
+
+t_a_base_that_can_be_0_has_no_ratio() {
+    # errors 0 and 4 in the base's runs, 20 and 30 in the new's: the base's
+    # statistic is 0 in a quarter of the resamples, so the ratio new/base is
+    # undefined, and said so (it was [5, inf], regressed; such an interval
+    # printed 0.0000-846967.6333 where the base was near 0)
+    local n
+    for n in 0 4 20 30; do errors_doc "$W/e$n.json" "$n"; done
+    run_tool "$W/e.out" "$W/e.err" "$LOADSTATS" compare "$W/e0.json,$W/e4.json" "$W/e20.json,$W/e30.json"
+    assert_eq "$RC" 0 "compare over a base that can be 0"
+    assert_contains "$W/e.out" "^noisy  *c2.errors  *count  *2.00  *25.00  .* 12.5000  *undefined  *2/2  *the base can be 0: the ratio is undefined$"
+    compare_json "$W/e.cmp" "$W/e0.json,$W/e4.json" "$W/e20.json,$W/e30.json"
+    python3 - "$W/e.cmp" <<'PY'
+import json, sys
+row = json.load(open(sys.argv[1]))["comparisons"]["c2.errors"]
+if row["interval"] != [None, None] or row.get("noisy_because") != "zero_base" or row["verdict"] != "noisy":
+    print("ASSERTION: a base that can be 0: %s" % row)
+PY
+    # errors in every new run where no base run had any: a move from nothing
+    run_tool "$W/e.out" "$W/e.err" "$LOADSTATS" compare "$W/e0.json,$W/e0.json" "$W/e20.json,$W/e30.json"
+    assert_eq "$RC" 1 "errors from none"
+    assert_contains "$W/e.out" "^regressed  *c2.errors .* inf  *inf-inf "
 }
 
 t_compare_refuses_bad_lists_and_options() {

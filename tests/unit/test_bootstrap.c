@@ -1,7 +1,9 @@
 /* test_bootstrap.c — the interval behind compare: a run's resampled statistic
  * drawn through order statistics matches resampling sample by sample, a window
  * around the rank gives the very same draws as the whole run, runs add their
- * spread to the interval, the same seed gives the same interval; and the run
+ * spread to the interval, the same seed gives the same interval; zeros (a 0
+ * sample widens the interval as a tiny one does, a statistic that can be 0,
+ * unchanged runs with zeros flag at most once in 20 pairings); and the run
  * sets it is computed on (lists of documents, a count a run lacks is 0). */
 #include <math.h>
 #include <setjmp.h>
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "stats/bootstrap.h"
+#include "stats/compare.h"
 #include "stats/comparison.h"
 #include "stats/runset.h"
 #include "stats/variates.h"
@@ -195,6 +198,231 @@ static void test_zero_bases_give_infinite_ratios(void **state)
     assert_true(isinf(low) && isinf(high));
 }
 
+/* ---- zeros ---- */
+
+/* A run of the n samples given (sorted here), its statistic the median. */
+static struct stats_run_metric run_of(double *samples, size_t n)
+{
+    qsort(samples, n, sizeof *samples, by_value);
+    struct stats_run_metric run = {.present = true, .n = n, .window = samples, .from = 0, .len = n};
+    stats_summarize((double[]){samples[0]}, 1, &run.summary);
+    run.value = stats_percentile_sorted(samples, n, 0.5);
+    stats_moments_sorted(samples, n, &run.mean, &run.stddev);
+    return run;
+}
+
+/* compare's judgement of two sides of runs (as comparison.c makes it), at 99%
+ * with the default thresholds, on a metric in `unit`. */
+static struct stats_comparison judged(const struct stats_run_metric *const *base, size_t nb,
+                                      const struct stats_run_metric *const *current, size_t nn,
+                                      enum stats_unit unit, bool lower_is_worse, uint64_t seed)
+{
+    struct stats_bootstrap settings = {STATS_STAT_MEDIAN, 0.99, 2000, seed};
+    struct stats_interval interval;
+    assert_int_equal(stats_bootstrap_ratio(base, nb, current, nn, &settings, &interval), 0);
+    double b = 0, n = 0;
+    for (size_t i = 0; i < nb; i++)
+        b += base[i]->value / (double)nb;
+    for (size_t i = 0; i < nn; i++)
+        n += current[i]->value / (double)nn;
+    struct stats_comparison c = {
+        .base_runs = nb, .new_runs = nn, .base_given = nb, .new_given = nn};
+    stats_comparison_move(&c, b, n);
+    c.ratio_low = interval.low;
+    c.ratio_high = interval.high;
+    c.lower_is_worse = lower_is_worse;
+    struct stats_thresholds thresholds = STATS_THRESHOLDS_DEFAULT;
+    stats_judge(&c, unit, &thresholds);
+    return c;
+}
+
+/* Five samples a run around its median m, the lowest `lowest` × m. */
+static struct stats_run_metric five(double *storage, double m, double lowest)
+{
+    const double shape[] = {lowest, 0.95, 1.0, 1.05, 1.1};
+    for (size_t i = 0; i < 5; i++)
+        storage[i] = shape[i] * m;
+    return run_of(storage, 5);
+}
+
+/* Two runs a side of five samples, base medians 10 and 13, new 35 and 45.5:
+ * with the lowest sample of each run at 0.9× its median the 99% interval was
+ * [0.4965, 24.67], noisy; at 0 (a resample of 0 in one of 300) the interval
+ * switched to the resampled ratios' percentiles without Student's t (9.9
+ * here), [1.2522, 9.1389], and the same runs regressed. The interval cannot
+ * depend on whether a sample is 0: as the lowest sample goes to 0 it widens
+ * steadily, and at 0 it is where 1e-9 of the median took it. */
+static void test_one_zero_sample_does_not_switch_the_interval(void **state)
+{
+    const double lowest[] = {0.9, 0.5, 0.1, 1e-9, 0.0};
+    enum { CASES = sizeof lowest / sizeof *lowest };
+    double storage[4][5], low[CASES], high[CASES];
+    for (size_t k = 0; k < CASES; k++) {
+        struct stats_run_metric b1 = five(storage[0], 10, lowest[k]),
+                                b2 = five(storage[1], 13, lowest[k]),
+                                n1 = five(storage[2], 35, lowest[k]),
+                                n2 = five(storage[3], 45.5, lowest[k]);
+        const struct stats_run_metric *base[] = {&b1, &b2}, *current[] = {&n1, &n2};
+        struct stats_comparison c = judged(base, 2, current, 2, STATS_UNIT_MILLISECONDS, false, 1);
+        print_message("lowest sample %g x median: %s [%g, %g]\n", lowest[k],
+                      stats_verdict_name(c.verdict), c.ratio_low, c.ratio_high);
+        if (c.verdict != STATS_VERDICT_NOISY)
+            fail_msg("lowest %g: %s [%g, %g], not noisy", lowest[k], stats_verdict_name(c.verdict),
+                     c.ratio_low, c.ratio_high);
+        assert_int_equal(c.noise, STATS_NOISE_INTERVAL);
+        assert_true(c.ratio_low < 3.5 && c.ratio_high > 3.5);
+        low[k] = c.ratio_low;
+        high[k] = c.ratio_high;
+        if (k > 0 && log(high[k] / low[k]) < log(high[k - 1] / low[k - 1]))
+            fail_msg("lowest %g: the interval narrowed", lowest[k]);
+    }
+    /* at 0, within 1% of where 1e-9 × the median took it */
+    assert_true(fabs(log(low[CASES - 1] / low[CASES - 2])) < 0.01);
+    assert_true(fabs(log(high[CASES - 1] / high[CASES - 2])) < 0.01);
+}
+
+/* Counts of errors, one sample a run. A side can be 0 when its statistic is
+ * 0 in more than the tail of the resamples: a base that can be 0 has no ratio
+ * to bound, unless it is 0 in every run (1 over a new side 0 in every run,
+ * infinity over one that cannot be 0); a new statistic of 0 has its ratio
+ * from 0 up, on the linear scale, each side ± Student's t (9.9) of its
+ * standard error. */
+static void test_several_runs_with_a_zero_statistic(void **state)
+{
+    double s[4];
+    struct stats_run_metric r[4];
+    const struct stats_run_metric *base[] = {&r[0], &r[1]}, *current[] = {&r[2], &r[3]};
+    const struct {
+        double runs[4]; /* base, base, new, new */
+        enum stats_verdict verdict;
+        const char *interval; /* "undefined", "one", "inf", "zero" or "wide" */
+    } cases[] = {
+        /* a base run without errors: the base can be 0 */
+        {{0, 4, 1, 3}, STATS_VERDICT_OK, "undefined"},
+        {{0, 4, 20, 30}, STATS_VERDICT_NOISY, "undefined"}, /* was [5, inf]: regressed */
+        {{0, 0, 0, 3}, STATS_VERDICT_NOISY, "undefined"},
+        {{0, 0, 0, 0}, STATS_VERDICT_OK, "one"},
+        /* errors where there were none, in every new run */
+        {{0, 0, 5, 3}, STATS_VERDICT_REGRESSED, "inf"},
+        {{2, 6, 0, 0}, STATS_VERDICT_IMPROVED, "zero"},
+        /* a new side that can be 0: its zeros widen the log interval */
+        {{2, 6, 0, 3}, STATS_VERDICT_NOISY, "wide"},
+        {{4, 5, 40, 50}, STATS_VERDICT_REGRESSED, "wide"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        for (int i = 0; i < 4; i++) {
+            s[i] = cases[k].runs[i];
+            r[i] = run_of(&s[i], 1);
+        }
+        struct stats_comparison c = judged(base, 2, current, 2, STATS_UNIT_COUNT, false, 3);
+        print_message("errors %g,%g -> %g,%g: %s [%g, %g]\n", s[0], s[1], s[2], s[3],
+                      stats_verdict_name(c.verdict), c.ratio_low, c.ratio_high);
+        if (c.verdict != cases[k].verdict)
+            fail_msg("case %zu: %s, expected %s", k, stats_verdict_name(c.verdict),
+                     stats_verdict_name(cases[k].verdict));
+        const char *shape = cases[k].interval;
+        if (strcmp(shape, "undefined") == 0) {
+            assert_true(stats_comparison_undefined(&c));
+            if (c.verdict == STATS_VERDICT_NOISY) assert_int_equal(c.noise, STATS_NOISE_ZERO_BASE);
+        } else if (strcmp(shape, "one") == 0) {
+            assert_true(c.ratio_low == 1.0 && c.ratio_high == 1.0);
+        } else if (strcmp(shape, "inf") == 0) {
+            assert_true(isinf(c.ratio_low) && isinf(c.ratio_high));
+        } else if (strcmp(shape, "zero") == 0) {
+            assert_true(c.ratio_low == 0.0 && c.ratio_high == 0.0);
+        } else {
+            assert_false(stats_comparison_undefined(&c));
+            assert_true(c.ratio_low < c.ratio && c.ratio < c.ratio_high);
+        }
+    }
+
+    /* a new statistic of 0 whose resamples are not all 0 (runs whose median
+     * is 0, of five seconds, two of them with an error): from 0 up to its
+     * statistic + t standard errors over the base's − t standard errors */
+    double seconds[4][5] = {
+        {19, 20, 20, 21, 22}, {21, 22, 22, 23, 24}, {0, 0, 0, 1, 1}, {0, 0, 0, 1, 2}};
+    for (int i = 0; i < 4; i++)
+        r[i] = run_of(seconds[i], 5);
+    struct stats_comparison c = judged(base, 2, current, 2, STATS_UNIT_COUNT, false, 3);
+    print_message("errors per second 20, 22 -> 0, 0: %s [%g, %g]\n", stats_verdict_name(c.verdict),
+                  c.ratio_low, c.ratio_high);
+    assert_int_equal(c.verdict, STATS_VERDICT_IMPROVED);
+    assert_true(c.ratio == 0.0 && c.ratio_low == 0.0 && c.ratio_high > 0.0 &&
+                c.ratio_high < 1.0 / 1.1);
+    /* over a base whose range then reaches 0 (runs 2 and 6), unbounded above */
+    double low_seconds[2][5] = {{1, 2, 2, 3, 4}, {5, 6, 6, 7, 8}};
+    r[0] = run_of(low_seconds[0], 5);
+    r[1] = run_of(low_seconds[1], 5);
+    c = judged(base, 2, current, 2, STATS_UNIT_COUNT, false, 3);
+    assert_int_equal(c.verdict, STATS_VERDICT_NOISY);
+    assert_true(c.ratio_low == 0.0 && isinf(c.ratio_high));
+}
+
+/* A/A with zeros present: 20 pairings of two unchanged runs against two
+ * flag a metric (regressed or improved) at most once, for latencies whose
+ * lowest sample is 0, errors per second (Poisson, 2 a second: 0 in one second
+ * of seven), and a per-second timeline of which a fifth of the seconds are 0.
+ * Runs differ from run to run by 30% (lognormal), as a shared machine's do. */
+enum family { LATENCY_WITH_A_ZERO, ERRORS_PER_SECOND, TIMELINE_WITH_ZEROS };
+
+static double poisson(struct stats_rng *rng, double mean)
+{
+    double p = stats_rng_open01(rng), limit = exp(-mean);
+    unsigned count = 0;
+    while (p > limit) {
+        p *= stats_rng_open01(rng);
+        count++;
+    }
+    return count;
+}
+
+static size_t unchanged_run(enum family family, struct stats_rng *rng, double *samples)
+{
+    double level = exp(0.3 * stats_normal(rng));
+    size_t n = family == LATENCY_WITH_A_ZERO ? 5 : 10;
+    for (size_t i = 0; i < n; i++)
+        samples[i] = family == ERRORS_PER_SECOND ? poisson(rng, 2.0 * level)
+                                                 : 100.0 * level * exp(0.05 * stats_normal(rng));
+    if (family == LATENCY_WITH_A_ZERO) samples[0] = 0.0;
+    if (family == TIMELINE_WITH_ZEROS)
+        for (size_t i = 0; i < n; i++)
+            if (stats_rng_open01(rng) < 0.2) samples[i] = 0.0;
+    return n;
+}
+
+static void test_unchanged_runs_with_zeros_flag_at_most_once_in_20_pairings(void **state)
+{
+    static const char *const names[] = {"latencies with a 0", "errors per second",
+                                        "timeline with 0s"};
+    struct stats_rng rng;
+    stats_rng_seed(&rng, 2024);
+    for (int family = LATENCY_WITH_A_ZERO; family <= TIMELINE_WITH_ZEROS; family++) {
+        int alarms = 0, runs_with_a_zero = 0;
+        for (int pairing = 0; pairing < 20; pairing++) {
+            double samples[4][10];
+            struct stats_run_metric runs[4];
+            for (int i = 0; i < 4; i++)
+                runs[i] = run_of(samples[i], unchanged_run(family, &rng, samples[i]));
+            const struct stats_run_metric *base[] = {&runs[0], &runs[1]},
+                                          *current[] = {&runs[2], &runs[3]};
+            struct stats_comparison c =
+                judged(base, 2, current, 2, STATS_UNIT_COUNT, false, (uint64_t)pairing + 1);
+            bool alarm =
+                c.verdict == STATS_VERDICT_REGRESSED || c.verdict == STATS_VERDICT_IMPROVED;
+            if (alarm)
+                print_message("%s, pairing %d: %s, %g -> %g, [%g, %g]\n", names[family], pairing,
+                              stats_verdict_name(c.verdict), c.base, c.current, c.ratio_low,
+                              c.ratio_high);
+            alarms += alarm;
+            for (int i = 0; i < 4; i++)
+                runs_with_a_zero += runs[i].window[0] == 0.0;
+        }
+        print_message("%s: %d false alarms in 20 pairings\n", names[family], alarms);
+        assert_true(runs_with_a_zero > 0); /* the zeros are there */
+        if (alarms > 1) fail_msg("%s: %d of 20 unchanged pairings flagged", names[family], alarms);
+    }
+}
+
 /* ---- run sets ---- */
 
 static char *write_doc(const char *dir, const char *name, const char *text)
@@ -335,6 +563,9 @@ int main(void)
         cmocka_unit_test(test_a_window_draws_what_the_whole_run_draws),
         cmocka_unit_test(test_runs_add_their_spread_to_the_interval),
         cmocka_unit_test(test_zero_bases_give_infinite_ratios),
+        cmocka_unit_test(test_one_zero_sample_does_not_switch_the_interval),
+        cmocka_unit_test(test_several_runs_with_a_zero_statistic),
+        cmocka_unit_test(test_unchanged_runs_with_zeros_flag_at_most_once_in_20_pairings),
         cmocka_unit_test(test_run_sets_read_lists_and_zero_missing_counts),
         cmocka_unit_test(test_samples_near_the_largest_double_compare_finitely),
     };
