@@ -88,24 +88,27 @@ static double side_value(const struct stats_run_metric *const *runs, size_t n)
     return stats_running_mean_value(&sum);
 }
 
-/* What the resamples say of one side. */
+/* What the resamples and the runs say of one side. */
 struct side {
-    double point;             /* the side's statistic */
-    double zero_share;        /* of its resamples at or below 0 */
+    double point;             /* the side's statistic, the mean of its runs' */
+    size_t runs;              /* k */
+    double runs_error;        /* the runs' statistics' standard deviation over √k */
+    double zero_share;        /* of the resamples at or below 0 */
     bool all_zero;            /* the statistic and every resample are 0 */
     bool never_negative;      /* no resample is below 0 */
     double standard_error;    /* the resamples' standard deviation, over k runs */
     double relative_variance; /* the standard error over a positive statistic, squared */
 };
 
-/* Fills `side` from its b resamples of k runs. The spread is taken on the
- * linear scale, relative to the statistic: to first order the variance of
- * its logarithm, which needs no resample above 0. The logarithms' own
+/* Fills `side` from its b resamples of its k runs. The spread is taken on
+ * the linear scale, relative to the statistic: to first order the variance
+ * of its logarithm, which needs no resample above 0. The logarithms' own
  * variance went from large to infinite as a run's lowest sample went from a
  * millionth of its median to 0, and the interval of a resample of 0 was
  * another method's, narrower than either. It is corrected for resampling k
  * runs, whose spread the bootstrap sees as (k − 1)/k of it. */
-static void describe_side(const double *values, size_t b, double point, size_t k, struct side *side)
+static void describe_side(const double *values, size_t b,
+                          const struct stats_run_metric *const *runs, size_t k, struct side *side)
 {
     size_t not_positive = 0, zeros = 0, negative = 0;
     for (size_t i = 0; i < b; i++) {
@@ -113,17 +116,30 @@ static void describe_side(const double *values, size_t b, double point, size_t k
         zeros += values[i] == 0.0;
         negative += values[i] < 0.0;
     }
-    side->point = point;
+    side->point = side_value(runs, k);
+    side->runs = k;
     side->zero_share = (double)not_positive / (double)b;
-    side->all_zero = point == 0.0 && zeros == b;
+    side->all_zero = side->point == 0.0 && zeros == b;
     side->never_negative = negative == 0;
     double mean, sd;
     stats_moments(values, b, 1, &mean, &sd);
     side->standard_error = k > 1 ? sd * sqrt((double)k / (double)(k - 1)) : sd;
-    double relative = side->standard_error / point;
-    side->relative_variance = !(point > 0.0)       ? 0.0
+    double relative = side->standard_error / side->point;
+    side->relative_variance = !(side->point > 0.0) ? 0.0
                               : isfinite(relative) ? relative * relative
                                                    : INFINITY;
+    side->runs_error = 0.0;
+    if (k > 1) {
+        /* the runs' statistics' spread, each over the largest (no square overflows) */
+        double largest = 0.0, squares = 0.0;
+        for (size_t i = 0; i < k; i++)
+            largest = fmax(largest, fabs(runs[i]->value));
+        for (size_t i = 0; largest > 0.0 && i < k; i++) {
+            double d = runs[i]->value / largest - side->point / largest;
+            squares += d * d;
+        }
+        side->runs_error = largest * sqrt(squares / (double)(k - 1) / (double)k);
+    }
 }
 
 /* The variance of the log ratio and its degrees of freedom. With runs on a
@@ -146,11 +162,29 @@ static double pooled_variance(double vb, size_t kb, double vn, size_t kn, double
     return spread * (1.0 / kb_ + 1.0 / kn_);
 }
 
-/* A new statistic of 0 (or below), over a base that cannot be 0: no
- * logarithm, so each side's statistic ± t standard errors on the linear
- * scale (never below 0 where its resamples are not), and the ratio's ends
- * from their ends; a base whose range then reaches 0 leaves the ratio
- * unbounded above. */
+/* Whether a side can be 0 at this confidence. With several runs, by their
+ * statistics: their mean less z (the normal's quantile, 2.58 at 99%) of
+ * their standard errors reaches 0, as a base with errors in one run of two
+ * does, or one whose runs disagree as 0.0012 and 0.31 ms do (a loop's lag),
+ * which no resample puts at 0 but whose logarithm's spread made an interval
+ * of 0.0000-132740317175800 (0.0001-45846 relative). Samples of 0 within a
+ * run widen the interval but do not decide this: with one of five samples 0
+ * in each of two runs a side, the resamples' own spread put the side near 0
+ * or not as the seed fell. Student's t is not in it: on the linear scale t
+ * would take two runs 1.3-fold apart to 0, where on the logarithm's they are
+ * well clear of it. With one run there is no run-to-run spread, and its
+ * resamples say it: 0 in more than the interval's tail of them. */
+static bool can_be_zero(const struct side *side, double tail, double z)
+{
+    if (side->runs < 2) return side->zero_share > tail;
+    return side->point - z * side->runs_error <= 0.0;
+}
+
+/* A new side that can be 0, over a base that cannot: its logarithm's spread
+ * would reach far below 0 and as far above, so each side's statistic ± t
+ * standard errors on the linear scale (never below 0 where its resamples are
+ * not), and the ratio's ends from their ends; a base whose range then
+ * reaches 0 leaves the ratio unbounded above. */
 static void interval_at_zero(const struct side *before, const struct side *after, double t,
                              struct stats_interval *out)
 {
@@ -188,23 +222,21 @@ int stats_bootstrap_ratio(const struct stats_run_metric *const *base, size_t n_b
     }
     double tail = (1.0 - settings->confidence) / 2.0;
     struct side from, to;
-    describe_side(before, b, side_value(base, n_base), n_base, &from);
-    describe_side(after, b, side_value(current, n_current), n_current, &to);
+    describe_side(before, b, base, n_base, &from);
+    describe_side(after, b, current, n_current, &to);
     free(before);
     free(after);
     double variance =
         pooled_variance(from.relative_variance, n_base, to.relative_variance, n_current, &out->df);
-    double t = stats_t_quantile(1.0 - tail, out->df);
-    /* a base that is 0 in more than the tail of its resamples can be 0 at
-     * this confidence: a ratio over it is undefined */
-    out->zero_base = !(from.point > 0.0) || from.zero_share > tail;
+    double t = stats_t_quantile(1.0 - tail, out->df), z = stats_t_quantile(1.0 - tail, INFINITY);
+    out->zero_base = !(from.point > 0.0) || can_be_zero(&from, tail, z);
     if (from.all_zero) {
         /* 0 over 0 is no move; over 0, a new side that cannot be 0 moved
          * from nothing; anything else is 0 over 0 at times */
-        out->low = out->high = to.all_zero ? 1.0 : to.zero_share <= tail ? INFINITY : NAN;
+        out->low = out->high = to.all_zero ? 1.0 : !can_be_zero(&to, tail, z) ? INFINITY : NAN;
     } else if (out->zero_base) {
-        out->low = out->high = NAN;
-    } else if (to.point > 0.0) {
+        out->low = out->high = NAN; /* a ratio over what may be 0 */
+    } else if (to.point > 0.0 && !can_be_zero(&to, tail, z)) {
         double half = t * sqrt(variance);
         double center = log(to.point / from.point);
         out->low = exp(center - half);

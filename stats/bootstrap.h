@@ -14,14 +14,16 @@
  * side it is the within-run uncertainty alone (normal quantiles).
  *
  * A statistic can be 0 (counts, seconds and rates of errors often are). A
- * side "can be 0" when its statistic is 0 in more than the interval's tail
- * of its resamples: it has no logarithm at this confidence. Over a base that
+ * side "can be 0" when its runs' statistics put it there (their mean less
+ * the normal's quantile of their standard errors reaches 0), or, a side of
+ * one run, when its resamples are 0 in more than the interval's tail: it has
+ * no logarithm at this confidence. Over a base that
  * can be 0 the ratio is undefined (no interval), except over a base 0 in
  * every resample: 1 for a new side 0 in every one too, infinite for one that
- * cannot be 0 (a move from nothing). A new statistic of 0 over a base that
- * cannot be 0 (a ratio of 0) has an interval from 0 up, each side's
- * statistic ± t standard errors on the linear scale. Seeded: the same inputs
- * give the same interval. */
+ * cannot be 0 (a move from nothing). A new side that can be 0 over a base
+ * that cannot has an interval from 0 up, each side's statistic ± t standard
+ * errors on the linear scale. Seeded: the same inputs give the same
+ * interval. */
 #ifndef LOADGEN_STATS_BOOTSTRAP_H
 #define LOADGEN_STATS_BOOTSTRAP_H
 

@@ -453,6 +453,15 @@ PY
     run_tool "$W/e.out" "$W/e.err" "$LOADSTATS" compare "$W/e0.json,$W/e0.json" "$W/e20.json,$W/e30.json"
     assert_eq "$RC" 1 "errors from none"
     assert_contains "$W/e.out" "^regressed  *c2.errors .* inf  *inf-inf "
+    # a loop's lag, one sample a run: a base run of 0.0012 ms beside one of
+    # 0.313 is no resample of 0, but the base's own interval reaches it (the
+    # logarithms made 0.0000-132740317175800.9062 of it, on an A/B of nginx)
+    for n in 0.0012 0.313 0.29 0.2; do
+        printf '{"metrics": {"c8.loop_lag_ms": {"unit": "milliseconds", "samples": [%s]}}}\n' "$n" >"$W/lag$n.json"
+    done
+    run_tool "$W/lag.out" "$W/lag.err" "$LOADSTATS" compare "$W/lag0.0012.json,$W/lag0.313.json" \
+        "$W/lag0.29.json,$W/lag0.2.json"
+    assert_contains "$W/lag.out" "^tiny  *c8.loop_lag_ms .* undefined  *2/2 "
 }
 
 t_compare_refuses_bad_lists_and_options() {

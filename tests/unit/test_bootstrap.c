@@ -281,12 +281,12 @@ static void test_one_zero_sample_does_not_switch_the_interval(void **state)
     assert_true(fabs(log(high[CASES - 1] / high[CASES - 2])) < 0.01);
 }
 
-/* Counts of errors, one sample a run. A side can be 0 when its statistic is
- * 0 in more than the tail of the resamples: a base that can be 0 has no ratio
- * to bound, unless it is 0 in every run (1 over a new side 0 in every run,
- * infinity over one that cannot be 0); a new statistic of 0 has its ratio
- * from 0 up, on the linear scale, each side ± Student's t (9.9) of its
- * standard error. */
+/* Counts of errors, one sample a run. A side of several runs can be 0 when
+ * their statistics' mean less 2.58 of their standard errors reaches 0: a base
+ * that can be 0 has no ratio to bound, unless it is 0 in every run (1 over a
+ * new side 0 in every run, infinity over one that cannot be 0); a new side
+ * that can be 0 has its ratio from 0 up, on the linear scale, each side ±
+ * Student's t (9.9) of its standard error. */
 static void test_several_runs_with_a_zero_statistic(void **state)
 {
     double s[4];
@@ -295,7 +295,7 @@ static void test_several_runs_with_a_zero_statistic(void **state)
     const struct {
         double runs[4]; /* base, base, new, new */
         enum stats_verdict verdict;
-        const char *interval; /* "undefined", "one", "inf", "zero" or "wide" */
+        const char *interval; /* "undefined", "one", "inf", "zero", "from zero" or "wide" */
     } cases[] = {
         /* a base run without errors: the base can be 0 */
         {{0, 4, 1, 3}, STATS_VERDICT_OK, "undefined"},
@@ -304,9 +304,12 @@ static void test_several_runs_with_a_zero_statistic(void **state)
         {{0, 0, 0, 0}, STATS_VERDICT_OK, "one"},
         /* errors where there were none, in every new run */
         {{0, 0, 5, 3}, STATS_VERDICT_REGRESSED, "inf"},
-        {{2, 6, 0, 0}, STATS_VERDICT_IMPROVED, "zero"},
-        /* a new side that can be 0: its zeros widen the log interval */
-        {{2, 6, 0, 3}, STATS_VERDICT_NOISY, "wide"},
+        {{20, 22, 0, 0}, STATS_VERDICT_IMPROVED, "zero"},
+        /* runs 3-fold apart: their mean less 2.58 of their standard errors
+         * reaches 0, so 0 over it may be 0 over 0 */
+        {{2, 6, 0, 0}, STATS_VERDICT_NOISY, "undefined"},
+        /* a new side that can be 0, over a base clear of it: from 0 up */
+        {{20, 22, 0, 3}, STATS_VERDICT_NOISY, "from zero"},
         {{4, 5, 40, 50}, STATS_VERDICT_REGRESSED, "wide"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
@@ -330,11 +333,24 @@ static void test_several_runs_with_a_zero_statistic(void **state)
             assert_true(isinf(c.ratio_low) && isinf(c.ratio_high));
         } else if (strcmp(shape, "zero") == 0) {
             assert_true(c.ratio_low == 0.0 && c.ratio_high == 0.0);
+        } else if (strcmp(shape, "from zero") == 0) {
+            assert_true(c.ratio_low == 0.0 && c.ratio < c.ratio_high);
         } else {
             assert_false(stats_comparison_undefined(&c));
             assert_true(c.ratio_low < c.ratio && c.ratio < c.ratio_high);
         }
     }
+
+    /* a loop's lag, one sample a run, a base run of 0.0012 ms and one of
+     * 0.31: no resample is 0, but the runs' mean less 2.58 of their standard
+     * errors reaches it; its logarithm's spread made 0.0000-1.3e14 of it */
+    const double lags[4] = {0.0012, 0.313, 0.29, 0.2};
+    for (int i = 0; i < 4; i++) {
+        s[i] = lags[i];
+        r[i] = run_of(&s[i], 1);
+    }
+    struct stats_comparison lag = judged(base, 2, current, 2, STATS_UNIT_MILLISECONDS, false, 3);
+    assert_true(stats_comparison_undefined(&lag));
 
     /* a new statistic of 0 whose resamples are not all 0 (runs whose median
      * is 0, of five seconds, two of them with an error): from 0 up to its
@@ -349,8 +365,9 @@ static void test_several_runs_with_a_zero_statistic(void **state)
     assert_int_equal(c.verdict, STATS_VERDICT_IMPROVED);
     assert_true(c.ratio == 0.0 && c.ratio_low == 0.0 && c.ratio_high > 0.0 &&
                 c.ratio_high < 1.0 / 1.1);
-    /* over a base whose range then reaches 0 (runs 2 and 6), unbounded above */
-    double low_seconds[2][5] = {{1, 2, 2, 3, 4}, {5, 6, 6, 7, 8}};
+    /* over a base whose range ± t (9.9) standard errors then reaches 0 (runs
+     * of medians 10 and 13), unbounded above */
+    double low_seconds[2][5] = {{9, 9.5, 10, 10.5, 11}, {12, 12.5, 13, 13.5, 14}};
     r[0] = run_of(low_seconds[0], 5);
     r[1] = run_of(low_seconds[1], 5);
     c = judged(base, 2, current, 2, STATS_UNIT_COUNT, false, 3);
