@@ -122,17 +122,19 @@ static const struct cmd_spec compare_spec = {
              "interval. It is a regression when all hold:\n"
              "  - the interval lies entirely beyond the maximum factor in the worse direction\n"
              "    (requests_per_second, megabits_per_second and counts of work done such as\n"
-             "    requests: lower is worse; every other metric: higher is worse);\n"
+             "    requests: lower is worse; bytes_received and the connection counts: neither,\n"
+             "    as the change decides; every other metric: higher is worse);\n"
              "  - it is material: for time units |delta_abs| >= the minimum time resolution;\n"
              "  - with one run on a side (run-to-run noise unknown; the interval is then\n"
              "    within-run only): |ratio - 1| > the baseline's cv x the noise factor.\n"
              "Verdicts: regressed (significant), improved (the same tests, better direction),\n"
+             "changed (the same tests, a metric with no better direction),\n"
              "noisy (beyond the factor, but the interval straddles it or is undefined, or\n"
              "one run a side and within the baseline's noise), tiny (beyond the factor but\n"
              "below the time resolution), ok (within the factor).\n",
-    .epilog =
-        "Exit status: 0 nothing regressed, 1 a metric regressed significantly (or a document\n"
-        "is invalid, or a unit differs between them), 2 usage or I/O error, 4 out of memory.\n",
+    .epilog = "Exit status: 0 nothing regressed (changed is neither better nor worse), 1 a\n"
+              "metric regressed significantly (or a document is invalid, or a unit differs\n"
+              "between them), 2 usage or I/O error, 4 out of memory.\n",
     .help_column = 34,
     .options = compare_options,
     .n_options = sizeof compare_options / sizeof *compare_options,
@@ -336,17 +338,15 @@ static void print_table(const struct stats_compare_report *report, const struct 
     for (int c = 0; c < COLUMNS; c++)
         snprintf(head[c], 64, "%s", headers[c]);
     print_cells(width, head);
-    size_t tally[STATS_VERDICT_REGRESSED + 1] = {0};
     bool single = false;
     for (size_t i = 0; i < report->n_rows; i++) {
         row_cells(&report->rows[i], &s->thresholds, cells);
         print_cells(width, cells);
-        tally[report->rows[i].result.verdict]++;
         single |= stats_comparison_single_run(&report->rows[i].result);
     }
-    printf("%zu compared: %zu regressed, %zu improved, %zu noisy, %zu tiny, %zu ok\n",
-           report->n_rows, tally[STATS_VERDICT_REGRESSED], tally[STATS_VERDICT_IMPROVED],
-           tally[STATS_VERDICT_NOISY], tally[STATS_VERDICT_TINY], tally[STATS_VERDICT_OK]);
+    char tally[256];
+    stats_compare_tally_text(report, tally, sizeof tally);
+    printf("%s\n", tally);
     if (single)
         printf("one run on a side: the intervals hold the noise within runs only; run-to-run "
                "noise is unknown (compare several runs a side: BASE=a.json,b.json)\n");

@@ -1,6 +1,8 @@
 /* compare.c — the verdict on one metric between two sets of runs (see
  * compare.h). The direction comes from the table of metric kinds: rates and
- * counts of work done are worse lower, everything else worse higher. */
+ * counts of work done are worse lower, bytes received and connections
+ * neither (the change decides which is better), everything else worse
+ * higher. */
 #include "stats/compare.h"
 
 #include <math.h>
@@ -15,6 +17,8 @@ const char *stats_verdict_name(enum stats_verdict verdict)
         return "noisy";
     case STATS_VERDICT_IMPROVED:
         return "improved";
+    case STATS_VERDICT_CHANGED:
+        return "changed";
     case STATS_VERDICT_REGRESSED:
         return "regressed";
     default:
@@ -97,7 +101,9 @@ void stats_judge(struct stats_comparison *c, enum stats_unit unit,
                    : !clears_interval            ? STATS_NOISE_INTERVAL
                    : runs_missing                ? STATS_NOISE_RUNS
                                                  : STATS_NOISE_BASELINE;
-    } else
+    } else if (c->directionless)
+        c->verdict = STATS_VERDICT_CHANGED;
+    else
         c->verdict = worse ? STATS_VERDICT_REGRESSED : STATS_VERDICT_IMPROVED;
     c->significant = c->verdict == STATS_VERDICT_REGRESSED;
 }

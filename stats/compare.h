@@ -30,8 +30,10 @@ enum stats_verdict {
     STATS_VERDICT_NOISY,     /* beyond the factor, but its interval straddles the factor, or
                                 (one run a side) within the baseline's own noise */
     STATS_VERDICT_IMPROVED,  /* a real move in the better direction */
+    STATS_VERDICT_CHANGED,   /* a real move of a metric with no better direction */
     STATS_VERDICT_REGRESSED, /* a real move in the worse direction: `significant` */
 };
+#define STATS_VERDICTS (STATS_VERDICT_REGRESSED + 1)
 
 /* Why a move is noisy. */
 enum stats_noise {
@@ -60,6 +62,8 @@ struct stats_comparison {
     uint64_t base_samples, new_samples;
     double base_cv;      /* the baseline's cv (the mean of its runs'), one run a side */
     bool lower_is_worse; /* rates and counts of work done (metrickinds.def) */
+    bool directionless;  /* neither direction is worse (metrickinds.def): a real move is
+                            "changed" */
     /* the judgement */
     bool significant; /* regressed */
     enum stats_verdict verdict;
@@ -88,7 +92,7 @@ bool stats_comparison_undefined(const struct stats_comparison *c);
 void stats_comparison_note(const struct stats_comparison *c,
                            const struct stats_thresholds *thresholds, char *buf, size_t size);
 
-/* "regressed", "improved", "noisy", "tiny", "ok". */
+/* "regressed", "improved", "changed", "noisy", "tiny", "ok". */
 const char *stats_verdict_name(enum stats_verdict verdict);
 
 #endif

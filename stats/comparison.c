@@ -80,6 +80,7 @@ static int judge_row(const struct stats_runset_metric *before,
         c->new_samples = a.samples;
         c->base_cv = b.cv;
         c->lower_is_worse = info.lower_is_worse;
+        c->directionless = info.directionless;
         stats_judge(c, before->unit, &settings->thresholds);
         row->has_p99 = info.kind == STATS_KIND_SAMPLES && stats_unit_is_time(before->unit);
         row->base_p99 = stats_round2(b.p99);
@@ -153,4 +154,25 @@ void stats_compare_report_free(struct stats_compare_report *report)
     free(report->only_base);
     free(report->only_new);
     memset(report, 0, sizeof *report);
+}
+
+void stats_compare_tally(const struct stats_compare_report *report, struct stats_compare_tally *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < report->n_rows; i++) {
+        out->compared++;
+        out->verdicts[report->rows[i].result.verdict]++;
+    }
+}
+
+void stats_compare_tally_text(const struct stats_compare_report *report, char *buf, size_t size)
+{
+    struct stats_compare_tally t;
+    stats_compare_tally(report, &t);
+    const size_t *v = t.verdicts;
+    snprintf(buf, size,
+             "%zu compared: %zu regressed, %zu improved, %zu changed, %zu noisy, %zu tiny, %zu ok",
+             t.compared, v[STATS_VERDICT_REGRESSED], v[STATS_VERDICT_IMPROVED],
+             v[STATS_VERDICT_CHANGED], v[STATS_VERDICT_NOISY], v[STATS_VERDICT_TINY],
+             v[STATS_VERDICT_OK]);
 }

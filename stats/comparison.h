@@ -50,4 +50,17 @@ int stats_compare_runsets(const struct stats_runset *base, const struct stats_ru
 
 void stats_compare_report_free(struct stats_compare_report *report);
 
+/* The verdicts of the rows. */
+struct stats_compare_tally {
+    size_t verdicts[STATS_VERDICTS];
+    size_t compared; /* the rows */
+};
+
+void stats_compare_tally(const struct stats_compare_report *report,
+                         struct stats_compare_tally *out);
+
+/* compare's last line: "17 compared: 2 regressed, 0 improved, 1 changed,
+ * 9 noisy, 1 tiny, 4 ok". */
+void stats_compare_tally_text(const struct stats_compare_report *report, char *buf, size_t size);
+
 #endif

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum worse { HIGHER, LOWER };
+enum worse { HIGHER, LOWER, NEITHER };
 enum presence { ALWAYS, SOMETIMES };
 
 struct row {
@@ -104,6 +104,7 @@ void stats_metric_info(const char *key, enum stats_unit unit, struct stats_metri
     const struct row *row = lookup(key, unit);
     out->kind = row->kind;
     out->lower_is_worse = row->worse == LOWER;
+    out->directionless = row->worse == NEITHER;
     out->always = row->presence == ALWAYS;
 }
 

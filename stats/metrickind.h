@@ -1,8 +1,9 @@
 /* metrickind.h — what a metric is, looked up in the one table of metric kinds
  * (stats/metrickinds.def): an exact count, per-request samples, a per-second
- * timeline, a gauge or how long the level ran, which direction is worse, whether a document may
- * lack it, and the unit the generators write it in. merge, export, compare and summary decide by
- * it, and so do the generators and the tests' checkers. */
+ * timeline, a gauge or how long the level ran, which direction is worse (if
+ * either), whether a document may lack it, and the unit the generators write
+ * it in. merge, export, compare and summary decide by it, and so do the
+ * generators and the tests' checkers. */
 #ifndef LOADGEN_STATS_METRICKIND_H
 #define LOADGEN_STATS_METRICKIND_H
 
@@ -23,6 +24,7 @@ enum stats_metric_kind {
 struct stats_metric_info {
     enum stats_metric_kind kind;
     bool lower_is_worse; /* rates and counts of work done; otherwise higher is worse */
+    bool directionless;  /* neither is worse: which is better depends on the change */
     bool always;         /* a document of the same test has it (merge warns when one lacks it) */
 };
 

@@ -24,7 +24,7 @@ static const char style_sheet[] =
     "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
     "table.identity th{width:11em}\n"
     ".warn{background:#fde8d8;font-weight:bold}.regressed{background:#fde8d8}"
-    ".improved{background:#dff0e6}\n"
+    ".improved{background:#dff0e6}.changed{background:#e6ecf7}\n"
     "figure{margin:1em 0;break-inside:avoid}figcaption{font-size:12px;color:#444;"
     "max-width:660px}\n" PLOT_STYLE ".note{color:#444}\n"
     "@media print{body{max-width:none}section{break-inside:auto}}\n";
@@ -209,7 +209,6 @@ static void ab_table(FILE *out, const struct report_page *page)
     const struct stats_compare_settings *settings = page->compare_settings;
     static const char *const headers[] = {"verdict", "metric",   "unit",  "base", "new",
                                           "ratio",   "interval", "delta", "runs", "note"};
-    size_t tally[STATS_VERDICT_REGRESSED + 1] = {0};
     fputs("<section id=\"ab\">\n<h2>Base against new</h2>\n<p class=\"note\">", out);
     html_printf(out,
                 "Every metric both sides have, as loadstats compare judges it: the %s of each "
@@ -224,7 +223,6 @@ static void ab_table(FILE *out, const struct report_page *page)
     for (size_t i = 0; i < report->n_rows; i++) {
         const struct stats_compare_row *row = &report->rows[i];
         const struct stats_comparison *c = &row->result;
-        tally[c->verdict]++;
         const char *verdict = stats_verdict_name(c->verdict);
         fprintf(out, "<tr class=\"%s\">", verdict);
         cell_text(out, verdict);
@@ -252,9 +250,9 @@ static void ab_table(FILE *out, const struct report_page *page)
         fputs("</tr>\n", out);
     }
     fputs("</table>\n<p class=\"summary\">", out);
-    html_printf(out, "%zu compared: %zu regressed, %zu improved, %zu noisy, %zu tiny, %zu ok",
-                report->n_rows, tally[STATS_VERDICT_REGRESSED], tally[STATS_VERDICT_IMPROVED],
-                tally[STATS_VERDICT_NOISY], tally[STATS_VERDICT_TINY], tally[STATS_VERDICT_OK]);
+    char tally[256];
+    stats_compare_tally_text(report, tally, sizeof tally);
+    html_text(out, tally);
     if (report->n_only_base || report->n_only_new)
         html_printf(out, "; %zu metrics only in base and %zu only in new were not compared",
                     report->n_only_base, report->n_only_new);

@@ -211,8 +211,10 @@ def want(rows, key, verdict, what):
               % (what, key, rows[key]["verdict"], rows[key]["interval"], verdict, sys.argv[3]))
 want(bigger, "c4.latency_warm_ms", "regressed", "a 1 MiB body")
 want(smaller, "c4.latency_warm_ms", "improved", "back to 6 bytes")
-# fewer bytes received is less work done: lower is worse for it
-want(smaller, "c4.bytes_received", "regressed", "back to 6 bytes")
+# bytes received have no better direction (fewer is less work done, or the
+# same work compressed): a real move is changed, either way
+want(smaller, "c4.bytes_received", "changed", "back to 6 bytes")
+want(bigger, "c4.bytes_received", "changed", "a 1 MiB body")
 PY
 }
 
@@ -462,6 +464,20 @@ PY
     run_tool "$W/lag.out" "$W/lag.err" "$LOADSTATS" compare "$W/lag0.0012.json,$W/lag0.313.json" \
         "$W/lag0.29.json,$W/lag0.2.json"
     assert_contains "$W/lag.out" "^tiny  *c8.loop_lag_ms .* undefined  *2/2 "
+}
+
+t_bytes_received_have_no_direction() {
+    # fewer bytes received is less work done, or the same work compressed
+    # (gzip's purpose): a move either way is changed, and fails nothing
+    printf '{"metrics": {"c4.bytes_received": {"unit": "bytes", "samples": [1000]}}}\n' >"$W/bytes-a.json"
+    printf '{"metrics": {"c4.bytes_received": {"unit": "bytes", "samples": [333]}}}\n' >"$W/bytes-b.json"
+    run_tool "$W/bytes.out" "$W/bytes.err" "$LOADSTATS" compare "$W/bytes-a.json" "$W/bytes-b.json"
+    assert_eq "$RC" 0 "fewer bytes received"
+    assert_contains "$W/bytes.out" "^changed  *c4.bytes_received "
+    assert_contains "$W/bytes.out" "^1 compared: 0 regressed, 0 improved, 1 changed, 0 noisy, 0 tiny, 0 ok$"
+    compare_json "$W/bytes.cmp" "$W/bytes-b.json" "$W/bytes-a.json"
+    assert_eq "$RC" 0 "more bytes received"
+    assert_contains "$W/bytes.cmp" '"significant": false, "verdict": "changed"'
 }
 
 t_compare_refuses_bad_lists_and_options() {

@@ -1,7 +1,8 @@
 /* test_merge.c — the typed merge of collector documents: counts summed (with 0
  * for a document that lacks the key), timelines added second by second, samples
  * pooled, and, where --max-samples cut an input, a draw weighted by the true
- * counts that is a uniform sample of all requests (checked statistically). */
+ * counts that is a uniform sample of all requests (checked statistically);
+ * and the table of metric kinds it merges by (kinds, directions). */
 #include <math.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -103,6 +104,39 @@ static void test_metric_kinds_follow_name_and_unit(void **state)
     assert_string_equal(stats_key_metric("c64.errors.timeout"), "errors.timeout");
     assert_string_equal(stats_key_metric("c.x"), "c.x");
     assert_string_equal(stats_key_metric("c12."), "c12.");
+}
+
+/* Which direction compare calls worse, if either. */
+static void test_metric_directions(void **state)
+{
+    static const struct {
+        const char *key;
+        enum stats_unit unit;
+        const char *worse; /* "higher", "lower" or "neither" */
+    } table[] = {
+        {"c64.requests", STATS_UNIT_COUNT, "lower"},
+        {"c64.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, "lower"},
+        {"c64.errors.timeout", STATS_UNIT_COUNT, "higher"},
+        {"c64.latency_warm_ms", STATS_UNIT_MILLISECONDS, "higher"},
+        /* compressed, or less work done: the change decides */
+        {"c64.bytes_received", STATS_UNIT_BYTES, "neither"},
+        /* with --conn-requests they follow the work done, without it failures */
+        {"c64.connections", STATS_UNIT_COUNT, "neither"},
+        {"c64.connect_attempts", STATS_UNIT_COUNT, "neither"},
+        {"c64.reconnects", STATS_UNIT_COUNT, "neither"},
+        {"c64.tls_resumed", STATS_UNIT_COUNT, "neither"},
+        {"c64.watch.nginx.rss_bytes", STATS_UNIT_BYTES, "higher"},
+        {"c64.watch.nginx.cpu_s", STATS_UNIT_SECONDS, "higher"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        struct stats_metric_info info;
+        stats_metric_info(table[i].key, table[i].unit, &info);
+        const char *worse = info.directionless    ? "neither"
+                            : info.lower_is_worse ? "lower"
+                                                  : "higher";
+        if (strcmp(worse, table[i].worse) != 0)
+            fail_msg("%s: worse %s, expected %s", table[i].key, worse, table[i].worse);
+    }
 }
 
 static void test_the_level_of_a_key(void **state)
@@ -521,6 +555,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metric_kinds_follow_name_and_unit),
+        cmocka_unit_test(test_metric_directions),
         cmocka_unit_test(test_the_level_of_a_key),
         cmocka_unit_test(test_counts_are_summed_with_zero_for_absent_keys),
         cmocka_unit_test(test_count_with_several_samples_is_refused),

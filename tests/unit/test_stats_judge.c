@@ -1,5 +1,5 @@
-/* test_stats_judge.c — the comparison verdicts (direction, interval, noise,
- * time resolution, zero baselines). The interval itself is tested in
+/* test_stats_judge.c — the comparison verdicts (direction or none, interval,
+ * noise, time resolution, zero baselines). The interval itself is tested in
  * test_bootstrap.c, merging in test_merge.c. */
 #include <math.h>
 #include <setjmp.h>
@@ -223,6 +223,38 @@ static void test_the_move_is_rounded_as_summary_rounds(void **state)
     assert_true(fabs(c.ratio - 0.066 / 0.054) < 1e-12);
 }
 
+/* bytes_received, connections: fewer bytes is less work done, or the same
+ * work compressed; which is better depends on the change. A real move is
+ * "changed", neither regressed (no exit status 1) nor improved. */
+static void test_a_metric_without_a_direction_changes(void **state)
+{
+    struct stats_comparison c = {.base_runs = 2, .new_runs = 2, .directionless = true};
+    stats_comparison_move(&c, 1000.0, 500.0);
+    c.ratio_low = 0.45;
+    c.ratio_high = 0.55;
+    stats_judge(&c, STATS_UNIT_BYTES, &defaults);
+    assert_int_equal(c.verdict, STATS_VERDICT_CHANGED);
+    assert_false(c.significant);
+    assert_string_equal(stats_verdict_name(c.verdict), "changed");
+    /* up as well as down, whatever lower_is_worse says */
+    c.lower_is_worse = true;
+    stats_comparison_move(&c, 1000.0, 2000.0);
+    c.ratio_low = 1.8;
+    c.ratio_high = 2.2;
+    stats_judge(&c, STATS_UNIT_BYTES, &defaults);
+    assert_int_equal(c.verdict, STATS_VERDICT_CHANGED);
+    assert_false(c.significant);
+    /* the other verdicts are as for any metric */
+    c.ratio_low = 1.05;
+    stats_judge(&c, STATS_UNIT_BYTES, &defaults);
+    assert_int_equal(c.verdict, STATS_VERDICT_NOISY);
+    stats_comparison_move(&c, 1000.0, 1050.0);
+    c.ratio_low = 1.0;
+    c.ratio_high = 1.08;
+    stats_judge(&c, STATS_UNIT_BYTES, &defaults);
+    assert_int_equal(c.verdict, STATS_VERDICT_OK);
+}
+
 static void test_zero_baselines(void **state)
 {
     struct stats_comparison c = judge(0.0, 0.0, 0.0, STATS_UNIT_COUNT, NULL);
@@ -259,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_a_metric_in_one_run_of_each_side_is_noisy),
         cmocka_unit_test(test_the_move_is_rounded_as_summary_rounds),
         cmocka_unit_test(test_zero_baselines),
+        cmocka_unit_test(test_a_metric_without_a_direction_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
