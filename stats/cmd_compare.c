@@ -131,10 +131,12 @@ static const struct cmd_spec compare_spec = {
              "changed (the same tests, a metric with no better direction),\n"
              "noisy (beyond the factor, but the interval straddles it or is undefined, or\n"
              "one run a side and within the baseline's noise), tiny (beyond the factor but\n"
-             "below the time resolution), ok (within the factor).\n",
-    .epilog = "Exit status: 0 nothing regressed (changed is neither better nor worse), 1 a\n"
-              "metric regressed significantly (or a document is invalid, or a unit differs\n"
-              "between them), 2 usage or I/O error, 4 out of memory.\n",
+             "below the time resolution), ok (within the factor). The tally counts each\n"
+             "quantity once: the rows of a command inside a --watch tree are shown, not\n"
+             "counted (nor in the exit status); the tree's own row is.\n",
+    .epilog = "Exit status: 0 nothing counted regressed (changed is neither better nor worse),\n"
+              "1 a counted metric regressed significantly (or a document is invalid, or a unit\n"
+              "differs between them), 2 usage or I/O error, 4 out of memory.\n",
     .help_column = 34,
     .options = compare_options,
     .n_options = sizeof compare_options / sizeof *compare_options,
@@ -221,8 +223,9 @@ static void print_json(const struct stats_compare_report *report, const struct s
                c->base_runs, c->new_runs, (unsigned long long)c->base_samples,
                (unsigned long long)c->new_samples,
                stats_comparison_single_run(c) ? "unknown" : "resampled");
-        printf(", \"significant\": %s, \"verdict\": \"%s\"", c->significant ? "true" : "false",
-               stats_verdict_name(c->verdict));
+        printf(", \"significant\": %s, \"verdict\": \"%s\", \"counted\": %s",
+               c->significant ? "true" : "false", stats_verdict_name(c->verdict),
+               row->counted ? "true" : "false");
         if (noise_name(c)) printf(", \"noisy_because\": \"%s\"", noise_name(c));
         printf("}");
     }
@@ -524,8 +527,7 @@ int cmd_compare(int argc, char **argv)
         else
             print_table(&report, &base, &current, &settings.compare);
         status = finish_output("compare", stdout, "standard output");
-        for (size_t i = 0; i < report.n_rows && status == EXIT_FINE; i++)
-            if (report.rows[i].result.significant) status = EXIT_FAILS;
+        if (status == EXIT_FINE && stats_compare_regressed(&report)) status = EXIT_FAILS;
     }
     stats_compare_report_free(&report);
     stats_warnlist_free(&warnings);

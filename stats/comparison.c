@@ -81,6 +81,7 @@ static int judge_row(const struct stats_runset_metric *before,
         c->base_cv = b.cv;
         c->lower_is_worse = info.lower_is_worse;
         c->directionless = info.directionless;
+        row->counted = !info.part;
         stats_judge(c, before->unit, &settings->thresholds);
         row->has_p99 = info.kind == STATS_KIND_SAMPLES && stats_unit_is_time(before->unit);
         row->base_p99 = stats_round2(b.p99);
@@ -160,6 +161,10 @@ void stats_compare_tally(const struct stats_compare_report *report, struct stats
 {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < report->n_rows; i++) {
+        if (!report->rows[i].counted) {
+            out->parts++;
+            continue;
+        }
         out->compared++;
         out->verdicts[report->rows[i].result.verdict]++;
     }
@@ -170,9 +175,21 @@ void stats_compare_tally_text(const struct stats_compare_report *report, char *b
     struct stats_compare_tally t;
     stats_compare_tally(report, &t);
     const size_t *v = t.verdicts;
-    snprintf(buf, size,
-             "%zu compared: %zu regressed, %zu improved, %zu changed, %zu noisy, %zu tiny, %zu ok",
-             t.compared, v[STATS_VERDICT_REGRESSED], v[STATS_VERDICT_IMPROVED],
-             v[STATS_VERDICT_CHANGED], v[STATS_VERDICT_NOISY], v[STATS_VERDICT_TINY],
-             v[STATS_VERDICT_OK]);
+    int n = snprintf(buf, size,
+                     "%zu compared: %zu regressed, %zu improved, %zu changed, %zu noisy, "
+                     "%zu tiny, %zu ok",
+                     t.compared, v[STATS_VERDICT_REGRESSED], v[STATS_VERDICT_IMPROVED],
+                     v[STATS_VERDICT_CHANGED], v[STATS_VERDICT_NOISY], v[STATS_VERDICT_TINY],
+                     v[STATS_VERDICT_OK]);
+    if (t.parts && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n,
+                 "; %zu row%s of commands in watched trees shown, not counted", t.parts,
+                 t.parts == 1 ? "" : "s");
+}
+
+bool stats_compare_regressed(const struct stats_compare_report *report)
+{
+    for (size_t i = 0; i < report->n_rows; i++)
+        if (report->rows[i].counted && report->rows[i].result.significant) return true;
+    return false;
 }

@@ -31,6 +31,8 @@ struct stats_compare_row {
     double interval_df; /* the t quantile's degrees of freedom; INFINITY: the normal's */
     bool has_p99;       /* a latency (time samples): its p99 beside the statistic */
     double base_p99, new_p99;
+    bool counted; /* in the tally and the exit status; not a part of another row's quantity
+                     (a command of a watched tree, metrickinds.def's PART) */
 };
 
 struct stats_compare_report {
@@ -50,17 +52,21 @@ int stats_compare_runsets(const struct stats_runset *base, const struct stats_ru
 
 void stats_compare_report_free(struct stats_compare_report *report);
 
-/* The verdicts of the rows. */
+/* The verdicts of the counted rows, each measured quantity once. */
 struct stats_compare_tally {
     size_t verdicts[STATS_VERDICTS];
-    size_t compared; /* the rows */
+    size_t compared, parts; /* rows counted, and rows shown but not counted */
 };
 
 void stats_compare_tally(const struct stats_compare_report *report,
                          struct stats_compare_tally *out);
 
 /* compare's last line: "17 compared: 2 regressed, 0 improved, 1 changed,
- * 9 noisy, 1 tiny, 4 ok". */
+ * 9 noisy, 1 tiny, 4 ok", and where rows are parts "; 10 rows of commands
+ * in watched trees shown, not counted". */
 void stats_compare_tally_text(const struct stats_compare_report *report, char *buf, size_t size);
+
+/* Whether a counted row regressed: compare's exit status 1. */
+bool stats_compare_regressed(const struct stats_compare_report *report);
 
 #endif

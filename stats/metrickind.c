@@ -8,17 +8,19 @@
 
 enum worse { HIGHER, LOWER, NEITHER };
 enum presence { ALWAYS, SOMETIMES };
+enum tally { WHOLE, PART };
 
 struct row {
     const char *pattern, *unit;
     enum stats_metric_kind kind;
     enum worse worse;
     enum presence presence;
+    enum tally tally;
 };
 
 static const struct row table[] = {
-#define METRIC(pattern, unit, kind, worse, presence)                                               \
-    {pattern, unit, STATS_KIND_##kind, worse, presence},
+#define METRIC(pattern, unit, kind, worse, presence, tally)                                        \
+    {pattern, unit, STATS_KIND_##kind, worse, presence, tally},
 #include "stats/metrickinds.def"
 #undef METRIC
 };
@@ -106,6 +108,7 @@ void stats_metric_info(const char *key, enum stats_unit unit, struct stats_metri
     out->lower_is_worse = row->worse == LOWER;
     out->directionless = row->worse == NEITHER;
     out->always = row->presence == ALWAYS;
+    out->part = row->tally == PART;
 }
 
 enum stats_metric_kind stats_metric_kind(const char *key, enum stats_unit unit)

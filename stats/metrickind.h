@@ -1,9 +1,10 @@
 /* metrickind.h — what a metric is, looked up in the one table of metric kinds
  * (stats/metrickinds.def): an exact count, per-request samples, a per-second
  * timeline, a gauge or how long the level ran, which direction is worse (if
- * either), whether a document may lack it, and the unit the generators write
- * it in. merge, export, compare and summary decide by it, and so do the
- * generators and the tests' checkers. */
+ * either), whether a document may lack it, whether it is a part of another
+ * row's quantity, and the unit the generators write it in. merge, export,
+ * compare and summary decide by it, and so do the generators and the tests'
+ * checkers. */
 #ifndef LOADGEN_STATS_METRICKIND_H
 #define LOADGEN_STATS_METRICKIND_H
 
@@ -26,6 +27,7 @@ struct stats_metric_info {
     bool lower_is_worse; /* rates and counts of work done; otherwise higher is worse */
     bool directionless;  /* neither is worse: which is better depends on the change */
     bool always;         /* a document of the same test has it (merge warns when one lacks it) */
+    bool part;           /* a part of what another row measures (a command of a watched tree) */
 };
 
 /* Splits "c64.latency_warm_ms" into 64 and "latency_warm_ms"; false for a key

@@ -16,7 +16,7 @@ import sys
 
 DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "stats",
                    "metrickinds.def")
-ROW = re.compile(r'^METRIC\("([^"]*)", "([^"]*)", (\w+), (\w+), (\w+)\)$')
+ROW = re.compile(r'^METRIC\("([^"]*)", "([^"]*)", (\w+), (\w+), (\w+), (\w+)\)$')
 PART = re.compile(r"^(?:(?:shard|input)\d+\.)+(?=.)")
 LEVEL = re.compile(r"^c(\d+)\.(.+)$")
 
@@ -27,9 +27,10 @@ def _rows():
         for line in f:
             m = ROW.match(line.strip())
             if m:
-                pattern, unit, kind, worse, presence = m.groups()
+                pattern, unit, kind, worse, presence, tally = m.groups()
                 rows.append({"pattern": pattern, "unit": unit, "kind": kind.lower(),
-                             "worse": worse.lower(), "always": presence == "ALWAYS"})
+                             "worse": worse.lower(), "always": presence == "ALWAYS",
+                             "part": tally == "PART"})
     if not rows or rows[-1]["pattern"] != "*" or rows[-1]["unit"] != "*":
         raise SystemExit("metrickinds.py: %s has no rows, or does not end in the catch-all" % DEF)
     return rows

@@ -480,6 +480,42 @@ t_bytes_received_have_no_direction() {
     assert_contains "$W/bytes.cmp" '"significant": false, "verdict": "changed"'
 }
 
+t_the_tally_counts_each_quantity_once() {
+    # a watched tree's memory, and its one command's: the same quantity twice
+    # (on an A/B of nginx with and without gzip: "6 improved", the tree's
+    # memory rows counted twice, and fewer bytes received regressed)
+    local side
+    for side in base:100:1000 new:50:333; do
+        IFS=: read -r name memory bytes <<<"$side"
+        printf '{"metrics": {"c4.watch.w.rss_bytes": {"unit": "bytes", "samples": [%s, %s]},
+ "c4.watch.w.nginx.rss_bytes": {"unit": "bytes", "samples": [%s, %s]},
+ "c4.bytes_received": {"unit": "bytes", "samples": [%s]}}}\n' \
+            "$memory" "$memory" "$memory" "$memory" "$bytes" >"$W/tally-$name.json"
+    done
+    run_tool "$W/tally.out" "$W/tally.err" "$LOADSTATS" compare "$W/tally-base.json" "$W/tally-new.json"
+    assert_eq "$RC" 0 "less memory and fewer bytes: nothing regressed"
+    assert_contains "$W/tally.out" "^improved  *c4.watch.w.rss_bytes "
+    assert_contains "$W/tally.out" "^improved  *c4.watch.w.nginx.rss_bytes "
+    assert_contains "$W/tally.out" "^changed  *c4.bytes_received "
+    assert_contains "$W/tally.out" "^2 compared: 0 regressed, 1 improved, 1 changed, 0 noisy, 0 tiny, 0 ok; 1 row of commands in watched trees shown, not counted$"
+    compare_json "$W/tally.cmp" "$W/tally-base.json" "$W/tally-new.json"
+    python3 - "$W/tally.cmp" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["comparisons"]
+got = {k: (v["verdict"], v["counted"], v["significant"]) for k, v in rows.items()}
+want = {"c4.watch.w.rss_bytes": ("improved", True, False),
+        "c4.watch.w.nginx.rss_bytes": ("improved", False, False),
+        "c4.bytes_received": ("changed", True, False)}
+if got != want:
+    print("ASSERTION: %s, expected %s" % (got, want))
+PY
+    # more bytes is no regression either; more memory is, counted once
+    run_tool "$W/tally.out" "$W/tally.err" "$LOADSTATS" compare "$W/tally-new.json" "$W/tally-base.json"
+    assert_eq "$RC" 1 "more memory regressed"
+    assert_contains "$W/tally.out" "^changed  *c4.bytes_received "
+    assert_contains "$W/tally.out" "^2 compared: 1 regressed, 0 improved, 1 changed, "
+}
+
 t_compare_refuses_bad_lists_and_options() {
     write_doc "$W/r.json" 1 2
     local args

@@ -529,6 +529,72 @@ static void test_run_sets_read_lists_and_zero_missing_counts(void **state)
     free(c);
 }
 
+/* A watched tree's memory is in its tree's row and again in its commands':
+ * each measured quantity counts once in the tally and the exit status, and
+ * a smaller bytes_received (gzip's purpose) is changed, not less work done.
+ * On an A/B of nginx with and without gzip the tally said "6 improved", the
+ * tree's memory rows counted twice, and bytes_received regressed. */
+static void test_compare_counts_each_quantity_once(void **state)
+{
+    char dir[] = "/tmp/test_bootstrap.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *const texts[] = {
+        "{\"metrics\": {\"c4.watch.w.rss_bytes\": {\"unit\": \"bytes\", \"samples\": [100, 100]},"
+        " \"c4.watch.w.nginx.rss_bytes\": {\"unit\": \"bytes\", \"samples\": [100, 100]},"
+        " \"c4.watch.w.cat.rss_bytes\": {\"unit\": \"bytes\", \"samples\": [10, 10]},"
+        " \"c4.bytes_received\": {\"unit\": \"bytes\", \"samples\": [1000]}}}",
+        /* the tree's memory halved, one command's up 50%, a third of the bytes */
+        "{\"metrics\": {\"c4.watch.w.rss_bytes\": {\"unit\": \"bytes\", \"samples\": [50, 50]},"
+        " \"c4.watch.w.nginx.rss_bytes\": {\"unit\": \"bytes\", \"samples\": [50, 50]},"
+        " \"c4.watch.w.cat.rss_bytes\": {\"unit\": \"bytes\", \"samples\": [15, 15]},"
+        " \"c4.bytes_received\": {\"unit\": \"bytes\", \"samples\": [333]}}}"};
+    char *a = write_doc(dir, "a.json", texts[0]), *b = write_doc(dir, "b.json", texts[1]);
+    char error[512];
+    struct stats_runset base, current;
+    assert_int_equal(stats_runset_read(&base, a, STATS_STAT_MEDIAN, true, error, sizeof error), 0);
+    assert_int_equal(stats_runset_read(&current, b, STATS_STAT_MEDIAN, true, error, sizeof error),
+                     0);
+    struct stats_compare_settings settings = STATS_COMPARE_SETTINGS_DEFAULT;
+    struct stats_compare_report report;
+    assert_int_equal(stats_compare_runsets(&base, &current, &settings, &report), 0);
+    assert_int_equal(report.n_rows, 4);
+    const char *const verdicts[] = {"improved", "improved", "regressed", "changed"};
+    const bool counted[] = {true, false, false, true};
+    for (size_t i = 0; i < 4; i++) {
+        const struct stats_compare_row *row = &report.rows[i];
+        if (strcmp(stats_verdict_name(row->result.verdict), verdicts[i]) != 0 ||
+            row->counted != counted[i])
+            fail_msg("%s: %s, counted %d", row->key, stats_verdict_name(row->result.verdict),
+                     row->counted);
+    }
+    struct stats_compare_tally tally;
+    stats_compare_tally(&report, &tally);
+    assert_int_equal(tally.compared, 2);
+    assert_int_equal(tally.parts, 2);
+    assert_int_equal(tally.verdicts[STATS_VERDICT_IMPROVED], 1);
+    assert_int_equal(tally.verdicts[STATS_VERDICT_CHANGED], 1);
+    assert_int_equal(tally.verdicts[STATS_VERDICT_REGRESSED], 0);
+    char text[256];
+    stats_compare_tally_text(&report, text, sizeof text);
+    assert_string_equal(text, "2 compared: 0 regressed, 1 improved, 1 changed, 0 noisy, 0 tiny, "
+                              "0 ok; 2 rows of commands in watched trees shown, not counted");
+    /* a command's memory regressed, inside a tree that did not: no exit 1 */
+    assert_true(report.rows[2].result.significant);
+    assert_false(stats_compare_regressed(&report));
+    stats_compare_report_free(&report);
+    /* the other way round, the tree's own row regressed: exit 1 */
+    assert_int_equal(stats_compare_runsets(&current, &base, &settings, &report), 0);
+    assert_true(stats_compare_regressed(&report));
+    stats_compare_report_free(&report);
+    stats_runset_free(&base);
+    stats_runset_free(&current);
+    unlink(a);
+    unlink(b);
+    rmdir(dir);
+    free(a);
+    free(b);
+}
+
 /* Runs of samples near the largest double: each side's statistic (a mean
  * over its runs), the move and the interval are finite numbers, not the inf
  * and nan of sums that overflow. */
@@ -585,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_unchanged_runs_with_zeros_flag_at_most_once_in_20_pairings),
         cmocka_unit_test(test_run_sets_read_lists_and_zero_missing_counts),
         cmocka_unit_test(test_samples_near_the_largest_double_compare_finitely),
+        cmocka_unit_test(test_compare_counts_each_quantity_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
  * for a document that lacks the key), timelines added second by second, samples
  * pooled, and, where --max-samples cut an input, a draw weighted by the true
  * counts that is a uniform sample of all requests (checked statistically);
- * and the table of metric kinds it merges by (kinds, directions). */
+ * and the table of metric kinds it merges by (kinds, directions, parts). */
 #include <math.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -106,27 +106,37 @@ static void test_metric_kinds_follow_name_and_unit(void **state)
     assert_string_equal(stats_key_metric("c12."), "c12.");
 }
 
-/* Which direction compare calls worse, if either. */
-static void test_metric_directions(void **state)
+/* Which direction compare calls worse, and which rows are parts of another's
+ * quantity (counted once, as the whole). */
+static void test_metric_directions_and_parts(void **state)
 {
     static const struct {
         const char *key;
         enum stats_unit unit;
         const char *worse; /* "higher", "lower" or "neither" */
+        bool part;
     } table[] = {
-        {"c64.requests", STATS_UNIT_COUNT, "lower"},
-        {"c64.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, "lower"},
-        {"c64.errors.timeout", STATS_UNIT_COUNT, "higher"},
-        {"c64.latency_warm_ms", STATS_UNIT_MILLISECONDS, "higher"},
+        {"c64.requests", STATS_UNIT_COUNT, "lower", false},
+        {"c64.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, "lower", false},
+        {"c64.errors.timeout", STATS_UNIT_COUNT, "higher", false},
+        {"c64.latency_warm_ms", STATS_UNIT_MILLISECONDS, "higher", false},
         /* compressed, or less work done: the change decides */
-        {"c64.bytes_received", STATS_UNIT_BYTES, "neither"},
+        {"c64.bytes_received", STATS_UNIT_BYTES, "neither", false},
         /* with --conn-requests they follow the work done, without it failures */
-        {"c64.connections", STATS_UNIT_COUNT, "neither"},
-        {"c64.connect_attempts", STATS_UNIT_COUNT, "neither"},
-        {"c64.reconnects", STATS_UNIT_COUNT, "neither"},
-        {"c64.tls_resumed", STATS_UNIT_COUNT, "neither"},
-        {"c64.watch.nginx.rss_bytes", STATS_UNIT_BYTES, "higher"},
-        {"c64.watch.nginx.cpu_s", STATS_UNIT_SECONDS, "higher"},
+        {"c64.connections", STATS_UNIT_COUNT, "neither", false},
+        {"c64.connect_attempts", STATS_UNIT_COUNT, "neither", false},
+        {"c64.reconnects", STATS_UNIT_COUNT, "neither", false},
+        {"c64.tls_resumed", STATS_UNIT_COUNT, "neither", false},
+        {"c64.watch.nginx.rss_bytes", STATS_UNIT_BYTES, "higher", false},
+        {"c64.watch.nginx.cpu_s", STATS_UNIT_SECONDS, "higher", false},
+        {"c64.watch.nginx.fds", STATS_UNIT_COUNT, "higher", false},
+        /* a command inside the tree: a part of the tree's own row */
+        {"c64.watch.nginx.nginx.rss_bytes", STATS_UNIT_BYTES, "higher", true},
+        {"c64.watch.nginx.nginx.pss_bytes", STATS_UNIT_BYTES, "higher", true},
+        {"c64.watch.nginx.cache_mgr.cpu_s", STATS_UNIT_SECONDS, "higher", true},
+        {"c64.watch.nginx.nginx.fds", STATS_UNIT_COUNT, "higher", true},
+        {"c64.shard1.watch.nginx.nginx.uss_bytes", STATS_UNIT_BYTES, "higher", true},
+        {"c64.shard1.watch.nginx.uss_bytes", STATS_UNIT_BYTES, "higher", false},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
         struct stats_metric_info info;
@@ -134,8 +144,9 @@ static void test_metric_directions(void **state)
         const char *worse = info.directionless    ? "neither"
                             : info.lower_is_worse ? "lower"
                                                   : "higher";
-        if (strcmp(worse, table[i].worse) != 0)
-            fail_msg("%s: worse %s, expected %s", table[i].key, worse, table[i].worse);
+        if (strcmp(worse, table[i].worse) != 0 || info.part != table[i].part)
+            fail_msg("%s: worse %s, part %d; expected %s, %d", table[i].key, worse, info.part,
+                     table[i].worse, table[i].part);
     }
 }
 
@@ -555,7 +566,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metric_kinds_follow_name_and_unit),
-        cmocka_unit_test(test_metric_directions),
+        cmocka_unit_test(test_metric_directions_and_parts),
         cmocka_unit_test(test_the_level_of_a_key),
         cmocka_unit_test(test_counts_are_summed_with_zero_for_absent_keys),
         cmocka_unit_test(test_count_with_several_samples_is_refused),
