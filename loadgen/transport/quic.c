@@ -585,8 +585,12 @@ static int conn_new(struct lg_client *c, struct lg_quic *q)
     params.max_udp_payload_size = RX_SLOT;
     q->mem = (ngtcp2_mem){&q->pool, lg_block_pool_malloc, lg_block_pool_free, lg_block_pool_calloc,
                           lg_block_pool_realloc};
-    int rv = ngtcp2_conn_client_new(&q->conn, &dcid, &scid, &q->path, NGTCP2_PROTO_VER_V1,
-                                    &callbacks, &settings, &params, &q->mem, q);
+    /* ngtcp2 (0.12) leaves its out-parameter pointing at the connection it
+     * freed when an allocation fails inside: only a success is kept */
+    ngtcp2_conn *conn = NULL;
+    int rv = ngtcp2_conn_client_new(&conn, &dcid, &scid, &q->path, NGTCP2_PROTO_VER_V1, &callbacks,
+                                    &settings, &params, &q->mem, q);
+    if (rv == 0) q->conn = conn;
     if (rv != 0) {
         if (rv == NGTCP2_ERR_NOMEM) lg_fail_run(c, "out of memory for a QUIC connection");
         lg_conn_fail(c, LG_ERR_TLS_HANDSHAKE, ngtcp2_strerror(rv));

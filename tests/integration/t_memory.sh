@@ -88,4 +88,31 @@ t_cacert_read_out_of_memory_is_status_4() {
     assert_eq "$(wc -l <$E)" 1 "one line on stderr"
 }
 
+# ngtcp2 (0.12) leaves ngtcp2_conn_client_new's out-parameter pointing at the
+# connection it freed when one of its allocations fails inside: the client
+# kept it, and closing the connection deleted it again (scripts/torture's
+# whole h3 run, allocation 64 of 1,049: a SEGV in ngtcp2_conn_del). Each
+# allocation under that call fails in turn; each run must say so and exit 4.
+t_quic_connection_out_of_memory_inside_ngtcp2_is_status_4() {
+    need_caddy || { fail "caddy did not start"; return; }
+    local so k fired=0
+    so=$(failalloc) || { fail "cannot build the allocation fixture"; return; }
+    for ((k = 1; k <= 40; k++)); do
+        rm -f "$TMPROOT/fired"
+        RC=0
+        env LD_PRELOAD="$so" FAILALLOC_UNDER=ngtcp2_conn_client_new_versioned FAILALLOC_UNDER_NTH=$k \
+            FAILALLOC_FIRED="$TMPROOT/fired" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+            "$HTTPLOAD" --http 3 -c 1 -d 100ms --timeout 2s --insecure \
+            "https://127.0.0.1:$CADDY_PORT/index.html" >$O 2>$E || RC=$?
+        [ -e "$TMPROOT/fired" ] || break
+        fired=$((fired + 1))
+        assert_eq "$RC" 4 "exit status, allocation $k under ngtcp2_conn_client_new ($(head -c 300 $E))"
+        assert_contains $E "out of memory for a QUIC connection"
+        assert_empty_file $O "no document, allocation $k"
+    done
+    # the call allocates: at least its connection; and the walk ended by itself
+    assert_ge "$fired" 1 "allocations made to fail under ngtcp2_conn_client_new"
+    [ "$k" -le 40 ] || fail "more than 40 allocations under ngtcp2_conn_client_new: the walk was cut"
+}
+
 run_tests
