@@ -291,7 +291,7 @@ static void check_args(struct dns_ctx *ctx, struct args *a, const struct lg_tls_
 static const char *const transport_names[] = {"udp", "tcp", "dot", "doh"};
 
 /* What the preflight needs to know of the transport: what a client costs in
- * memory (bench/memory measured HTTP clients only, README's performance
+ * memory (bench/memory measured HTTP clients only, doc/performance.md's
  * table, 2026-12-01: each transport takes the figure of the client that
  * holds the same connection, one socket without TLS, TLS, or HTTP/2 over
  * TLS), the largest answer a UDP client's socket may have to hold per query

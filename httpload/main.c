@@ -466,7 +466,7 @@ static void prepare_requests(struct args *a, struct setup *s, struct lg_config *
 }
 
 /* What a client costs in the generator's memory, for the preflight's
- * memory check: bench/memory's RSS per client (README's performance table,
+ * memory check: bench/memory's RSS per client (doc/performance.md's table,
  * measured 2026-12-01), by protocol; bench/h3's for HTTP/3. It has no
  * cleartext HTTP/2 figure: that one takes HTTP/2 over TLS's, an upper bound.
  * --http auto over TLS may end in either protocol: the larger. */

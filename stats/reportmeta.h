@@ -57,7 +57,7 @@ void report_meta_free(struct report_meta *meta);
 const struct report_meta_level *report_meta_level(const struct report_meta *meta,
                                                   unsigned long clients);
 
-/* What an exit status of the generators means (README's table), "" for 0. */
+/* What an exit status of the generators means (doc/harness.md's table), "" for 0. */
 const char *report_exit_meaning(int status);
 
 #endif

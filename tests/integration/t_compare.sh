@@ -92,7 +92,7 @@ pinning() {
 # 0.48-0.50, and what moves then is the machine's speed, in slow steps that the
 # interleaved pairings put on both sides). Two runs a side that land in one
 # placement against two in another are a 1.3-fold move with no spread within a
-# side, which no interval from two runs can tell from a real one (README.md,
+# side, which no interval from two runs can tell from a real one (doc/loadstats.md,
 # "Is the move real?").
 aa_runs() {
     [ -s "$W/aa12.json" ] && return 0

@@ -23,8 +23,8 @@ TABLE=${SHARDS_TABLE:-$W/table.md}
 # How far a merged count may lie from one process's (ratio bounds, both
 # ways). Against /paced the target sets the pace: 0.9. At saturation the four
 # shards and the one process share 2 CPUs with the server and with whatever
-# else runs here, so the ratio swings by tens of percent (README "Beyond one
-# machine"; 0.57 was seen for dnsload): 0.4 there, which still tells a shard
+# else runs here, so the ratio swings by tens of percent (doc/multi-machine.md;
+# 0.57 was seen for dnsload): 0.4 there, which still tells a shard
 # that ran everyone's clients (x4) or a merge that kept one shard's counts
 # (x1/4).
 PACED_BOUND=0.9
@@ -332,7 +332,7 @@ t_fanout_refuses_a_host_whose_clock_is_off() {
 }
 
 # deploy/kubernetes: no cluster here, so the manifests are checked for what
-# the recipe relies on, after the substitution README describes: an Indexed
+# the recipe relies on, after the substitution doc/multi-machine.md describes: an Indexed
 # Job of N pods at once, the index in the generator's --shard, one shared
 # --start-at and run id, one pod per node, and the document and descriptor
 # written to the results volume rather than to the pod's log. And yamllint.
