@@ -295,4 +295,29 @@ check torture_verdict_names_gmp_s_abort_as_a_library_s \
     grep -q 'library defect: planted gmp abort: GNU MP aborted' "$scratch/abort.out"
 check torture_verdict_fails_an_abort_of_its_own grep -q 'not survived: planted own abort' "$scratch/abort.out"
 check torture_verdict_counts_neither_as_survived grep -qx '1 1 0 0 1' "$scratch/abort.out"
+# OpenSSL's double free of its own store loader at exit is the library's;
+# a double free in a stack of ours is a failure
+for r in openssl ours; do
+    mkdir -p "$scratch/free-$r"
+    echo 1 >"$scratch/free-$r/rc"
+    : >"$scratch/free-$r/out"
+    echo "planted $r double free" >"$scratch/free-$r/what"
+    touch "$scratch/free-$r/fired"
+    {
+        echo "==1==ERROR: AddressSanitizer: attempting double-free on 0x606000007400 in thread T0:"
+        echo "    #0 0x7f0f in __interceptor_free asan_malloc_linux.cpp:52"
+        if [ $r = openssl ]; then
+            echo "    #1 0x7f0f in OSSL_STORE_LOADER_free (/lib/x86_64-linux-gnu/libcrypto.so.3+0x2b2334)"
+        else
+            echo "    #1 0x55eb in lg_tls_config_free loadgen/transport/tls.c:140"
+        fi
+        echo "    #2 0x7f0f in OPENSSL_cleanup (/lib/x86_64-linux-gnu/libcrypto.so.3+0x2324f7)"
+        echo ""
+        echo "SUMMARY: AddressSanitizer: double-free"
+    } >"$scratch/free-$r/err"
+done
+python3 "$top/tests/torture/verdict.py" engine "$scratch/free-openssl" "$scratch/free-ours" >"$scratch/free.out" 2>&1
+check torture_verdict_names_openssl_s_double_free_as_a_library_s \
+    grep -q 'library defect: planted openssl double free: OpenSSL freed' "$scratch/free.out"
+check torture_verdict_fails_a_double_free_of_ours grep -q 'not survived: planted ours double free' "$scratch/free.out"
 exit $status
