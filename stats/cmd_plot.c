@@ -350,7 +350,9 @@ static int write_svg(const struct levels *doc, const char *path, const char *out
     if (memory == NULL) return no_memory("plot", "for the SVG");
     int drawn = draw(memory, doc, title);
     bool broken = ferror(memory) != 0; /* the buffer could not grow */
-    if (fclose(memory) != 0 || broken || drawn != 0) {
+    /* glibc's memstream can close without error and leave no buffer when
+     * its last allocation fails: that SVG was empty, and the exit 0 */
+    if (fclose(memory) != 0 || broken || drawn != 0 || svg == NULL) {
         free(svg);
         return no_memory("plot", "drawing the SVG");
     }

@@ -115,4 +115,39 @@ t_quic_connection_out_of_memory_inside_ngtcp2_is_status_4() {
     [ "$k" -le 40 ] || fail "more than 40 allocations under ngtcp2_conn_client_new: the walk was cut"
 }
 
+# loadstats plot draws its SVG into memory first, so that memory running out
+# leaves no half an SVG; when the memory stream's last allocation failed, it
+# closed without error and without a buffer, and plot wrote an empty SVG with
+# exit status 0 (the whole torture run's ls_plot, allocation 71 of 72). Every
+# allocation of a small plot fails in turn: each run writes a whole SVG and
+# exits 0, or writes nothing and exits 4 with one line.
+t_plot_out_of_memory_writes_all_of_the_svg_or_none() {
+    local so n total doc=$TMPROOT/plot.json
+    so=$(failalloc) || { fail "cannot build the allocation fixture"; return; }
+    python3 - "$doc" <<'PY'
+import json, sys
+m = {"c2.latency_warm_ms": {"unit": "milliseconds", "samples": [1.0, 2.0, 3.0]},
+     "c2.latency_cold_ms": {"unit": "milliseconds", "samples": [4.0]},
+     "c2.requests_per_second": {"unit": "requests_per_second", "samples": [4]}}
+json.dump({"metrics": m}, open(sys.argv[1], "w"))
+PY
+    env LD_PRELOAD="$so" FAILALLOC_COUNT="$TMPROOT/count" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+        "$LOADSTATS" plot -o - "$doc" >/dev/null 2>&1
+    total=$(cat "$TMPROOT/count" 2>/dev/null)
+    assert_ge "${total:-0}" 10 "allocations counted in a plot"
+    for ((n = 1; n <= ${total:-0}; n++)); do
+        RC=0
+        env LD_PRELOAD="$so" FAILALLOC_NTH=$n ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+            "$LOADSTATS" plot -o - "$doc" >$O 2>$E || RC=$?
+        if [ "$RC" = 0 ]; then
+            python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' $O 2>/dev/null ||
+                fail "allocation $n of $total: exit 0 with an SVG that does not parse ($(wc -c <$O) bytes)"
+        else
+            assert_eq "$RC" 4 "allocation $n of $total: exit status ($(head -c 200 $E))"
+            assert_empty_file $O "allocation $n of $total: no SVG"
+            assert_eq "$(wc -l <$E)" 1 "allocation $n of $total: one line on stderr"
+        fi
+    done
+}
+
 run_tests
