@@ -133,7 +133,9 @@ static int take_metric(void *ctx, struct docread_metric *metric)
     struct stats_run_metric *run = &m->runs[r->run];
     run->present = true;
     run->n = metric->n;
-    stats_summarize(metric->samples, metric->n, &run->summary); /* sorts them */
+    stats_summarize_unrounded(metric->samples, metric->n, &run->exact); /* sorts them */
+    run->summary = run->exact;
+    stats_summary_round(&run->summary);
     stats_moments_sorted(metric->samples, metric->n, &run->mean, &run->stddev);
     double q = quantile_of(set->statistic);
     run->value = q < 0 ? run->mean : stats_percentile_sorted(metric->samples, metric->n, q);
@@ -159,6 +161,7 @@ static int zero_missing_counts(struct stats_runset *set)
             run->present = true;
             run->n = 1;
             stats_summarize(&zero, 1, &run->summary);
+            run->exact = run->summary; /* 0 rounds to itself */
             run->value = run->mean = run->stddev = 0.0;
             m->present++;
             if (set->windows && keep_window(run, &zero, quantile_of(set->statistic)) != 0)

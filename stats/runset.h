@@ -32,6 +32,7 @@ struct stats_run_metric {
     bool present; /* the run has the metric (a count it lacks is 0: present) */
     size_t n;
     struct stats_summary summary; /* rounded as `loadstats summary` rounds */
+    struct stats_summary exact;   /* the same unrounded (summary's table for people) */
     double value;                 /* the statistic, unrounded */
     double mean, stddev;          /* unrounded */
     /* The bootstrap's material: sorted samples [from, from + len) of the n,

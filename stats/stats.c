@@ -320,7 +320,7 @@ void stats_moments_sorted(const double *sorted, size_t n, double *mean, double *
     stats_moments(sorted, n, 0, mean, stddev);
 }
 
-int stats_summarize(double *samples, size_t n, struct stats_summary *out)
+int stats_summarize_unrounded(double *samples, size_t n, struct stats_summary *out)
 {
     if (n == 0 || samples == NULL || out == NULL) return -1;
     stats_sort(samples, n);
@@ -329,19 +329,34 @@ int stats_summarize(double *samples, size_t n, struct stats_summary *out)
     double median = stats_percentile_sorted(samples, n, 0.5);
 
     out->n = n;
-    out->min = stats_round2(samples[0]);
-    out->max = stats_round2(samples[n - 1]);
-    out->mean = stats_round2(mean);
-    out->median = stats_round2(median);
-    out->p90 = stats_round2(stats_percentile_sorted(samples, n, 0.90));
-    out->p95 = stats_round2(stats_percentile_sorted(samples, n, 0.95));
-    out->p99 = stats_round2(stats_percentile_sorted(samples, n, 0.99));
-    out->p999 = stats_round2(stats_percentile_sorted(samples, n, 0.999));
-    out->stddev = stats_round2(stddev);
+    out->min = samples[0];
+    out->max = samples[n - 1];
+    out->mean = mean;
+    out->median = median;
+    out->p90 = stats_percentile_sorted(samples, n, 0.90);
+    out->p95 = stats_percentile_sorted(samples, n, 0.95);
+    out->p99 = stats_percentile_sorted(samples, n, 0.99);
+    out->p999 = stats_percentile_sorted(samples, n, 0.999);
+    out->stddev = stddev;
     /* A zero mean makes the ratio meaningless rather than infinite (and so
      * does a mean too near zero for the ratio to be a double). */
     double cv = mean == 0.0 ? 0.0 : stddev / mean;
-    out->cv = stats_round2(isfinite(cv) ? cv : 0.0);
-    out->mad = stats_round2(stats_mad_sorted(samples, n, median));
+    out->cv = isfinite(cv) ? cv : 0.0;
+    out->mad = stats_mad_sorted(samples, n, median);
+    return 0;
+}
+
+void stats_summary_round(struct stats_summary *s)
+{
+    double *const fields[] = {&s->min, &s->max,  &s->mean,   &s->median, &s->p90, &s->p95,
+                              &s->p99, &s->p999, &s->stddev, &s->cv,     &s->mad};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        *fields[i] = stats_round2(*fields[i]);
+}
+
+int stats_summarize(double *samples, size_t n, struct stats_summary *out)
+{
+    if (stats_summarize_unrounded(samples, n, out) != 0) return -1;
+    stats_summary_round(out);
     return 0;
 }

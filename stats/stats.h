@@ -15,6 +15,14 @@ struct stats_summary {
  * Sorts `samples` in place. n == 0 returns -1. Needs no memory beyond `samples`. */
 int stats_summarize(double *samples, size_t n, struct stats_summary *out);
 
+/* The same summary unrounded, for a table that chooses its own unit and
+ * digits per row (summary's default table); stats_summarize is this, then
+ * stats_summary_round. */
+int stats_summarize_unrounded(double *samples, size_t n, struct stats_summary *out);
+
+/* Rounds every field but n as stats_summarize rounds it. */
+void stats_summary_round(struct stats_summary *s);
+
 /* Percentile q (0..1) of n sorted samples: rank q·(n−1), linear interpolation
  * between the neighbouring order statistics; one sample is that sample. */
 double stats_percentile_sorted(const double *sorted, size_t n, double q);

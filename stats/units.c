@@ -1,6 +1,7 @@
 /* units.c — the unit table of the collector protocol (see units.h). */
 #include "stats/units.h"
 
+#include <math.h>
 #include <string.h>
 
 static const struct {
@@ -68,5 +69,43 @@ double stats_unit_from_ms(enum stats_unit unit, double ms)
         return ms * 1000000.0;
     default:
         return 0.0;
+    }
+}
+
+/* Scales of a kind of unit, largest first: how many of the smallest each is. */
+struct scale {
+    const char *symbol;
+    double size;
+};
+static const struct scale time_scales[] = {{"s", 1e9}, {"ms", 1e6}, {"µs", 1e3}, {"ns", 1}};
+static const struct scale byte_scales[] = {
+    {"TiB", 1099511627776.0}, {"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"KiB", 1024.0}, {"B", 1}};
+
+static struct stats_display_unit pick(const struct scale *scales, size_t n, double unit_size,
+                                      double reference)
+{
+    double in_smallest = fabs(reference) * unit_size;
+    size_t i = 0;
+    while (i + 1 < n && in_smallest < scales[i].size)
+        i++;
+    return (struct stats_display_unit){scales[i].symbol, unit_size / scales[i].size};
+}
+
+struct stats_display_unit stats_unit_display(enum stats_unit unit, double reference)
+{
+    struct stats_display_unit as_is = {stats_unit_symbol(unit), 1.0};
+    if (reference == 0.0 || !isfinite(reference)) return as_is;
+    const size_t n_time = sizeof time_scales / sizeof *time_scales;
+    switch (unit) {
+    case STATS_UNIT_SECONDS:
+        return pick(time_scales, n_time, 1e9, reference);
+    case STATS_UNIT_MILLISECONDS:
+        return pick(time_scales, n_time, 1e6, reference);
+    case STATS_UNIT_NANOSECONDS:
+        return pick(time_scales, n_time, 1, reference);
+    case STATS_UNIT_BYTES:
+        return pick(byte_scales, sizeof byte_scales / sizeof *byte_scales, 1, reference);
+    default:
+        return as_is;
     }
 }

@@ -42,4 +42,14 @@ bool stats_unit_is_rate(enum stats_unit unit);
 /* A duration in milliseconds expressed in a time unit (0 for other units). */
 double stats_unit_from_ms(enum stats_unit unit, double ms);
 
+/* A unit to show values of `unit` in, for people: times in ns, µs, ms or s
+ * and bytes in B, KiB, MiB, GiB or TiB, the largest in which `reference`
+ * (a row's median, say) is still 1 or more; other units, and a reference of
+ * 0 or not finite, as they are. Shown value = value × factor. */
+struct stats_display_unit {
+    const char *symbol;
+    double factor;
+};
+struct stats_display_unit stats_unit_display(enum stats_unit unit, double reference);
+
 #endif

@@ -1,7 +1,8 @@
 /* test_stats.c — every statistic of stats.h against hand-computed values
  * (n = 1, 2, 3, ties, zeros, all equal, heavy tails, samples near the largest
- * double), the harness's rounding at its x.xx5 edges, and the round-trip and
- * table number formatters. */
+ * double), the harness's rounding at its x.xx5 edges, the unrounded summary
+ * it is applied to, the round-trip and table number formatters, and the
+ * units a table for people shows a row in. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 
 #include "stats/numfmt.h"
 #include "stats/stats.h"
+#include "stats/units.h"
 
 /* Doubles compared exactly: the point is agreeing with the harness to the digit. */
 #define assert_double_exact(a, b) assert_true((a) == (b))
@@ -405,6 +407,60 @@ static void test_table_cells_never_cut_a_number(void **state)
     assert_string_equal(stats_format_fixed(2e300, 4, false, buf), "2.0000e+300");
 }
 
+/* The unrounded summary keeps what rounding to 0.01 loses (sub-10 µs in
+ * milliseconds), and rounding it field by field is the harness's summary. */
+static void test_the_unrounded_summary_rounds_to_the_summary(void **state)
+{
+    (void)state;
+    double a[] = {0.0412, 0.0398, 0.0405, 0.0431, 0.0122};
+    double b[sizeof a / sizeof *a];
+    memcpy(b, a, sizeof a);
+    struct stats_summary exact, rounded;
+    assert_int_equal(stats_summarize_unrounded(a, 5, &exact), 0);
+    assert_int_equal(stats_summarize(b, 5, &rounded), 0);
+    assert_double_exact(exact.median, 0.0405);
+    assert_double_exact(exact.min, 0.0122);
+    assert_double_exact(rounded.median, 0.04);
+    assert_int_equal(exact.n, 5);
+    struct stats_summary again = exact;
+    stats_summary_round(&again);
+    assert_memory_equal(&again, &rounded, sizeof again);
+    assert_int_equal(stats_summarize_unrounded(a, 0, &exact), -1);
+}
+
+/* A row is shown in the largest unit its reference (its median) is at least
+ * 1 in: 0.0405 ms as 40.5 µs, 2500 ms as 2.5 s, 9510682 B as 9.07 MiB. */
+static void test_a_row_is_shown_in_the_unit_that_suits_it(void **state)
+{
+    (void)state;
+    static const struct {
+        enum stats_unit unit;
+        double reference;
+        const char *symbol;
+        double factor;
+    } cases[] = {
+        {STATS_UNIT_MILLISECONDS, 0.0405, "µs", 1e3},
+        {STATS_UNIT_MILLISECONDS, 1.42, "ms", 1},
+        {STATS_UNIT_MILLISECONDS, 2500, "s", 1e-3},
+        {STATS_UNIT_MILLISECONDS, 0.0002, "ns", 1e6},
+        {STATS_UNIT_MILLISECONDS, 1e-12, "ns", 1e6}, /* nothing smaller */
+        {STATS_UNIT_SECONDS, 0.36, "ms", 1e3},
+        {STATS_UNIT_NANOSECONDS, 52000, "µs", 1e-3},
+        {STATS_UNIT_BYTES, 9510682, "MiB", 1.0 / 1048576},
+        {STATS_UNIT_BYTES, 1023, "B", 1},
+        {STATS_UNIT_BYTES, 1.5 * 1099511627776.0 * 1024, "TiB", 1.0 / 1099511627776.0},
+        {STATS_UNIT_REQUESTS_PER_SECOND, 0.5, "req/s", 1},
+        {STATS_UNIT_COUNT, 1e9, "count", 1},
+        {STATS_UNIT_MILLISECONDS, 0, "ms", 1},        /* a row of zeros keeps its unit */
+        {STATS_UNIT_BYTES, -2048, "KiB", 1.0 / 1024}, /* by magnitude */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct stats_display_unit u = stats_unit_display(cases[i].unit, cases[i].reference);
+        assert_string_equal(u.symbol, cases[i].symbol);
+        assert_true(fabs(u.factor - cases[i].factor) <= 1e-12 * cases[i].factor);
+    }
+}
+
 /* Selection gives exactly what sorting gives, for every percentile the
  * summary uses, on random data with ties, and on tiny inputs. */
 static void test_percentiles_by_selection_match_the_sorted_definition(void **state)
@@ -457,6 +513,8 @@ int main(void)
         cmocka_unit_test(test_round_passes_what_has_no_fraction),
         cmocka_unit_test(test_moments_and_running_means_stay_finite),
         cmocka_unit_test(test_table_cells_never_cut_a_number),
+        cmocka_unit_test(test_the_unrounded_summary_rounds_to_the_summary),
+        cmocka_unit_test(test_a_row_is_shown_in_the_unit_that_suits_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
