@@ -1,6 +1,7 @@
 /* cmd_summary.c — `loadstats summary`: the harness's statistics of every metric,
- * as an aligned table grouped by level, or as JSON. Each metric is summarized as
- * soon as the reader finishes it, and its samples freed. Over several runs of
+ * as a table for people grouped by level (summarytext.c), as the table of every
+ * statistic the harness rounds (--wide), or as JSON. Each metric is summarized
+ * as soon as the reader finishes it, and its samples freed. Over several runs of
  * one test (a comma-separated list), each statistic is the mean of the runs'
  * with the run-to-run spread beside it. */
 #include <math.h>
@@ -13,25 +14,30 @@
 #include "stats/numfmt.h"
 #include "stats/runset.h"
 #include "stats/stats.h"
+#include "stats/summarytext.h"
 
-enum { OPT_JSON = CMD_LONG_ONLY };
+enum { OPT_JSON = CMD_LONG_ONLY, OPT_WIDE };
+
+enum summary_format { FORMAT_TEXT, FORMAT_WIDE, FORMAT_JSON };
 
 static const struct cmd_option summary_options[] = {
     {"json", OPT_JSON, false, "--json",
      "print {\"<metric>\": {\"n\": ..., \"min\": ..., ...}, ...}"},
+    {"wide", OPT_WIDE, false, "--wide",
+     "the table of every statistic of every metric, rounded\nas in JSON, whatever its width"},
 };
 
 static int take_option(void *settings, int id, const char *value)
 {
-    (void)value; /* --json takes none */
-    bool *json = settings;
-    if (id == OPT_JSON) *json = true;
+    (void)value; /* neither takes one */
+    enum summary_format *format = settings;
+    *format = id == OPT_JSON ? FORMAT_JSON : FORMAT_WIDE;
     return EXIT_FINE;
 }
 
 static const struct cmd_spec summary_spec = {
     .name = "summary",
-    .synopsis = "[--json] FILE[,FILE...]",
+    .synopsis = "[--json | --wide] FILE[,FILE...]",
     .about =
         "Per metric of a collector document (FILE, or - for stdin): n, min, max, mean,\n"
         "median, p90, p95, p99, p999, stddev (population), cv (stddev/mean) and mad\n"
@@ -39,9 +45,13 @@ static const struct cmd_spec summary_spec = {
         "decimals exactly as the benchmark harness rounds them.\n"
         "Given several runs of one test as a comma-separated list: each statistic is the\n"
         "mean of the runs' values, with the run-to-run spread beside it (the standard\n"
-        "deviation of the runs' values, +- in the table, \"spread\" in JSON); n is the total.\n",
-    .epilog = "Without --json: a table grouped by level (the c<clients>. key prefix), with units,\n"
-              "then for each --watch tree the requests per consumed CPU second of each level.\n"
+        "deviation of the runs' values, ± in the table, \"spread\" in JSON); n is the total.\n",
+    .epilog = "Without an option: per level (the c<clients>. key prefix) its counts as integers,\n"
+              "the percentiles of its samples (latencies, phases) and its per-second series,\n"
+              "each row in a unit chosen for it (µs, ms, s, MiB, req/s) with three significant\n"
+              "digits, in at most 120 columns (the statistics that do not fit are left out;\n"
+              "--wide shows them all); then for each --watch tree the requests per consumed\n"
+              "CPU second of each level.\n"
               "Exit status: 0 done, 1 a document is invalid, 2 usage or I/O error, 4 out of\n"
               "memory.\n",
     .help_column = 13,
@@ -49,21 +59,6 @@ static const struct cmd_spec summary_spec = {
     .n_options = sizeof summary_options / sizeof *summary_options,
     .operands = CMD_ONE_FILE,
     .take = take_option,
-};
-
-struct summary_row {
-    char *key;
-    enum stats_unit unit;
-    struct stats_summary summary;
-    double mean;     /* unrounded (over runs: the mean of their means), for ratios of means */
-    size_t position; /* in the document, to keep its order within a level */
-    size_t runs;     /* runs with the metric; over several, spread is set */
-    struct stats_summary spread;
-};
-
-struct summary_rows {
-    struct summary_row *rows;
-    size_t count, cap;
 };
 
 static int summarize_metric(void *ctx, struct docread_metric *metric)
@@ -82,24 +77,13 @@ static int summarize_metric(void *ctx, struct docread_metric *metric)
     row->unit = metric->unit;
     row->position = all->count;
     row->runs = 1;
-    row->mean = stats_mean(metric->samples, metric->n);
-    stats_summarize(metric->samples, metric->n, &row->summary);
+    stats_summarize_unrounded(metric->samples, metric->n, &row->exact);
+    row->summary = row->exact;
+    stats_summary_round(&row->summary);
     all->count++;
     return 0;
 out_of_memory:
     return no_memory("summary", "at metric \"%s\"", metric->key);
-}
-
-/* Levels in ascending client count, keys without a level last, document order within. */
-static int by_level(const void *a, const void *b)
-{
-    const struct summary_row *x = a, *y = b;
-    unsigned long cx = 0, cy = 0;
-    const char *rest;
-    bool lx = stats_key_level(x->key, &cx, &rest), ly = stats_key_level(y->key, &cy, &rest);
-    if (lx != ly) return lx ? -1 : 1;
-    if (cx != cy) return cx < cy ? -1 : 1;
-    return (x->position > y->position) - (x->position < y->position);
 }
 
 /* The statistics of a summary, in their order in JSON. */
@@ -168,12 +152,12 @@ static void row_cells(const struct summary_row *row, char cells[TABLE_COLUMNS][4
             snprintf(cells[3 + i], 48, "%s", stats_format_fixed(values[i], 2, false, value));
 }
 
-static void print_table(struct summary_rows *all)
+/* --wide: every statistic as JSON has it, whatever the width. */
+static void print_wide_table(const struct summary_rows *all)
 {
     static const char *const headers[TABLE_COLUMNS] = {"metric", "unit",   "n",   "min",  "median",
                                                        "p90",    "p95",    "p99", "p999", "max",
                                                        "mean",   "stddev", "cv",  "mad"};
-    qsort(all->rows, all->count, sizeof *all->rows, by_level);
 
     int width[TABLE_COLUMNS];
     char cells[TABLE_COLUMNS][48];
@@ -213,11 +197,13 @@ static void print_table(struct summary_rows *all)
     }
 }
 
-/* Each statistic of a metric over the runs that have it: the mean of the
- * runs' values, and their standard deviation (n − 1) as the spread. `values`
- * has room for a value per run. */
-static void over_runs(const struct stats_runset_metric *m, size_t n_runs, double *values,
-                      struct summary_row *row)
+/* Each statistic of a metric over the runs that have it, from each run's
+ * summary (rounded, or with `exact` unrounded): the mean of the runs'
+ * values, and their standard deviation (n − 1) as the spread, rounded as
+ * the runs' are. `values` has room for a value per run. */
+static void over_runs(const struct stats_runset_metric *m, size_t n_runs, bool exact,
+                      double *values, struct stats_summary *mean_out,
+                      struct stats_summary *spread_out)
 {
     double mean[SUMMARY_FIELDS], spread[SUMMARY_FIELDS], v[SUMMARY_FIELDS];
     size_t runs = 0, n = 0;
@@ -226,14 +212,12 @@ static void over_runs(const struct stats_runset_metric *m, size_t n_runs, double
         for (size_t k = 0; k < n_runs; k++) {
             if (!m->runs[k].present) continue;
             n += m->runs[k].n;
-            summary_fields(&m->runs[k].summary, v);
+            summary_fields(exact ? &m->runs[k].exact : &m->runs[k].summary, v);
             values[runs++] = v[f];
         }
         stats_moments(values, runs, 1, &mean[f], &spread[f]);
-        spread[f] = stats_round2(spread[f]);
-        mean[f] = stats_round2(mean[f]);
     }
-    struct stats_summary *s = &row->summary, *d = &row->spread;
+    struct stats_summary *s = mean_out, *d = spread_out;
     double *const fields[SUMMARY_FIELDS] = {&s->min,    &s->max, &s->mean, &s->median,
                                             &s->p90,    &s->p95, &s->p99,  &s->p999,
                                             &s->stddev, &s->cv,  &s->mad};
@@ -244,8 +228,11 @@ static void over_runs(const struct stats_runset_metric *m, size_t n_runs, double
         *fields[f] = mean[f];
         *spreads[f] = spread[f];
     }
-    s->n = n;
-    row->runs = runs;
+    s->n = d->n = n;
+    if (!exact) {
+        stats_summary_round(s);
+        stats_summary_round(d);
+    }
 }
 
 static int summarize_runs(const char *list, struct summary_rows *all)
@@ -269,12 +256,9 @@ static int summarize_runs(const char *list, struct summary_rows *all)
         if (row->key == NULL) status = no_memory("summary", "for the rows");
         row->unit = set.metrics[i].unit;
         row->position = i;
-        over_runs(&set.metrics[i], set.n_runs, values, row);
-        struct stats_running_mean means = {0};
-        for (size_t k = 0; k < set.n_runs; k++)
-            if (set.metrics[i].runs[k].present)
-                stats_running_mean_add(&means, set.metrics[i].runs[k].mean);
-        row->mean = row->runs ? stats_running_mean_value(&means) : NAN;
+        row->runs = set.metrics[i].present;
+        over_runs(&set.metrics[i], set.n_runs, false, values, &row->summary, &row->spread);
+        over_runs(&set.metrics[i], set.n_runs, true, values, &row->exact, &row->exact_spread);
         all->count++;
     }
     free(values);
@@ -305,7 +289,7 @@ static void print_requests_per_cpu(const struct summary_rows *all)
         snprintf(key, sizeof key, "c%lu.requests_per_second", clients);
         const struct summary_row *rps = find_row(all, key);
         if (rps == NULL) continue;
-        double ratio = stats_requests_per_cpu_second(rps->mean, all->rows[i].mean);
+        double ratio = stats_requests_per_cpu_second(rps->exact.mean, all->rows[i].exact.mean);
         if (first)
             printf("\nrequests per consumed CPU second of each watched tree (the level's mean\n"
                    "requests/s over the tree's mean CPU seconds per second):\n");
@@ -319,10 +303,10 @@ static void print_requests_per_cpu(const struct summary_rows *all)
 
 int cmd_summary(int argc, char **argv)
 {
-    bool json = false;
+    enum summary_format format = FORMAT_TEXT;
     char **files;
     int n_files;
-    int status = cmd_parse(&summary_spec, argc, argv, &json, &files, &n_files);
+    int status = cmd_parse(&summary_spec, argc, argv, &format, &files, &n_files);
     if (status != CMD_PROCEED) return status;
 
     struct summary_rows all = {0};
@@ -334,10 +318,14 @@ int cmd_summary(int argc, char **argv)
         status = read_document("summary", files[0], &read_options, &result);
     }
     if (status == EXIT_FINE) {
-        if (json)
+        if (format == FORMAT_JSON) {
             print_json(&all);
-        else {
-            print_table(&all);
+        } else {
+            summary_rows_sort(&all);
+            if (format == FORMAT_WIDE)
+                print_wide_table(&all);
+            else
+                summary_text_write(stdout, &all, SUMMARY_TEXT_WIDTH);
             print_requests_per_cpu(&all);
         }
         status = finish_output("summary", stdout, "standard output");

@@ -561,8 +561,12 @@ for key in ("c4.latency_warm_ms", "c4.requests_per_second", "c4.requests"):
 print("median of latency_warm_ms over three runs: %s +- %s"
       % (over["c4.latency_warm_ms"]["median"], over["c4.latency_warm_ms"]["spread"]["median"]))
 PY
-    run_tool "$W/sum.txt" "$W/err" "$LOADSTATS" summary "$runs"
+    run_tool "$W/sum.txt" "$W/err" "$LOADSTATS" summary --wide "$runs"
     assert_contains "$W/sum.txt" "latency_warm_ms *ms *[0-9]* *[0-9.]*+-[0-9.]*"
+    run_tool "$W/sum.txt" "$W/err" "$LOADSTATS" summary "$runs"
+    assert_contains "$W/sum.txt" "^over 3 runs: each number is the mean of the runs'"
+    assert_contains "$W/sum.txt" "latency_warm_ms *[µm]s *[0-9]* *[0-9.]*±[0-9.]*"
+    assert_contains "$W/sum.txt" "^    requests *[0-9]*±[0-9]*$"
 }
 
 run_tests

@@ -111,12 +111,132 @@ t_summary_table_groups_by_level() {
     assert_eq "$RC" 0 "summary table"
     assert_contains "$W/out" "^c1: 1 client"
     assert_contains "$W/out" "^c64: 64 clients"
-    assert_contains "$W/out" "latency_warm_ms *ms *2 *0.50"
-    assert_contains "$W/out" "requests_per_second *req/s"
+    # n, min, p50 in the unit that suits the row: 0.5 ms is 500 µs
+    assert_contains "$W/out" "^    latency_warm_ms *µs *2 *500 *550 "
+    assert_contains "$W/out" "^    requests_per_second *req/s *3 *100 *105 *110 *105 "
+    assert_contains "$W/out" "^    attempts *6400$"
     local c1 c64
     c1=$(grep -n '^c1:' "$W/out" | cut -d: -f1)
     c64=$(grep -n '^c64:' "$W/out" | cut -d: -f1)
     assert_le "$c1" "$c64" "levels in ascending client count"
+    # --wide: every statistic, as JSON rounds it, in the document's unit
+    run_tool "$W/wide" "$W/err" "$LOADSTATS" summary --wide "$W/s.json"
+    assert_eq "$RC" 0 "summary --wide"
+    assert_contains "$W/wide" "^  metric *unit *n *min *median *p90 *p95 *p99 *p999 *max *mean *stddev *cv *mad$"
+    assert_contains "$W/wide" "^  latency_warm_ms *ms *2 *0.50 *0.55 "
+    assert_contains "$W/wide" "^  requests_per_second *req/s"
+    assert_contains "$W/wide" "^  attempts *count *1 *6400.00 *6400.00 "
+}
+
+# A document as a real multi-level run writes it, made up (a real one takes
+# seconds a level): three levels of ten seconds, latencies from tens of
+# microseconds to seconds, error classes, a watched tree and its command,
+# per-target latencies, an open loop's counts. Deterministic.
+write_realistic_run() { # write_realistic_run FILE SEED
+    python3 - "$1" "$2" <<'PY'
+import json, random, sys
+rnd = random.Random(int(sys.argv[2]))
+m = {}
+def put(key, unit, samples):
+    m[key] = {"unit": unit, "samples": samples}
+for c, base in ((1, 0.045), (64, 1.4), (1024, 380.0)):
+    k = "c%d." % c
+    warm = [round(rnd.lognormvariate(0, 0.6) * base, 3) for _ in range(3000)]
+    put(k + "latency_cold_ms", "milliseconds", [round(x * 3, 3) for x in warm[:c]])
+    put(k + "latency_warm_ms", "milliseconds", warm)
+    for phase in ("connect_ms", "tls_handshake_ms", "ttfb_ms"):
+        put(k + phase, "milliseconds", [round(x / 3, 3) for x in warm[:c]])
+    put(k + "target.1.latency_warm_ms", "milliseconds", warm[::2])
+    put(k + "requests_per_second", "requests_per_second", [rnd.randint(20000, 23000) for _ in range(10)])
+    put(k + "errors_per_second", "requests_per_second", [rnd.randint(0, 40) for _ in range(10)])
+    put(k + "send_lag_ms", "milliseconds", [round(rnd.expovariate(20), 4) for _ in range(500)])
+    put(k + "ran_s", "seconds", [10.002])
+    for name, n in (("attempts", 216034 * c), ("requests", 215700 * c), ("errors", 334 * c),
+                    ("errors.connect_refused", 300 * c), ("errors.http_5xx", 34 * c),
+                    ("unfinished", 0), ("scheduled", 216100 * c), ("unsent", 66 * c),
+                    ("connections", c), ("reconnects", 12), ("bytes_received", 33081234 * c)):
+        put(k + name, "bytes" if name.startswith("bytes") else "count", [n])
+    put(k + "client_attempts", "count", [rnd.randint(3000, 3500) for _ in range(c)])
+    put(k + "generator_cpu_s", "seconds", [round(rnd.uniform(0.8, 1.0), 3) for _ in range(10)])
+    put(k + "generator_rss_bytes", "bytes", [rnd.randint(8 << 20, 90 << 20) for _ in range(10)])
+    put(k + "loop_lag_ms", "milliseconds", [round(rnd.uniform(0.01, 4), 3) for _ in range(10)])
+    for part in ("watch.nginx.", "watch.nginx.nginx_worker_process."):
+        put(k + part + "cpu_s", "seconds", [round(rnd.uniform(0.3, 0.9), 2) for _ in range(10)])
+        for mem in ("rss_bytes", "pss_bytes", "uss_bytes"):
+            put(k + part + mem, "bytes", [rnd.randint(20 << 20, 30 << 20) for _ in range(10)])
+        put(k + part + "fds", "count", [72 + c] * 10)
+json.dump({"metrics": m}, open(sys.argv[1], "w"))
+PY
+}
+
+# `loadstats summary` on a terminal: within 120 columns, counts as integers
+# (once "attempts count 1 216034.00 216034.00 ..." over 200 columns), the
+# samples in the unit that suits each row; --wide keeps every column.
+t_summary_fits_120_columns_with_counts_as_integers() {
+    write_realistic_run "$W/real1.json" 1
+    write_realistic_run "$W/real2.json" 2
+    local doc out
+    for doc in "$W/real1.json" "$W/real1.json,$W/real2.json"; do
+        out=$W/real.$(basename "${doc%%,*}").$((${#doc} % 97)).txt
+        run_tool "$out" "$W/err" "$LOADSTATS" summary "$doc"
+        assert_eq "$RC" 0 "summary $doc"
+        assert_empty_file "$W/err"
+        "$LOADSTATS" summary --json "$doc" >"$out.json"
+        python3 - "$out" "$out.json" "$TESTDIR" "${doc%%,*}" <<'PY' || fail "summary of $doc"
+import json, re, sys
+sys.path.insert(0, sys.argv[3])
+import metrickinds
+text = open(sys.argv[1], encoding="utf-8").read()
+lines, summary = text.splitlines(), json.load(open(sys.argv[2]))
+doc = json.load(open(sys.argv[4]))["metrics"]
+several = text.startswith("over ")
+wide = [l for l in lines if len(l) > 120]
+assert not wide, "%d lines over 120 columns, the widest %d: %r" % (len(wide), max(map(len, wide)), wide[0])
+# each level's block of counts: one integer per count, as the document has it
+level = None
+counts = 0
+for line in lines:
+    if re.match(r"^c\d+: ", line):
+        level = line.split(":")[0]
+    m = re.match(r"^    ([a-z0-9_.]+) +(\d+)(?:±(\d+))?(?:  .*)?$", line)
+    if not m or metrickinds.kind(level + "." + m.group(1), doc[level + "." + m.group(1)]["unit"]) != "count":
+        continue
+    key = level + "." + m.group(1)
+    assert int(m.group(2)) == round(summary[key]["mean"]), (line, summary[key]["mean"])
+    assert (m.group(3) is not None) == several, line
+    counts += 1
+want = sum(1 for k, v in doc.items() if metrickinds.kind(k, v["unit"]) == "count")
+assert counts == want, "%d count lines, the document has %d counts" % (counts, want)
+assert "attempts count" not in text and "216034.00" not in text, "a count as a statistics row"
+# latencies: p50 in the row's unit is the median, at three significant digits
+scale = {"ns": 1e-6, "µs": 1e-3, "ms": 1, "s": 1e3}
+header = None
+seen = 0
+for line in lines:
+    if re.match(r"^c\d+: ", line):
+        level = line.split(":")[0]
+    if line.startswith("  samples "):
+        header = line.split()
+    m = re.match(r"^    (latency_warm_ms|latency_cold_ms) +(ns|µs|ms|s) +(.*)$", line)
+    if not m:
+        continue
+    cells = dict(zip(header[2:], m.group(3).split()))
+    p50 = float(cells["p50"].split("±")[0]) * scale[m.group(2)]
+    median = summary[level + "." + m.group(1)]["median"]
+    assert abs(p50 - median) <= 0.011 + 0.005 * median, (line, median)
+    seen += 1
+assert seen == 6, "%d latency rows" % seen
+for unit in ("µs", "ms", "s", "MiB", "req/s"):
+    assert re.search(r"  %s  " % re.escape(unit), text), "no row in %s" % unit
+print("%d lines, the widest %d columns, %d counts" % (len(lines), max(map(len, lines)), counts))
+PY
+    done
+    run_tool "$W/real.wide" "$W/err" "$LOADSTATS" summary --wide "$W/real1.json"
+    assert_eq "$RC" 0 "summary --wide"
+    assert_contains "$W/real.wide" "^  metric *unit *n *min *median *p90 *p95 *p99 *p999 *max *mean *stddev *cv *mad$"
+    assert_contains "$W/real.wide" "^  attempts *count *1 *216034.00 *216034.00 "
+    assert_ge "$(awk '{ if (length($0) > w) w = length($0) } END { print w }' "$W/real.wide")" 150 \
+        "the widest line of --wide"
 }
 
 t_bad_usage_exits_2() {
@@ -205,7 +325,7 @@ t_samples_near_the_largest_double_give_finite_numbers_or_a_refusal() {
  "c1.requests": {"unit": "count", "samples": [3]}}}\n' "${f#*:}" >"$W/huge-${f%%:*}.json"
     done
     local a=$W/huge-a.json b=$W/huge-b.json cmd out n=0
-    for cmd in "summary $a" "summary $a,$b" "summary --json $a" "summary --json $a,$b" \
+    for cmd in "summary $a" "summary $a,$b" "summary --wide $a,$b" "summary --json $a" "summary --json $a,$b" \
         "compare $a,$b $b,$b" "compare --json $a,$b $b,$b" "compare --json $a $b" \
         "export -f csv-summary $a" "export -f csv $a" "export -f openmetrics $a" \
         "export -f hgrm -m c1.latency_warm_ms $a" "report $a" "plot $a"; do
@@ -216,8 +336,10 @@ t_samples_near_the_largest_double_give_finite_numbers_or_a_refusal() {
         [ "$(count_lines '(^|[^a-z])(nan|inf|null)([^a-z]|$)' "$out")" = 0 ] ||
             fail "'loadstats $cmd' writes nan, inf or null: $(grep -m 3 -Ei '(^|[^a-z])(nan|inf|null)([^a-z]|$)' "$out" | cut -c 1-200)"
     done
-    run_tool "$W/huge.txt" "$W/err" "$LOADSTATS" summary "$a"
+    run_tool "$W/huge.txt" "$W/err" "$LOADSTATS" summary --wide "$a"
     assert_contains "$W/huge.txt" "latency_warm_ms *ms *3 *1.50e+308 *1.60e+308"
+    run_tool "$W/huge.txt" "$W/err" "$LOADSTATS" summary "$a"
+    assert_contains "$W/huge.txt" "latency_warm_ms *s *3 *1.50e+305 *1.60e+305"
     run_tool "$W/huge.html" "$W/err" "$LOADSTATS" report "$a"
     assert_contains "$W/huge.html" '<td class="n">1.6e+308</td>' "the report's median"
     # a merged count or second is a sum: beyond a double, the metric is refused by name
