@@ -143,6 +143,16 @@ static int timeline_figure(FILE *out, const struct report_page *page, const unsi
     return finish(out, &p, &a, failed, figures);
 }
 
+/* The most levels any run of the page has: a figure across levels needs two. */
+static size_t most_levels(const struct report_page *page)
+{
+    size_t most = 0;
+    for (size_t s = 0; s < page->n_sides; s++)
+        for (size_t r = 0; r < page->sides[s].n_runs; r++)
+            most = page->sides[s].runs[r].n_levels > most ? page->sides[s].runs[r].n_levels : most;
+    return most;
+}
+
 /* Does the run's x across levels become the requested rate? Only when every
  * level ran an open loop and the rates differ; otherwise the clients. */
 static bool knee_by_rate(const struct report_run *run)
@@ -215,11 +225,7 @@ static int knee_figure(FILE *out, const struct report_page *page, int *figures)
     snprintf(p.title, sizeof p.title, "Throughput across levels: where it stops growing");
     snprintf(p.y.label, sizeof p.y.label, "requests per second (mean of the level)");
     p.y.from_zero = true;
-    size_t most = 0;
-    for (size_t s = 0; s < page->n_sides; s++)
-        for (size_t r = 0; r < page->sides[s].n_runs; r++)
-            most = page->sides[s].runs[r].n_levels > most ? page->sides[s].runs[r].n_levels : most;
-    if (most < 2) { /* one level: nothing to read across */
+    if (most_levels(page) < 2) { /* one level: nothing to read across */
         plot_free(&p);
         return 0;
     }
@@ -269,11 +275,7 @@ static int knee_latency_figure(FILE *out, const struct report_page *page, int *f
     snprintf(p.title, sizeof p.title, "Latency across levels: p50 and p99");
     p.y.scale = PLOT_LOG;
     snprintf(p.y.label, sizeof p.y.label, "latency (ms, log scale)");
-    size_t most = 0;
-    for (size_t s = 0; s < page->n_sides; s++)
-        for (size_t r = 0; r < page->sides[s].n_runs; r++)
-            most = page->sides[s].runs[r].n_levels > most ? page->sides[s].runs[r].n_levels : most;
-    if (most < 2) {
+    if (most_levels(page) < 2) {
         plot_free(&p);
         return 0;
     }
@@ -522,10 +524,13 @@ int report_figures_write(FILE *out, const struct report_page *page, int *figures
     fputs("</section>\n<section id=\"timeline\">\n<h2>Over time</h2>\n", out);
     failed |= timeline_figure(out, page, levels, n_levels, false, figures);
     failed |= timeline_figure(out, page, levels, n_levels, true, figures);
-    fputs("</section>\n<section id=\"levels-figures\">\n<h2>Across levels</h2>\n", out);
-    failed |= knee_figure(out, page, figures);
-    failed |= knee_latency_figure(out, page, figures);
     fputs("</section>\n", out);
+    if (most_levels(page) >= 2) { /* one level has nothing to read across */
+        fputs("<section id=\"levels-figures\">\n<h2>Across levels</h2>\n", out);
+        failed |= knee_figure(out, page, figures);
+        failed |= knee_latency_figure(out, page, figures);
+        fputs("</section>\n", out);
+    }
     bool open_loop = false;
     for (size_t s = 0; s < page->n_sides; s++)
         for (size_t r = 0; r < page->sides[s].n_runs; r++)

@@ -18,6 +18,8 @@ EXPECTATION is one of
   bars:KIND=N          the (bar) figure of KIND has N bars
   marks:KIND=N         ... N vertical marks (the knee)
   nofigure:KIND        no figure of that kind
+  section:ID           the page has a <section id="ID">
+  nosection:ID         ... has none
   rows:CLASS=N         the table of that class has N rows of data (rows with a <td>)
   text:STRING          the page's text contains STRING
   maxbytes:N           the page is at most N bytes
@@ -162,6 +164,13 @@ def main():
         elif what.startswith("nofigure:"):
             if what[9:] in by_kind:
                 problems.append(f"a figure of kind {what[9:]} is present; expected none")
+            continue
+        elif what.startswith("section:") or what.startswith("nosection:"):
+            want = what.startswith("section:")
+            ident = what.partition(":")[2]
+            got = bool(dom.find_all(lambda n: n.tag == "section" and n.attrs.get("id") == ident))
+            if got != want:
+                problems.append(f"a section {ident!r} is {'missing' if want else 'present'}")
             continue
         elif what.startswith("text:"):
             if e[5:] not in text:

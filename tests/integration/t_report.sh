@@ -106,10 +106,12 @@ t_report_of_one_run_renders_in_chromium() {
     need_chromium
     assert_eq "$(cat "$R/one.rc")" 0 "httpload's exit status"
     assert_empty_file "$R/one.report.err"
-    # one level: no figure across levels; cold and warm apart
+    # one level: no figure across levels, and no empty section for them;
+    # cold and warm apart
     check one figures=4 series:latency-cold=1 series:latency-warm=1 bars:phases=1 \
         series:requests-timeline=1 nofigure:knee nofigure:send-lag nofigure:errors-timeline \
-        rows:counts=1 "text:exit status" "text:0 (clean)" "text:$URL"
+        rows:counts=1 "text:exit status" "text:0 (clean)" "text:$URL" section:latency \
+        nosection:levels-figures
 }
 
 t_report_of_ten_levels_with_watch_renders_and_stays_small() {
@@ -119,6 +121,7 @@ t_report_of_ten_levels_with_watch_renders_and_stays_small() {
     check levels figures=8 series:latency-cold=10 series:latency-warm=10 legend:latency-warm=10 \
         bars:phases=10 series:requests-timeline=10 series:knee=1 marks:knee=1 \
         series:knee-latency=2 rows:counts=10 rows:latency=10 "text:requests per CPU second" \
+        section:levels-figures \
         series:watch-cpu=1 series:watch-pss=1 legend:watch-pss=1 maxbytes=400000
     # --watch nginx: the tree and its one command name, per level
     python3 "$CHECK" "$R/levels.html" "$R/levels.html" /dev/null rows:watch=20 ||
