@@ -25,8 +25,8 @@ static const char style_sheet[] =
     "table.identity th{width:11em}\n"
     ".warn{background:#fde8d8;font-weight:bold}.regressed{background:#fde8d8}"
     ".improved{background:#dff0e6}.changed{background:#e6ecf7}\n"
-    "figure{margin:1em 0;break-inside:avoid}figcaption{font-size:12px;color:#444;"
-    "max-width:660px}\n" PLOT_STYLE ".note{color:#444}\n"
+    "figure{margin:1em 0;break-inside:avoid}figcaption{font-size:12px;color:#444}\n" PLOT_STYLE
+    ".note{color:#444}\n"
     "@media print{body{max-width:none}section{break-inside:auto}}\n";
 
 /* ---- levels and names ---- */

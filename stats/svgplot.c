@@ -227,10 +227,11 @@ static void svg_open(FILE *out, const char *kind, const char *title, int height,
     char x[HTML_NUMBER_MAX], y[HTML_NUMBER_MAX];
     fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\"", out);
     if (at != NULL)
-        fprintf(out, " data-kind=\"%s\" x=\"%s\" y=\"%s\"", kind, html_coord(at[0], x),
-                html_coord(at[1], y));
-    fprintf(out, " width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
-            PLOT_WIDTH, height, PLOT_WIDTH, height);
+        fprintf(out, " data-kind=\"%s\" x=\"%s\" y=\"%s\" width=\"%d\" height=\"%d\"", kind,
+                html_coord(at[0], x), html_coord(at[1], y), PLOT_WIDTH, height);
+    else /* on a page: as wide as the page, as high as its proportions say */
+        fputs(" width=\"100%\" preserveAspectRatio=\"xMinYMin meet\"", out);
+    fprintf(out, " viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", PLOT_WIDTH, height);
     html_text(out, title);
     fputs("\">\n<title>", out);
     html_text(out, title);

@@ -18,7 +18,7 @@
 /* How the parts look, by their classes: for the <style> of the page or the
  * SVG document the figures are in. */
 #define PLOT_STYLE                                                                                 \
-    "svg.chart{font:12px sans-serif;background:#fff}\n"                                            \
+    "svg.chart{font:12px sans-serif;background:#fff}figure>svg.chart{height:auto}\n"               \
     ".figure-title{font-size:14px;font-weight:bold}.plot-area{fill:none;stroke:#888}\n"            \
     ".grid{stroke:#e4e4e4}.tick{fill:#333;font-size:11px}.axis-label{fill:#111}\n"                 \
     ".mark{stroke:#000;stroke-dasharray:5 3}.mark-label{font-size:11px}\n"
@@ -105,7 +105,8 @@ void plot_fit_axis(struct plot_axis *axis, double lo, double hi);
 double plot_px(const struct plot_frame *f, double x);
 double plot_py(const struct plot_frame *f, double y);
 
-/* <figure> and the <svg> of `height` pixels with its title; then the closing. */
+/* <figure> and the <svg> with its title, drawn PLOT_WIDTH by `height` and
+ * scaled to the width of the page (its viewBox, width 100%); then the closing. */
 void plot_figure_open(FILE *out, const char *kind, const char *title, int height, int *figures);
 void plot_figure_close(FILE *out, const char *caption);
 

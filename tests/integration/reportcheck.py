@@ -8,8 +8,9 @@ refers to anything outside the page (no src, href, url(), @import, script,
 link, img, iframe, object or embed; the only '://' in an attribute is an
 xmlns); the browser logged no console message; the DOM holds every figure the
 page holds, each with a title, an x and a y axis with tick labels and an axis
-label, a legend with at least one entry and a caption, and the x axis's tick
-labels below the plot area.
+label, a legend with at least one entry and a caption, the x axis's tick
+labels below the plot area, and an <svg> as wide as the page (width 100%,
+its drawing scaled by a viewBox).
 
 EXPECTATION is one of
   figures=N            the page has N figures
@@ -134,6 +135,9 @@ def main():
         if not svg:
             problems.append(f"{where}: no <svg>")
             continue
+        if svg[0].attrs.get("width") != "100%" or not svg[0].attrs.get("viewbox"):
+            problems.append(f"{where}: the <svg> is not as wide as the page (width "
+                            f"{svg[0].attrs.get('width')!r}, viewBox {svg[0].attrs.get('viewbox')!r})")
         if not any(n.all_text().strip() for n in svg[0].find_all(lambda n: n.tag == "title")):
             problems.append(f"{where}: no title")
         for axis in ("x-axis", "y-axis"):
