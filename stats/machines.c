@@ -22,14 +22,11 @@ static double number(const struct stats_json *obj, const char *key)
     return v && v->type == STATS_JSON_NUMBER ? v->number : -1;
 }
 
-int stats_machine_parse(const char *text, size_t len, struct stats_machine *out)
+void stats_machine_take(const struct stats_json *descriptor, struct stats_machine *out)
 {
     memset(out, 0, sizeof(*out));
     out->physical_cores = out->logical_cpus = -1;
-    struct stats_json root;
-    char error[256];
-    if (stats_json_parse(text, len, &root, error, sizeof(error)) < 0) return -1;
-    const struct stats_json *m = stats_json_get(&root, "machine");
+    const struct stats_json *m = stats_json_get(descriptor, "machine");
     if (m && m->type == STATS_JSON_OBJECT) {
         out->known = true;
         copy_string(m, "cpu_model", out->cpu_model, sizeof(out->cpu_model));
@@ -38,6 +35,16 @@ int stats_machine_parse(const char *text, size_t len, struct stats_machine *out)
         out->physical_cores = number(m, "physical_cores");
         out->logical_cpus = number(m, "logical_cpus");
     }
+}
+
+int stats_machine_parse(const char *text, size_t len, struct stats_machine *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->physical_cores = out->logical_cpus = -1;
+    struct stats_json root;
+    char error[256];
+    if (stats_json_parse(text, len, &root, error, sizeof(error)) < 0) return -1;
+    stats_machine_take(&root, out);
     stats_json_free(&root);
     return 0;
 }

@@ -20,6 +20,10 @@ struct stats_machine {
  * when there is none), or -1 when the text is not JSON. */
 int stats_machine_parse(const char *text, size_t len, struct stats_machine *out);
 
+/* The same, of a descriptor already parsed. */
+struct stats_json;
+void stats_machine_take(const struct stats_json *descriptor, struct stats_machine *out);
+
 /* How b differs from a ("CPU model 'X' against 'Y', kernel ..."), or an
  * empty string when they are the same machine as far as numbers go. */
 void stats_machine_difference(const struct stats_machine *a, const struct stats_machine *b,

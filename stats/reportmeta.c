@@ -254,6 +254,7 @@ static int take_all(const struct stats_json *root, struct report_meta *m)
     const struct stats_json *options = stats_json_get(root, "options");
     m->rate = take_number(options, "rate");
     if (take_pairs(options, &m->options, &m->n_options) != 0) return -1;
+    stats_machine_take(root, &m->machine_identity);
     return take_pairs(stats_json_get(root, "machine"), &m->machine, &m->n_machine);
 }
 

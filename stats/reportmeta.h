@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "stats/machines.h"
+
 struct report_pair {
     char *name, *value;
 };
@@ -43,6 +45,7 @@ struct report_meta {
     size_t n_options;
     struct report_pair *machine; /* the machine object, as name and value */
     size_t n_machine;
+    struct stats_machine machine_identity; /* what makes it the same machine (machines.h) */
     struct report_meta_level *levels;
     size_t n_levels;
 };

@@ -1,8 +1,8 @@
 /* reportpage.c — the report page around its figures (see reportpage.h): the
- * style sheet, the A/B table that heads a page with a base, each run's
- * identity, and the tables per level (counts and errors, latency, watched
- * trees, open loop). The page is XHTML-compatible: well-formed XML that any
- * browser reads as HTML, with nothing fetched. */
+ * style sheet, the A/B table that heads a page with a base, and the tables
+ * per level (counts and errors, latency, watched trees, open loop). The page
+ * is XHTML-compatible: well-formed XML that any browser reads as HTML, with
+ * nothing fetched. */
 #include "stats/reportpage.h"
 
 #include <math.h>
@@ -115,83 +115,6 @@ static void header_row(FILE *out, const char *const *names, size_t n)
 }
 
 #define COUNT_OF(a) (sizeof(a) / sizeof *(a))
-
-/* ---- identity ---- */
-
-static void identity_row(FILE *out, const char *name, const char *value, bool warn)
-{
-    if (value == NULL || value[0] == '\0') return;
-    fprintf(out, "<tr><th>%s</th><td%s>", name, warn ? " class=\"warn\"" : "");
-    html_text(out, value);
-    fputs("</td></tr>\n", out);
-}
-
-static void pairs_row(FILE *out, const char *name, const struct report_pair *pairs, size_t n)
-{
-    if (n == 0) return;
-    fprintf(out, "<tr><th>%s</th><td>", name);
-    for (size_t i = 0; i < n; i++) {
-        /* one line of "name value" pairs: a machine has a dozen of them */
-        fputs(i ? " &#183; <b>" : "<b>", out);
-        html_text(out, pairs[i].name);
-        fputs("</b> ", out);
-        html_text(out, pairs[i].value);
-    }
-    fputs("</td></tr>\n", out);
-}
-
-static void identity(FILE *out, const struct report_page *page)
-{
-    fputs("<section id=\"identity\">\n<h2>Runs</h2>\n", out);
-    for (size_t s = 0; s < page->n_sides; s++)
-        for (size_t r = 0; r < page->sides[s].n_runs; r++) {
-            const struct report_run *run = &page->sides[s].runs[r];
-            const struct report_meta *m = &run->meta;
-            char title[160];
-            if (page->n_sides > 1 || page->sides[s].n_runs > 1)
-                snprintf(title, sizeof title, "%s%srun %zu", page->sides[s].label,
-                         page->sides[s].label[0] ? " " : "", r + 1);
-            else
-                snprintf(title, sizeof title, "the run");
-            fputs("<table class=\"identity\">\n<tr><th colspan=\"2\">", out);
-            html_text(out, title);
-            fputs("</th></tr>\n", out);
-            identity_row(out, "document", strcmp(run->path, "-") == 0 ? "<stdin>" : run->path,
-                         false);
-            if (m->loaded)
-                identity_row(out, "descriptor", m->path, false);
-            else if (m->problem)
-                identity_row(out, "descriptor", m->problem, true);
-            else
-                identity_row(out, "descriptor",
-                             "none (run the generator with --meta FILE for tool, target, "
-                             "options, machine and exit status)",
-                             false);
-            identity_row(out, "tool", m->tool, false);
-            identity_row(out, "version", m->version, false);
-            identity_row(out, "target", m->target, false);
-            identity_row(out, "command", m->command_line, false);
-            identity_row(out, "started", m->started_at, false);
-            identity_row(out, "run id", m->run_id, false);
-            if (m->has_shard) {
-                char shard[64];
-                snprintf(shard, sizeof shard, "%lu of %lu", m->shard_index + 1, m->shard_count);
-                identity_row(out, "shard", shard, false);
-            }
-            for (size_t i = 0; i < m->n_inputs; i++)
-                identity_row(out, i == 0 ? "merged from" : "", m->inputs[i], false);
-            if (m->has_exit_status) {
-                char status[400];
-                snprintf(status, sizeof status, "%d%s%s", m->exit_status,
-                         m->exit_status ? ": " : " (clean)", report_exit_meaning(m->exit_status));
-                identity_row(out, "exit status", status, m->exit_status != 0);
-            }
-            pairs_row(out, "machine", m->machine, m->n_machine);
-            pairs_row(out, "options", m->options, m->n_options);
-            fputs("</table>\n", out);
-        }
-    fputs("</section>\n", out);
-}
 
 /* ---- the A/B table ---- */
 
@@ -529,10 +452,10 @@ int report_page_write(FILE *out, const struct report_page *page)
     }
     fputs(".</p>\n", out);
     if (page->n_sides > 1 && page->comparison) ab_table(out, page);
-    identity(out, page);
+    int failed = report_identity_write(out, page);
     levels_tables(out, page, levels, n_levels);
     int figures = 0;
-    int failed = report_figures_write(out, page, &figures);
+    failed |= report_figures_write(out, page, &figures);
     failed |= watch_section(out, page, levels, n_levels, &figures);
     open_loop_table(out, page, levels, n_levels);
     fputs("</body>\n</html>\n", out);

@@ -1,6 +1,7 @@
 /* reportpage.h — the report page: what it is made of (one side of runs, or a
  * base and a new side for A/B) and the writers of its parts. reportpage.c
- * writes the page around the parts and its tables; reportfigs.c its figures. */
+ * writes the page around the parts and its tables; reportidentity.c the
+ * runs' identities; reportfigs.c its figures. */
 #ifndef LOADGEN_STATS_REPORTPAGE_H
 #define LOADGEN_STATS_REPORTPAGE_H
 
@@ -28,6 +29,10 @@ struct report_page {
 int report_page_write(FILE *out, const struct report_page *page);
 
 /* ---- parts, for reportpage.c ---- */
+
+/* The runs' identities from their descriptors, and the machine they ran on
+ * once (reportidentity.c). Returns 0 or -1 (out of memory). */
+int report_identity_write(FILE *out, const struct report_page *page);
 
 /* Every figure; *figures counts them. Returns 0 or -1 (out of memory). */
 int report_figures_write(FILE *out, const struct report_page *page, int *figures);

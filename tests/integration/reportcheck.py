@@ -21,6 +21,7 @@ EXPECTATION is one of
   nofigure:KIND        no figure of that kind
   section:ID           the page has a <section id="ID">
   nosection:ID         ... has none
+  count:STRING=N       the page's text contains STRING N times
   rows:CLASS=N         the table of that class has N rows of data (rows with a <td>)
   text:STRING          the page's text contains STRING
   maxbytes:N           the page is at most N bytes
@@ -176,6 +177,9 @@ def main():
             if got != want:
                 problems.append(f"a section {ident!r} is {'missing' if want else 'present'}")
             continue
+        elif what.startswith("count:"):
+            needle = what[6:]
+            got = text.count(needle)
         elif what.startswith("text:"):
             if e[5:] not in text:
                 problems.append(f"the page's text lacks '{e[5:]}'")

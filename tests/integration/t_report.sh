@@ -111,7 +111,7 @@ t_report_of_one_run_renders_in_chromium() {
     check one figures=4 series:latency-cold=1 series:latency-warm=1 bars:phases=1 \
         series:requests-timeline=1 nofigure:knee nofigure:send-lag nofigure:errors-timeline \
         rows:counts=1 "text:exit status" "text:0 (clean)" "text:$URL" section:latency \
-        nosection:levels-figures
+        nosection:levels-figures count:cpu_model=1
 }
 
 t_report_of_ten_levels_with_watch_renders_and_stays_small() {
@@ -153,6 +153,28 @@ t_report_ab_of_run_lists_overlays_base_and_new() {
         "text:c4.latency_warm_ms" "text:base run 2" "text:new run 1"
     grep -q '<tr class="\(ok\|tiny\|noisy\|improved\|regressed\)"><td>' "$R/ab.html" ||
         fail "the A/B table has no judged row"
+}
+
+# The machine is said once, not once per run: what every run's descriptor
+# says alike once, and apart only what differs; a run measured on another
+# machine is called out, with how it differs.
+t_report_says_the_machine_once_and_only_its_differences() {
+    python3 - "$R/new.meta.json" "$R/other.meta.json" <<'PY'
+import json, sys
+meta = json.load(open(sys.argv[1]))
+meta["machine"]["cpu_model"] = "Another CPU 9000"
+json.dump(meta, open(sys.argv[2], "w"))
+PY
+    cp "$R/new.json" "$R/other.json"
+    "$L" report -o "$R/machines.html" --base "$R/one.json,$R/one2.json" "$R/other.json" \
+        2>"$R/machines.report.err"
+    # each machine field once; the CPU model apart with each run's (and in the warning)
+    python3 "$CHECK" "$R/machines.html" "$R/machines.html" /dev/null count:kernel=1 \
+        count:logical_cpus=1 count:cpu_model=1 count:"Another CPU 9000"=2 \
+        "text:new run 1 was measured on another machine than base run 1 (CPU model 'Another CPU 9000'" ||
+        fail "the machines of runs that differ"
+    python3 "$CHECK" "$R/ab.html" "$R/ab.html" /dev/null count:kernel=1 count:cpu_model=1 \
+        nosection:levels-figures || fail "the machine of three runs on one"
 }
 
 t_report_says_what_an_unclean_run_means() {
