@@ -68,7 +68,8 @@ static const struct cmd_spec report_spec = {
         "second over time, throughput and latency across levels with the knee marked, watched\n"
         "process trees (CPU, RSS, PSS, USS, requests per CPU second) and the open loop's\n"
         "schedule and send lag. With --base, every figure overlays base and new and the page\n"
-        "opens with loadstats compare's table.\n"
+        "opens with loadstats compare's verdict in words (\"new is slower: warm p50 +31%\n"
+        "[+22%, +41%]; ...\"), then its table.\n"
         "RUN and BASE are each a document (- for standard input) or a comma-separated list of\n"
         "runs of the same test (a.json,b.json,c.json); each document's descriptor is found\n"
         "beside it (X.json -> X.meta.json) unless --meta names it.\n",

@@ -1,8 +1,8 @@
 /* reportpage.c — the report page around its figures (see reportpage.h): the
- * style sheet, the A/B table that heads a page with a base, and the tables
- * per level (counts and errors, latency, watched trees, open loop). The page
- * is XHTML-compatible: well-formed XML that any browser reads as HTML, with
- * nothing fetched. */
+ * style sheet, the verdict and the A/B table that head a page with a base,
+ * and the tables per level (counts and errors, latency, watched trees, open
+ * loop). The page is XHTML-compatible: well-formed XML that any browser
+ * reads as HTML, with nothing fetched. */
 #include "stats/reportpage.h"
 
 #include <math.h>
@@ -11,6 +11,7 @@
 
 #include "stats/cpuwork.h"
 #include "stats/htmlout.h"
+#include "stats/plainverdict.h"
 #include "stats/svgplot.h"
 
 static const char style_sheet[] =
@@ -25,8 +26,9 @@ static const char style_sheet[] =
     "table.identity th{width:11em}\n"
     ".warn{background:#fde8d8;font-weight:bold}.regressed{background:#fde8d8}"
     ".improved{background:#dff0e6}.changed{background:#e6ecf7}\n"
-    "figure{margin:1em 0;break-inside:avoid}figcaption{font-size:12px;color:#444}\n" PLOT_STYLE
-    ".note{color:#444}\n"
+    "figure{margin:1em 0;break-inside:avoid}figcaption{font-size:12px;color:#444}\n"
+    "p.verdict{font-size:1.2em;margin:.8em 0 .2em;padding:.3em .6em;border-left:4px solid #555;"
+    "background:#f6f6f6}\n" PLOT_STYLE ".note{color:#444}\n"
     "@media print{body{max-width:none}section{break-inside:auto}}\n";
 
 /* ---- levels and names ---- */
@@ -116,7 +118,29 @@ static void header_row(FILE *out, const char *const *names, size_t n)
 
 #define COUNT_OF(a) (sizeof(a) / sizeof *(a))
 
-/* ---- the A/B table ---- */
+/* ---- the verdict and the A/B table ---- */
+
+/* The page's first words on an A/B: compare's rows in a sentence. */
+static void verdict(FILE *out, const struct report_page *page)
+{
+    char opening[160], clauses[2048];
+    stats_plain_verdict(page->comparison, page->compare_settings, opening, sizeof opening, clauses,
+                        sizeof clauses);
+    fputs("<section id=\"verdict\">\n<p class=\"verdict\"><strong>", out);
+    html_text(out, opening);
+    fputs("</strong>", out);
+    if (clauses[0]) {
+        fputs(": ", out);
+        html_text(out, clauses);
+    }
+    fputs("</p>\n<p class=\"note\">", out);
+    html_printf(out,
+                "In words, the judgement of the table below (loadstats compare): each "
+                "percentage is new/base - 1 of the %s, with its %g%% interval in brackets.",
+                stats_statistic_name(page->compare_settings->bootstrap.statistic),
+                page->compare_settings->bootstrap.confidence * 100);
+    fputs("</p>\n</section>\n", out);
+}
 
 static void ratio_text(char *buf, size_t size, double x)
 {
@@ -451,7 +475,10 @@ int report_page_write(FILE *out, const struct report_page *page)
         }
     }
     fputs(".</p>\n", out);
-    if (page->n_sides > 1 && page->comparison) ab_table(out, page);
+    if (page->n_sides > 1 && page->comparison) {
+        verdict(out, page);
+        ab_table(out, page);
+    }
     int failed = report_identity_write(out, page);
     levels_tables(out, page, levels, n_levels);
     int figures = 0;

@@ -107,11 +107,11 @@ t_report_of_one_run_renders_in_chromium() {
     assert_eq "$(cat "$R/one.rc")" 0 "httpload's exit status"
     assert_empty_file "$R/one.report.err"
     # one level: no figure across levels, and no empty section for them;
-    # cold and warm apart
+    # cold and warm apart; no verdict without a base
     check one figures=4 series:latency-cold=1 series:latency-warm=1 bars:phases=1 \
         series:requests-timeline=1 nofigure:knee nofigure:send-lag nofigure:errors-timeline \
         rows:counts=1 "text:exit status" "text:0 (clean)" "text:$URL" section:latency \
-        nosection:levels-figures count:cpu_model=1
+        nosection:levels-figures nosection:verdict count:cpu_model=1
 }
 
 t_report_of_ten_levels_with_watch_renders_and_stays_small() {
@@ -153,6 +153,46 @@ t_report_ab_of_run_lists_overlays_base_and_new() {
         "text:c4.latency_warm_ms" "text:base run 2" "text:new run 1"
     grep -q '<tr class="\(ok\|tiny\|noisy\|improved\|regressed\)"><td>' "$R/ab.html" ||
         fail "the A/B table has no judged row"
+}
+
+# The A/B page opens with compare's judgement in words, the same judgement
+# `loadstats compare` makes of the same runs (not a second one): its warm
+# latency and throughput clauses say what compare's rows say.
+t_report_ab_opens_with_compare_s_verdict_in_words() {
+    assert_empty_file "$R/ab.report.err"
+    "$L" compare --json "$R/one.json,$R/one2.json" "$R/new.json" >"$R/ab.compare.json" || true
+    python3 - "$R/ab.html" "$R/ab.compare.json" <<'PY' || fail "the A/B page's verdict"
+import json, re, sys
+import xml.etree.ElementTree as ET
+X = "{http://www.w3.org/1999/xhtml}"
+page = ET.parse(sys.argv[1]).getroot()
+rows = json.load(open(sys.argv[2]))["comparisons"]
+body = page.find(X + "body")
+sections = [e for e in body if e.tag == X + "section"]
+assert sections and sections[0].get("id") == "verdict", "the first section is %r" % sections[0].get("id")
+words = "".join(sections[0].find(X + "p").itertext())
+opening, _, clauses = words.partition(": ")
+verdicts = [r["verdict"] for r in rows.values() if r["counted"]]
+want = ("new is worse in some ways and better in others" if "regressed" in verdicts and "improved" in verdicts
+        else "new is slower" if "regressed" in verdicts else "new is faster" if "improved" in verdicts
+        else None)
+assert want is None or opening == want, (opening, want, words)
+assert want is not None or opening in ("no real difference", "no difference shown",
+                                       "new is neither better nor worse, but it changed"), words
+said = {"noisy": "not distinguishable from noise", "tiny": "but under 1 ms", "ok": "within x1.1",
+        "regressed": "%", "improved": "%", "changed": "%"}
+for key, name in (("c4.latency_warm_ms", "warm p50"), ("c4.requests_per_second", "throughput")):
+    verdict = rows[key]["verdict"]
+    if verdict == "ok":  # said together: "warm p50 and throughput within x1.1"
+        clause = next(c for c in clauses.split("; ") if name in c)
+    else:
+        clause = next(c for c in clauses.split("; ") if c.startswith(name))
+    assert said[verdict] in clause, (key, verdict, clause)
+    if verdict in ("regressed", "improved"):
+        pct = float(re.match(name + r" ([+-][\d.]+)%", clause).group(1))
+        assert abs(pct - (rows[key]["ratio"] - 1) * 100) < 0.6, (clause, rows[key]["ratio"])
+print("verdict: " + words)
+PY
 }
 
 # The machine is said once, not once per run: what every run's descriptor

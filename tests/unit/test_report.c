@@ -2,7 +2,7 @@
  * separators, three significant digits, binary units, SVG coordinates),
  * escaping of untrusted text (into nothing XML 1.0 refuses), the percentile
  * curve's points along 1/(1-p), requests per CPU second of a watched tree,
- * and a level's rate over the seconds it ran. */
+ * a level's rate over the seconds it ran, and the A/B verdict in words. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +18,8 @@
 
 #include "stats/cpuwork.h"
 #include "stats/htmlout.h"
+#include "stats/metrickind.h"
+#include "stats/plainverdict.h"
 #include "stats/reportrun.h"
 
 static void test_counts_have_thousands_separators(void **state)
@@ -225,6 +227,87 @@ static void test_a_level_s_rate_is_over_the_seconds_it_ran(void **state)
     rmdir(dir);
 }
 
+/* A row as compare makes it: the move, the interval, the runs, the
+ * direction from the table of metric kinds, judged by stats_judge. */
+static struct stats_compare_row judged(const char *key, enum stats_unit unit, double base,
+                                       double current, double low, double high, size_t runs)
+{
+    struct stats_compare_row row = {.key = key, .unit = unit, .counted = true};
+    struct stats_comparison *c = &row.result;
+    stats_comparison_move(c, base, current);
+    c->ratio_low = low;
+    c->ratio_high = high;
+    c->base_runs = c->new_runs = c->base_given = c->new_given = runs;
+    struct stats_metric_info info;
+    stats_metric_info(key, unit, &info);
+    c->lower_is_worse = info.lower_is_worse;
+    c->directionless = info.directionless;
+    const struct stats_thresholds thresholds = STATS_THRESHOLDS_DEFAULT;
+    stats_judge(c, unit, &thresholds);
+    return row;
+}
+
+static void verdict_of(struct stats_compare_row *rows, size_t n, const char *opening,
+                       const char *clauses)
+{
+    const struct stats_compare_report report = {.rows = rows, .n_rows = n};
+    const struct stats_compare_settings settings = STATS_COMPARE_SETTINGS_DEFAULT;
+    char got_opening[160], got_clauses[1024];
+    stats_plain_verdict(&report, &settings, got_opening, sizeof got_opening, got_clauses,
+                        sizeof got_clauses);
+    assert_string_equal(got_opening, opening);
+    assert_string_equal(got_clauses, clauses);
+}
+
+/* The words follow compare's verdicts, row by row: a real move with its
+ * interval, noise with what would settle it, a move below the time
+ * resolution, the rest together within the factor. */
+static void test_the_verdict_puts_compare_s_rows_in_words(void **state)
+{
+    (void)state;
+    struct stats_compare_row slower[] = {
+        judged("c4.latency_warm_ms", STATS_UNIT_MILLISECONDS, 10, 13.1, 1.22, 1.41, 2),
+        judged("c4.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, 1000, 800, 0.5, 1.3, 2),
+        judged("c4.errors", STATS_UNIT_COUNT, 0, 0, 1, 1, 2),
+        judged("c4.connect_ms", STATS_UNIT_MILLISECONDS, 5, 5.1, 0.9, 1.1, 2),
+    };
+    assert_int_equal(slower[0].result.verdict, STATS_VERDICT_REGRESSED);
+    assert_int_equal(slower[1].result.verdict, STATS_VERDICT_NOISY);
+    verdict_of(slower, 4, "new is slower",
+               "warm p50 +31% [+22%, +41%]; throughput not distinguishable from noise with 2 "
+               "runs a side: run more");
+
+    struct stats_compare_row same[] = {
+        judged("c4.latency_warm_ms", STATS_UNIT_MILLISECONDS, 10, 10.2, 0.95, 1.08, 3),
+        judged("c4.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, 1000, 990, 0.97, 1.01, 3),
+        judged("c4.latency_cold_ms", STATS_UNIT_MILLISECONDS, 0.2, 0.3, 1.3, 1.7, 3),
+    };
+    assert_int_equal(same[2].result.verdict, STATS_VERDICT_TINY);
+    verdict_of(same, 3, "no real difference", "warm p50 and throughput within x1.1");
+
+    /* several levels: each clause names its level; a row that is not a
+     * headline is said only when it moved for real */
+    struct stats_compare_row mixed[] = {
+        judged("c1.latency_warm_ms", STATS_UNIT_MILLISECONDS, 0.1, 0.3, 2.5, 3.5, 1),
+        judged("c1.requests_per_second", STATS_UNIT_REQUESTS_PER_SECOND, 100, 150, 1.4, 1.6, 1),
+        judged("c64.latency_cold_ms", STATS_UNIT_MILLISECONDS, 50, 20, 0.3, 0.5, 1),
+        judged("c64.connect_ms", STATS_UNIT_MILLISECONDS, 30, 10, 0.3, 0.4, 1),
+        judged("c64.errors", STATS_UNIT_COUNT, 0, 12, NAN, NAN, 1),
+    };
+    assert_int_equal(mixed[0].result.verdict, STATS_VERDICT_TINY);
+    verdict_of(mixed, 5, "new is faster",
+               "c1 warm p50 +200% but under 1 ms; c1 throughput +50% [+40%, +60%]; c64 cold p50 "
+               "-60% [-70%, -50%]; c64 errors 0 → 12: the base can be 0, so there is no ratio to "
+               "judge; c64 connect_ms p50 -67% [-70%, -60%]");
+
+    struct stats_compare_row worse[] = {
+        judged("c8.latency_warm_ms", STATS_UNIT_MILLISECONDS, 10, 10, 0.99, 1.01, 2),
+        judged("c8.errors", STATS_UNIT_COUNT, 10, 40, 3, 5, 2),
+    };
+    verdict_of(worse, 2, "new is worse", "errors +300% [+200%, +400%]; warm p50 within x1.1");
+    verdict_of(NULL, 0, "nothing to compare: base and new have no metric in common", "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_a_curve_steps_along_the_nines_and_ends_at_its_count),
         cmocka_unit_test(test_requests_per_cpu_second),
         cmocka_unit_test(test_a_level_s_rate_is_over_the_seconds_it_ran),
+        cmocka_unit_test(test_the_verdict_puts_compare_s_rows_in_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
