@@ -11,7 +11,7 @@
 
 #include "loadgen/core/clock.h"
 #include "loadgen/engine.h"
-#include "stats/rng.h"
+#include "stats/math/rng.h"
 #include "loadgen/output/series.h"
 #include "loadgen/transport/transport.h"
 

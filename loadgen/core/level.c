@@ -5,7 +5,7 @@
 #include "loadgen/output/results.h"
 #include "loadgen/watching/selfwatch.h"
 #include "loadgen/core/start.h"
-#include "stats/metrickind.h"
+#include "stats/read/metrickind.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -199,7 +199,7 @@ static int collect_counters(struct lg_levels *lv, struct lg_level_result *res,
     for (int k = 0; k < LG_C__COUNT; k++) {
         if ((k == LG_C_SCHEDULED || k == LG_C_UNSENT) && lv->cfg->rate <= 0) continue;
         if (!counter_names[k]) continue;
-        /* its unit from the one table of metric kinds (stats/metrickinds.def);
+        /* its unit from the one table of metric kinds (stats/read/metrickinds.def);
          * a counter the table lacks falls to its catch-all count row, which
          * the tests' checker refuses for a generator's document */
         const char *unit = stats_metric_unit_name(counter_names[k]);

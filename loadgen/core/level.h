@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "stats/rng.h"
+#include "stats/math/rng.h"
 
 struct lg_config;
 struct lg_driver;

@@ -4,7 +4,7 @@
 #include "loadgen/output/docfit.h"
 #include "loadgen/output/jsonout.h"
 #include "loadgen/output/results.h"
-#include "stats/sampling.h"
+#include "stats/math/sampling.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -80,7 +80,7 @@ int lg_series_merge(struct lg_series *out, struct lg_series *const *parts, size_
         return 0;
     }
     /* Each part holds a uniform subset of what it saw; drawing from each in
-     * proportion to `seen` keeps the union uniform (stats/sampling.h, the
+     * proportion to `seen` keeps the union uniform (stats/math/sampling.h, the
      * same draw loadstats merge makes of documents). */
     size_t want = out->limit < held ? out->limit : (size_t)held;
     struct stats_draw_input *inputs = calloc(n ? n : 1, sizeof(*inputs));

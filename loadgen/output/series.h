@@ -1,6 +1,6 @@
 /* A series of raw samples for one metric of one level on one thread: one
  * per request, durations in nanoseconds (8 bytes each; written out in ms). Beyond `limit` samples
- * it keeps a uniform random subset (stats/sampling.h's Algorithm R) while `seen` stays exact;
+ * it keeps a uniform random subset (stats/math/sampling.h's Algorithm R) while `seen` stays exact;
  * series from several threads merge into one uniform subset of their union. */
 #ifndef LOADGEN_SERIES_H
 #define LOADGEN_SERIES_H
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stats/sampling.h"
+#include "stats/math/sampling.h"
 
 struct lg_series {
     uint64_t *v;

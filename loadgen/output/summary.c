@@ -3,7 +3,7 @@
 #include "loadgen/engine.h"
 #include "loadgen/output/results.h"
 #include "loadgen/core/start.h"
-#include "stats/nsrank.h"
+#include "stats/math/nsrank.h"
 
 #include <string.h>
 

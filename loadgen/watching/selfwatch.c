@@ -5,7 +5,7 @@
 #include "loadgen/core/internal.h"
 #include "loadgen/watching/procfs.h"
 #include "loadgen/output/results.h"
-#include "stats/stats.h"
+#include "stats/math/stats.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/docread.h"
-#include "stats/numfmt.h"
-#include "stats/stats.h"
+#include "stats/read/docread.h"
+#include "stats/write/numfmt.h"
+#include "stats/math/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/json.h"
-#include "stats/runmeta.h"
+#include "stats/read/json.h"
+#include "stats/runs/runmeta.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

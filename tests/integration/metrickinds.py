@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The table of metric kinds (stats/metrickinds.def) for the tests' checkers:
+"""The table of metric kinds (stats/read/metrickinds.def) for the tests' checkers:
 the same rows loadstats and the generators use, read from the same file, so
 that a checker decides what a metric is exactly as merge and export do.
 
@@ -15,7 +15,7 @@ import re
 import sys
 
 DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "stats",
-                   "metrickinds.def")
+                   "read", "metrickinds.def")
 ROW = re.compile(r'^METRIC\("([^"]*)", "([^"]*)", (\w+), (\w+), (\w+), (\w+)\)$')
 PART = re.compile(r"^(?:(?:shard|input)\d+\.)+(?=.)")
 LEVEL = re.compile(r"^c(\d+)\.(.+)$")
@@ -76,7 +76,7 @@ def covers(paths):
         for key, value in json.load(open(path))["metrics"].items():
             r = row(key, value["unit"])
             if is_catch_all(r):
-                bad.append("%s: %s (%s) has no row of its own in stats/metrickinds.def"
+                bad.append("%s: %s (%s) has no row of its own in stats/read/metrickinds.def"
                            % (path, key, value["unit"]))
             elif r["unit"] != "*" and r["unit"] != value["unit"]:
                 bad.append("%s: %s is in %s, the table says %s" % (path, key, value["unit"], r["unit"]))

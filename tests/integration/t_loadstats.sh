@@ -424,7 +424,7 @@ shardify() {
 }
 
 # merged_by_kind A B MERGED: every key of MERGED is what its kind (the table of
-# stats/metrickinds.def, read by metrickinds.py) makes of A and B: counts
+# stats/read/metrickinds.def, read by metrickinds.py) makes of A and B: counts
 # summed, timelines added second by second (over the whole seconds of the
 # shorter ran_s of their level), a level's ran_s the shorter, samples pooled (the same multiset),
 # gauges kept apart (c<N>.shard0.<metric> is A's, shard1 B's; input0/input1

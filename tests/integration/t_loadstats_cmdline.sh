@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The command line of every loadstats command, which one option loop parses
-# (stats/cmd_options.c): each option --help lists is one the command takes,
+# (stats/cmd/cmd_options.c): each option --help lists is one the command takes,
 # and every refusal is one line on stderr naming the problem, nothing on
 # stdout, exit status 2. Needs no server.
 # Run: BUILD=/path/to/build bash tests/integration/t_loadstats_cmdline.sh

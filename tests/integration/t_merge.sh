@@ -232,7 +232,7 @@ t_every_metric_the_generators_write_has_a_kind() {
         --query 'www.example.test A' --query 'nothing.example.test A' --max-error-rate 1
     assert_eq "$RC" 0 "dnsload: $(head -c 300 "$W/k3.err")"
     python3 "$TESTDIR/metrickinds.py" covers "$W"/k[123].json ||
-        fail "a metric of the generators has no row of its own in stats/metrickinds.def"
+        fail "a metric of the generators has no row of its own in stats/read/metrickinds.def"
     # and a merge of one with itself is refused, or, when asked for, follows each kind's rule
     run_tool "$W/kk.json" "$W/kk.err" "$LOADSTATS" merge "$W/k1.json" "$W/k1.json"
     given_twice kk "$W/k1.json" "$W/k1.json" "the same metrics with the same samples"

@@ -17,11 +17,11 @@
 
 #include <cmocka.h>
 
-#include "stats/bootstrap.h"
-#include "stats/compare.h"
-#include "stats/comparison.h"
-#include "stats/runset.h"
-#include "stats/variates.h"
+#include "stats/compare/bootstrap.h"
+#include "stats/compare/compare.h"
+#include "stats/compare/comparison.h"
+#include "stats/runs/runset.h"
+#include "stats/math/variates.h"
 
 static int by_value(const void *a, const void *b)
 {

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "stats/cmd.h"
+#include "stats/cmd/cmd.h"
 
 enum { OPT_FLAG = CMD_LONG_ONLY, OPT_LONG };
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "stats/docread.h"
+#include "stats/read/docread.h"
 
 static enum docread_status read_text(const char *text, struct docread_result *result)
 {

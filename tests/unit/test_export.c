@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "stats/csvout.h"
-#include "stats/hgrm.h"
-#include "stats/openmetrics.h"
+#include "stats/write/csvout.h"
+#include "stats/write/hgrm.h"
+#include "stats/write/openmetrics.h"
 
 struct capture {
     FILE *f;

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "loadgen/output/jsonout.h"
-#include "stats/rng.h"
+#include "stats/math/rng.h"
 #include "loadgen/output/results.h"
 
 static void integers_and_fixed_point(void **state)

@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "stats/docread.h"
-#include "stats/json.h"
-#include "stats/jsontext.h"
+#include "stats/read/docread.h"
+#include "stats/read/json.h"
+#include "stats/read/jsontext.h"
 
 static void test_hex_digits(void **state)
 {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "stats/machines.h"
+#include "stats/runs/machines.h"
 
 static const char desc_a[] =
     "{\"tool\": \"httpload\", \"machine\": {\"hostname\": \"gen1\", \"kernel\": \"6.18.44\", "

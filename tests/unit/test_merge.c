@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "stats/merge.h"
-#include "stats/metrickind.h"
-#include "stats/sampling.h"
+#include "stats/runs/merge.h"
+#include "stats/read/metrickind.h"
+#include "stats/math/sampling.h"
 
 static double *copy_of(const double *values, size_t n)
 {

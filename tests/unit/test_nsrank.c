@@ -1,5 +1,5 @@
 /* test_nsrank.c — the summary's percentiles of nanosecond samples by counting
- * (stats/nsrank.h) against stats_percentiles over the same samples as doubles,
+ * (stats/math/nsrank.h) against stats_percentiles over the same samples as doubles,
  * compared exactly: shapes that send every rank into one bucket, spread them
  * over many, need a second count, or hold a single value. */
 #include <setjmp.h>
@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "stats/nsrank.h"
-#include "stats/stats.h"
+#include "stats/math/nsrank.h"
+#include "stats/math/stats.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 

@@ -16,11 +16,11 @@
 
 #include <cmocka.h>
 
-#include "stats/cpuwork.h"
-#include "stats/htmlout.h"
-#include "stats/metrickind.h"
-#include "stats/plainverdict.h"
-#include "stats/reportrun.h"
+#include "stats/math/cpuwork.h"
+#include "stats/write/htmlout.h"
+#include "stats/read/metrickind.h"
+#include "stats/compare/plainverdict.h"
+#include "stats/report/reportrun.h"
 
 static void test_counts_have_thousands_separators(void **state)
 {

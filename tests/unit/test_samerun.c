@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "stats/runmeta.h"
-#include "stats/samerun.h"
+#include "stats/runs/runmeta.h"
+#include "stats/runs/samerun.h"
 
 static const char generator_descriptor[] =
     "{\"tool\": \"httpload\", \"host\": \"gen0\", \"started_at\": \"2026-12-03T10:00:00.123Z\",\n"

@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "stats/json.h"
-#include "stats/runmeta.h"
-#include "stats/sametest.h"
-#include "stats/shardset.h"
+#include "stats/read/json.h"
+#include "stats/runs/runmeta.h"
+#include "stats/runs/sametest.h"
+#include "stats/runs/shardset.h"
 
 /* ---- the JSON reader ---- */
 

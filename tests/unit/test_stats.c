@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "stats/numfmt.h"
-#include "stats/stats.h"
-#include "stats/units.h"
+#include "stats/write/numfmt.h"
+#include "stats/math/stats.h"
+#include "stats/read/units.h"
 
 /* Doubles compared exactly: the point is agreeing with the harness to the digit. */
 #define assert_double_exact(a, b) assert_true((a) == (b))

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "stats/compare.h"
+#include "stats/compare/compare.h"
 
 static const struct stats_thresholds defaults = STATS_THRESHOLDS_DEFAULT;
 

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "stats/docread.h"
-#include "stats/strictnum.h"
+#include "stats/read/docread.h"
+#include "stats/read/strictnum.h"
 
 static bool out_of_range(const char *s)
 {
