@@ -2,8 +2,8 @@
  * own connected UDP socket, set up by a handshake stage (quic_handshake_ms),
  * carrying many streams. An application protocol over QUIC (a tool's) plugs in
  * a table of stream callbacks and uses the stream calls below; only
- * loadgen/transport/quic.c calls ngtcp2, so moving to another ngtcp2 API touches one
- * file. Nothing here knows what the streams carry. */
+ * loadgen/transport/quic*.c call ngtcp2, so moving to another ngtcp2 API touches
+ * those three files. Nothing here knows what the streams carry. */
 #ifndef LOADGEN_QUIC_H
 #define LOADGEN_QUIC_H
 
