@@ -1,6 +1,6 @@
-/* httpload's HTTP/3 (httpload/http3.c, nghttp3 over the engine's QUIC
- * transport): the session, the QUIC application it is, and each request's
- * HTTP/3 header list made once. Built only with HTTP/3 (HAVE_HTTP3). */
+/* httpload's HTTP/3 (httpload/http3.c and http3_app.c, nghttp3 over the
+ * engine's QUIC transport): the session, the QUIC application it is, and each
+ * request's HTTP/3 header list made once. Built only with HTTP/3 (HAVE_HTTP3). */
 #ifndef HTTPLOAD_HTTP3_H
 #define HTTPLOAD_HTTP3_H
 

@@ -1,6 +1,6 @@
-/* libFuzzer target for httpload's HTTP/3 response path (httpload/http3.c
- * over nghttp3): the bytes a server sends on its streams, its resets and
- * closes, our timeouts and new requests, in any order. QUIC is not here:
+/* libFuzzer target for httpload's HTTP/3 response path (httpload/http3.c and
+ * http3_app.c over nghttp3): the bytes a server sends on its streams, its
+ * resets and closes, our timeouts and new requests, in any order. QUIC is not here:
  * the stream calls of loadgen/transport/quic.h and the engine calls the session makes
  * are stand-ins that record what happened. Whatever the input: no crash, no
  * request ended twice or ended while not in flight, no first byte for a
