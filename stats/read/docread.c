@@ -350,7 +350,10 @@ static int read_metrics(struct reader *r)
     }
 }
 
-static int read_document(struct reader *r)
+/* The document's top level: {"metrics": {...}, "sidecar": "..."} and nothing after
+ * it. (Named apart from the commands' read_document, which calls this reader:
+ * the reader calls no command.) */
+static int read_top_level(struct reader *r)
 {
     char found[32];
     int c;
@@ -422,7 +425,7 @@ static enum docread_status run(struct reader *r, const struct docread_options *o
     r->result = result;
     r->line = r->column = 1;
     keyindex_init(&r->metric_keys);
-    if (read_document(r) != 0 && r->status == DOCREAD_OK) r->status = DOCREAD_INVALID;
+    if (read_top_level(r) != 0 && r->status == DOCREAD_OK) r->status = DOCREAD_INVALID;
     keyindex_free(&r->metric_keys);
     free(r->text);
     if (r->status != DOCREAD_OK) {
