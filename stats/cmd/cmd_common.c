@@ -47,26 +47,27 @@ int usage_error(const char *command, const char *fmt, ...)
 
 const char *input_name(const char *path)
 {
-    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+    return docread_input_name(path);
 }
+
+/* A command's metric callback stops the read with its exit status, and the
+ * reader takes 4 for memory as the commands do. */
+_Static_assert((int)EXIT_NO_MEMORY == (int)DOCREAD_NO_MEMORY, "out of memory is 4 for both");
 
 int read_document(const char *command, const char *path, const struct docread_options *options,
                   struct docread_result *result)
 {
-    enum docread_status status = docread_path(path, options, result);
+    enum docread_status status = docread_walk(path, options, result);
+    /* a callback that stopped the read without a reason has complained itself */
+    if (status != DOCREAD_OK && result->error[0] != '\0') complain(command, "%s", result->error);
     switch (status) {
     case DOCREAD_OK:
         return EXIT_FINE;
     case DOCREAD_INVALID:
-        complain(command, "%s: %s", input_name(path), result->error);
         return EXIT_FAILS;
-    case DOCREAD_STOPPED: /* the callback said why */
-        return result->stopped_with == EXIT_NO_MEMORY ? EXIT_NO_MEMORY : EXIT_FAILS;
     case DOCREAD_NO_MEMORY:
-        complain(command, "%s: %s", input_name(path), result->error);
         return EXIT_NO_MEMORY;
     default:
-        complain(command, "%s: %s", input_name(path), result->error);
         return EXIT_USAGE;
     }
 }

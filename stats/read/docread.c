@@ -212,14 +212,18 @@ static int deliver(struct reader *r, const char *key, enum stats_unit unit, doub
 {
     r->result->metrics++;
     r->result->samples += n;
-    struct docread_metric metric = {.key = key, .unit = unit, .samples = samples, .n = n};
+    struct docread_metric metric = {.key = key,
+                                    .unit = unit,
+                                    .samples = samples,
+                                    .n = n,
+                                    .why = r->result->error, /* empty until something fails */
+                                    .why_size = sizeof r->result->error};
     int stop = 0;
     if (r->options->on_metric != NULL) stop = r->options->on_metric(r->options->ctx, &metric);
     free(metric.samples); /* NULL when the callback took it */
     if (stop != 0) {
         r->status = DOCREAD_STOPPED;
         r->result->stopped_with = stop;
-        snprintf(r->result->error, sizeof r->result->error, "stopped at metric \"%.100s\"", key);
         return -1;
     }
     return 0;
@@ -471,6 +475,27 @@ enum docread_status docread_path(const char *path, const struct docread_options 
     }
     enum docread_status status = docread_fd(fd, options, result);
     close(fd);
+    return status;
+}
+
+const char *docread_input_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+enum docread_status docread_walk(const char *path, const struct docread_options *options,
+                                 struct docread_result *result)
+{
+    enum docread_status status = docread_path(path, options, result);
+    if (status == DOCREAD_OK) return status;
+    if (status == DOCREAD_STOPPED)
+        status = result->stopped_with == DOCREAD_NO_MEMORY ? DOCREAD_NO_MEMORY : DOCREAD_INVALID;
+    if (result->error[0] != '\0') {
+        char reason[sizeof result->error];
+        memcpy(reason, result->error, sizeof reason);
+        snprintf(result->error, sizeof result->error, "%.200s: %.300s", docread_input_name(path),
+                 reason);
+    }
     return status;
 }
 

@@ -67,8 +67,6 @@ void report_curve_fill(struct report_curve *curve, double *samples, size_t n)
 
 struct reading {
     struct report_run *run;
-    char *error;
-    size_t error_size;
 };
 
 static struct report_level *level_for(struct report_run *run, unsigned long clients)
@@ -190,8 +188,10 @@ static int take_metric(void *ctx, struct docread_metric *metric)
             level->count[c] = sum(metric->samples, metric->n);
             return 0;
         }
-    if (strncmp(name, "errors.", 7) == 0)
-        return take_error_class(level, name + 7, sum(metric->samples, metric->n)) ? -1 : 0;
+    if (strncmp(name, "errors.", 7) == 0) {
+        if (take_error_class(level, name + 7, sum(metric->samples, metric->n))) goto out_of_memory;
+        return 0;
+    }
     for (int c = 0; c < REPORT_CURVES; c++)
         if (strcmp(name, curve_names[c]) == 0) {
             report_curve_fill(&level->curves[c], metric->samples, metric->n);
@@ -212,9 +212,8 @@ static int take_metric(void *ctx, struct docread_metric *metric)
         goto out_of_memory;
     return 0;
 out_of_memory:
-    snprintf(r->error, r->error_size, "%s: out of memory at metric \"%s\"", r->run->path,
-             metric->key);
-    return 1;
+    snprintf(metric->why, metric->why_size, "out of memory at metric \"%.100s\"", metric->key);
+    return DOCREAD_NO_MEMORY;
 }
 
 /* The seconds past the last whole one a level ran are not the level's: zeros
@@ -239,16 +238,12 @@ int report_run_read(const char *path, const char *meta_path, struct report_run *
         snprintf(error, error_size, "out of memory");
         return DOCREAD_NO_MEMORY;
     }
-    struct reading r = {run, error, error_size};
-    error[0] = '\0';
+    struct reading r = {run};
     struct docread_options options = {.on_metric = take_metric, .ctx = &r};
     struct docread_result result;
-    enum docread_status status = docread_path(path, &options, &result);
-    if (status == DOCREAD_INVALID || status == DOCREAD_IO || status == DOCREAD_NO_MEMORY)
-        snprintf(error, error_size, "%s: %s", strcmp(path, "-") == 0 ? "<stdin>" : path,
-                 result.error);
+    enum docread_status status = docread_walk(path, &options, &result);
+    snprintf(error, error_size, "%s", result.error);
     docread_result_free(&result);
-    if (status == DOCREAD_STOPPED) return DOCREAD_NO_MEMORY; /* said in error */
     if (status != DOCREAD_OK) return (int)status;
 
     bool look_beside = meta_path == NULL && strcmp(path, "-") != 0;

@@ -66,8 +66,6 @@ long stats_runset_split(const char *list, char ***paths)
 struct reading {
     struct stats_runset *set;
     size_t run;
-    char *error;
-    size_t error_size;
 };
 
 /* The slot of `key`, grown with its per-run array; NULL when memory runs out. */
@@ -119,15 +117,12 @@ static int take_metric(void *ctx, struct docread_metric *metric)
     struct reading *r = ctx;
     struct stats_runset *set = r->set;
     struct stats_runset_metric *m = slot_of(set, metric->key, metric->unit);
-    if (m == NULL) {
-        snprintf(r->error, r->error_size, "out of memory at metric \"%.100s\"", metric->key);
-        return 1;
-    }
+    if (m == NULL) goto out_of_memory;
     if (m->present > 0 && m->unit != metric->unit) {
-        snprintf(r->error, r->error_size,
+        snprintf(metric->why, metric->why_size,
                  "\"%.100s\" is in %s here but in %s in an earlier run of the same list",
                  metric->key, stats_unit_name(metric->unit), stats_unit_name(m->unit));
-        return 1;
+        return DOCREAD_INVALID;
     }
     m->unit = metric->unit;
     struct stats_run_metric *run = &m->runs[r->run];
@@ -140,11 +135,11 @@ static int take_metric(void *ctx, struct docread_metric *metric)
     double q = quantile_of(set->statistic);
     run->value = q < 0 ? run->mean : stats_percentile_sorted(metric->samples, metric->n, q);
     m->present++;
-    if (set->windows && keep_window(run, metric->samples, q) != 0) {
-        snprintf(r->error, r->error_size, "out of memory at metric \"%.100s\"", metric->key);
-        return 1;
-    }
+    if (set->windows && keep_window(run, metric->samples, q) != 0) goto out_of_memory;
     return 0;
+out_of_memory:
+    snprintf(metric->why, metric->why_size, "out of memory at metric \"%.100s\"", metric->key);
+    return DOCREAD_NO_MEMORY;
 }
 
 /* A count a run lacks is 0 there (the generators write errors.<class> and
@@ -187,18 +182,13 @@ int stats_runset_read(struct stats_runset *set, const char *list, enum stats_sta
     }
     set->n_runs = (size_t)count;
     for (size_t k = 0; k < set->n_runs; k++) {
-        char why[300] = "";
-        struct reading r = {set, k, why, sizeof why};
+        struct reading r = {set, k};
         struct docread_options options = {.on_metric = take_metric, .ctx = &r};
         struct docread_result result;
-        enum docread_status status = docread_path(set->paths[k], &options, &result);
+        enum docread_status status = docread_walk(set->paths[k], &options, &result);
         docread_result_free(&result);
         if (status == DOCREAD_OK) continue;
-        const char *name = strcmp(set->paths[k], "-") == 0 ? "<stdin>" : set->paths[k];
-        snprintf(error, error_size, "%.300s: %s", name,
-                 status == DOCREAD_STOPPED ? why : result.error);
-        if (status == DOCREAD_STOPPED)
-            return strstr(why, "out of memory") ? DOCREAD_NO_MEMORY : DOCREAD_INVALID;
+        snprintf(error, error_size, "%s", result.error);
         return status;
     }
     if (zero_missing_counts(set) != 0) {

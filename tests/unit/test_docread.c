@@ -1,6 +1,6 @@
 /* test_docread.c — the collector protocol rules one by one (a valid and an
- * invalid document per rule), the callback contract, and streaming reads of
- * documents larger than the reader's buffer. */
+ * invalid document per rule), the callback contract, streaming reads of
+ * documents larger than the reader's buffer, and the walk's one line. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -371,6 +371,82 @@ static void test_missing_file_is_an_io_error(void **state)
     assert_int_equal(docread_path("/", NULL, &result), DOCREAD_IO); /* a directory */
 }
 
+/* A callback that refuses the first metric: `stop` is what it returns, `why`
+ * the reason it leaves (NULL: none, as a command that complains itself). */
+struct refusal {
+    int stop;
+    const char *why;
+};
+
+static int refuse(void *ctx, struct docread_metric *metric)
+{
+    const struct refusal *r = ctx;
+    if (r->why) snprintf(metric->why, metric->why_size, "%s", r->why);
+    return r->stop;
+}
+
+/* docread_walk on `text` written to a file; the file's name in *path. */
+static enum docread_status walk_text(const char *text, const struct refusal *r, char *path,
+                                     struct docread_result *result)
+{
+    strcpy(path, "/tmp/test_docread_walk_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    struct docread_options options = {.on_metric = r ? refuse : NULL, .ctx = (void *)r};
+    enum docread_status status = docread_walk(path, &options, result);
+    unlink(path);
+    return status;
+}
+
+static void test_walk_names_the_input_in_its_one_line(void **state)
+{
+    char path[64], want[256];
+    struct docread_result result;
+    assert_int_equal(walk_text(ONE_METRIC, NULL, path, &result), DOCREAD_OK);
+    assert_string_equal(result.error, "");
+    docread_result_free(&result);
+
+    assert_int_equal(walk_text("{\"metrics\": {}}", NULL, path, &result), DOCREAD_INVALID);
+    snprintf(want, sizeof want, "%s: ", path);
+    assert_memory_equal(result.error, want, strlen(want));
+    assert_non_null(strstr(result.error, "metrics"));
+
+    assert_int_equal(docread_walk("/nonexistent/doc.json", NULL, &result), DOCREAD_IO);
+    assert_string_equal(result.error,
+                        "/nonexistent/doc.json: cannot open: No such file or directory");
+    assert_string_equal(docread_input_name("-"), "<stdin>");
+    assert_string_equal(docread_input_name("a.json"), "a.json");
+}
+
+static void test_walk_gives_a_stop_its_kind_and_its_reason(void **state)
+{
+    char path[64], want[256];
+    struct docread_result result;
+    /* memory: the callback's reason, after the input's name */
+    struct refusal memory = {DOCREAD_NO_MEMORY, "out of memory at metric \"c1.x\""};
+    assert_int_equal(walk_text(ONE_METRIC, &memory, path, &result), DOCREAD_NO_MEMORY);
+    snprintf(want, sizeof want, "%s: out of memory at metric \"c1.x\"", path);
+    assert_string_equal(result.error, want);
+    /* any other stop refuses the input */
+    struct refusal refused = {1, "\"c1.x\" is in count here but in bytes before"};
+    assert_int_equal(walk_text(ONE_METRIC, &refused, path, &result), DOCREAD_INVALID);
+    snprintf(want, sizeof want, "%s: \"c1.x\" is in count here but in bytes before", path);
+    assert_string_equal(result.error, want);
+    /* a callback that complained itself leaves no line to print again */
+    struct refusal silent = {DOCREAD_NO_MEMORY, NULL};
+    assert_int_equal(walk_text(ONE_METRIC, &silent, path, &result), DOCREAD_NO_MEMORY);
+    assert_string_equal(result.error, "");
+    /* and the plain reader leaves it empty too, with the status it stopped on */
+    assert_int_equal(docread_memory(ONE_METRIC, strlen(ONE_METRIC),
+                                    &(struct docread_options){.on_metric = refuse, .ctx = &silent},
+                                    &result),
+                     DOCREAD_STOPPED);
+    assert_int_equal(result.stopped_with, DOCREAD_NO_MEMORY);
+    assert_string_equal(result.error, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,6 +466,8 @@ int main(void)
         cmocka_unit_test(test_discarding_samples_still_counts_them),
         cmocka_unit_test(test_streaming_read_of_a_large_file),
         cmocka_unit_test(test_missing_file_is_an_io_error),
+        cmocka_unit_test(test_walk_names_the_input_in_its_one_line),
+        cmocka_unit_test(test_walk_gives_a_stop_its_kind_and_its_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
