@@ -1,4 +1,4 @@
-/* reportfigs.c — the report's figures (see reportpage.h): latency percentile
+/* reportfigs.c — the report's figures (see reportfigs.h): latency percentile
  * curves (cold, warm, send lag), requests and errors per second over time, the
  * knee across levels, and the phases as stacked bars. Each is left out when no
  * run has its data, so a page never shows an empty frame. */
@@ -8,7 +8,7 @@
 
 #include "stats/math/cpuwork.h"
 #include "stats/write/htmlout.h"
-#include "stats/report/reportpage.h"
+#include "stats/report/reportfigs.h"
 #include "stats/write/svgplot.h"
 
 /* The arrays a figure's series point into, freed once it is written. */

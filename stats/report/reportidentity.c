@@ -1,4 +1,4 @@
-/* reportidentity.c — the report's "Runs" section (see reportpage.h): each
+/* reportidentity.c — the report's "Runs" section (see reportidentity.h): each
  * run's identity from its descriptor (document, tool, target, command line,
  * exit status, options), then the machine once for all of them: what every
  * run's descriptor says alike, and beside it only what differs from run to
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "stats/write/htmlout.h"
-#include "stats/report/reportpage.h"
+#include "stats/report/reportidentity.h"
 
 static void identity_row(FILE *out, const char *name, const char *value, bool warn)
 {

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "stats/math/cpuwork.h"
+#include "stats/report/reportfigs.h"
+#include "stats/report/reportidentity.h"
 #include "stats/write/htmlout.h"
 #include "stats/compare/plainverdict.h"
 #include "stats/write/svgplot.h"
@@ -30,40 +32,6 @@ static const char style_sheet[] =
     "p.verdict{font-size:1.2em;margin:.8em 0 .2em;padding:.3em .6em;border-left:4px solid #555;"
     "background:#f6f6f6}\n" PLOT_STYLE ".note{color:#444}\n"
     "@media print{body{max-width:none}section{break-inside:auto}}\n";
-
-/* ---- levels and names ---- */
-
-int report_page_levels(const struct report_page *page, unsigned long **clients, size_t *n)
-{
-    size_t cap = 0;
-    for (size_t s = 0; s < page->n_sides; s++)
-        for (size_t r = 0; r < page->sides[s].n_runs; r++)
-            cap += page->sides[s].runs[r].n_levels;
-    *clients = calloc(cap + 1, sizeof **clients);
-    *n = 0;
-    if (*clients == NULL) return -1;
-    for (size_t s = 0; s < page->n_sides; s++)
-        for (size_t r = 0; r < page->sides[s].n_runs; r++) {
-            const struct report_run *run = &page->sides[s].runs[r];
-            for (size_t l = 0; l < run->n_levels; l++) {
-                bool seen = false;
-                for (size_t i = 0; i < *n && !seen; i++)
-                    seen = (*clients)[i] == run->levels[l].clients;
-                if (!seen) (*clients)[(*n)++] = run->levels[l].clients;
-            }
-        }
-    return 0;
-}
-
-void report_series_name(const struct report_page *page, size_t side, size_t run,
-                        unsigned long clients, char *buf, size_t size)
-{
-    (void)run; /* the runs of a side share their legend entry */
-    if (page->n_sides > 1)
-        snprintf(buf, size, "%s c%lu", page->sides[side].label, clients);
-    else
-        snprintf(buf, size, "c%lu", clients);
-}
 
 /* A table row's label: the series name, and the run's number when a side has several. */
 static void row_label(const struct report_page *page, size_t side, size_t run,

@@ -1,51 +1,14 @@
-/* reportpage.h — the report page: what it is made of (one side of runs, or a
- * base and a new side for A/B) and the writers of its parts. reportpage.c
- * writes the page around the parts and its tables; reportidentity.c the
- * runs' identities; reportfigs.c its figures. */
+/* reportpage.h — the report page: the page around its parts and its tables
+ * (reportpage.c), which places the runs' identities (reportidentity.h) and
+ * the figures (reportfigs.h); what it shows is in reportsides.h. */
 #ifndef LOADGEN_STATS_REPORTPAGE_H
 #define LOADGEN_STATS_REPORTPAGE_H
 
 #include <stdio.h>
 
-#include "stats/compare/comparison.h"
-#include "stats/report/reportrun.h"
-
-/* Several runs of the same test (a comma-separated list on the command line). */
-struct report_side {
-    const char *label; /* "base", "new", or "" on a page of one side */
-    struct report_run *runs;
-    size_t n_runs;
-};
-
-struct report_page {
-    struct report_side sides[2]; /* with --base: sides[0] base, sides[1] new */
-    size_t n_sides;
-    /* with --base: `loadstats compare BASE RUN`'s rows, and how they were judged */
-    const struct stats_compare_report *comparison;
-    const struct stats_compare_settings *compare_settings;
-};
+#include "stats/report/reportsides.h"
 
 /* Writes the whole page. Returns 0, or -1 when memory ran out (the page is then unusable). */
 int report_page_write(FILE *out, const struct report_page *page);
-
-/* ---- parts, for reportpage.c ---- */
-
-/* The runs' identities from their descriptors, and the machine they ran on
- * once (reportidentity.c). Returns 0 or -1 (out of memory). */
-int report_identity_write(FILE *out, const struct report_page *page);
-
-/* Every figure; *figures counts them. Returns 0 or -1 (out of memory). */
-int report_figures_write(FILE *out, const struct report_page *page, int *figures);
-
-/* The --watch trees' figures across levels (none without a tree). */
-int report_watch_figures(FILE *out, const struct report_page *page, int *figures);
-
-/* The levels of the page, in the order the first run ran them, then any
- * other run's that the first lacks. *clients is malloc'd (free it). */
-int report_page_levels(const struct report_page *page, unsigned long **clients, size_t *n);
-
-/* "c16", or "base c16" / "new #2 c16" for a series of a side's run. */
-void report_series_name(const struct report_page *page, size_t side, size_t run,
-                        unsigned long clients, char *buf, size_t size);
 
 #endif
