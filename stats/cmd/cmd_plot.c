@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "stats/cmd/cmd.h"
-#include "stats/math/cpuwork.h"
+#include "stats/math/stats.h"
 #include "stats/write/htmlout.h"
 #include "stats/read/metrickind.h"
 #include "stats/report/reportrun.h"

@@ -4,17 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "stats/math/stats.h"
-
-double stats_mean(const double *samples, size_t n)
-{
-    if (n == 0) return NAN;
-    struct stats_running_mean sum = {0};
-    for (size_t i = 0; i < n; i++)
-        stats_running_mean_add(&sum, samples[i]);
-    return stats_running_mean_value(&sum);
-}
-
 double stats_requests_per_cpu_second(double mean_requests_per_second, double mean_cpu_s)
 {
     if (!isfinite(mean_requests_per_second) || !isfinite(mean_cpu_s) || !(mean_cpu_s > 0))

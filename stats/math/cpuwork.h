@@ -12,9 +12,6 @@
  * series is empty or the tree consumed no CPU. */
 double stats_requests_per_cpu_second(double mean_requests_per_second, double mean_cpu_s);
 
-/* The mean of n samples (NAN for none), summed in the order given. */
-double stats_mean(const double *samples, size_t n);
-
 /* Is `metric` (without its level) a watched tree's CPU series,
  * "watch.<NAME>.cpu_s" (not a component's "watch.<NAME>.<comm>.cpu_s")?
  * Sets *name and *name_len to the tree's name. */

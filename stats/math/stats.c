@@ -47,6 +47,15 @@ double stats_running_mean_value(const struct stats_running_mean *mean)
     return isfinite(scaled_back) ? scaled_back : copysign(DBL_MAX, scaled_back);
 }
 
+double stats_mean(const double *samples, size_t n)
+{
+    if (n == 0) return NAN;
+    struct stats_running_mean sum = {0};
+    for (size_t i = 0; i < n; i++)
+        stats_running_mean_add(&sum, samples[i]);
+    return stats_running_mean_value(&sum);
+}
+
 double stats_round2(double x)
 {
     return stats_round_to(x, 2);

@@ -73,6 +73,9 @@ void stats_running_mean_add(struct stats_running_mean *mean, double x);
 /* The mean of the values added; 0 for none. */
 double stats_running_mean_value(const struct stats_running_mean *mean);
 
+/* The mean of n samples (NAN for none), summed in the order given. */
+double stats_mean(const double *samples, size_t n);
+
 /* Sorts n doubles ascending (no NaN expected: documents never carry one). */
 void stats_sort(double *samples, size_t n);
 

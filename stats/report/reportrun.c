@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/math/cpuwork.h"
 #include "stats/read/docread.h"
 #include "stats/read/metrickind.h"
 #include "stats/runs/runmeta.h"

@@ -363,6 +363,15 @@ static void test_round_passes_what_has_no_fraction(void **state)
     assert_double_exact(stats_round_to(-DBL_MAX, 2), -DBL_MAX);
 }
 
+static void test_mean_of_samples(void **state)
+{
+    assert_true(isnan(stats_mean(NULL, 0))); /* no samples, no mean (a running mean says 0) */
+    const double some[] = {1.0, 2.0, 6.0};
+    assert_double_exact(stats_mean(some, 3), 3.0);
+    const double huge[] = {DBL_MAX, DBL_MAX};
+    assert_true(near(stats_mean(huge, 2), DBL_MAX)); /* the running mean's overflow guard */
+}
+
 static void test_moments_and_running_means_stay_finite(void **state)
 {
     double mean, sd;
@@ -511,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_percentiles_by_selection_match_the_sorted_definition),
         cmocka_unit_test(test_samples_near_the_largest_double_keep_every_statistic_finite),
         cmocka_unit_test(test_round_passes_what_has_no_fraction),
+        cmocka_unit_test(test_mean_of_samples),
         cmocka_unit_test(test_moments_and_running_means_stay_finite),
         cmocka_unit_test(test_table_cells_never_cut_a_number),
         cmocka_unit_test(test_the_unrounded_summary_rounds_to_the_summary),
