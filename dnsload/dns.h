@@ -93,6 +93,13 @@ void doh_free(struct dns_ctx *ctx);
 extern const char *const dns_error_names[];
 extern const char *const dns_error_descriptions[];
 extern const char *const dns_counter_names[];
+/* What a DNS driver is on every transport (its client state, error classes
+ * and counters), spread into each driver's table so that the three cannot
+ * drift apart. */
+#define DNS_DRIVER_COMMON                                                                          \
+    .client_state_size = sizeof(struct dns_client), .error_names = dns_error_names,                \
+    .error_descriptions = dns_error_descriptions, .n_errors = DNS_ERR__END - LG_ERR__BASE_COUNT,   \
+    .counter_names = dns_counter_names, .n_counters = DNS_C__COUNT
 
 /* driver.c: what the transports share. */
 /* Allocates the client's slots and send buffer once per level. 0, or -1

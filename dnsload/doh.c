@@ -188,12 +188,7 @@ static void doh_client_free(struct lg_client *c)
 
 const struct lg_driver dns_doh_driver = {
     .name = "dns-doh",
-    .client_state_size = sizeof(struct dns_client),
-    .error_names = dns_error_names,
-    .error_descriptions = dns_error_descriptions,
-    .n_errors = DNS_ERR__END - LG_ERR__BASE_COUNT,
-    .counter_names = dns_counter_names,
-    .n_counters = DNS_C__COUNT,
+    DNS_DRIVER_COMMON,
     .on_ready = doh_on_ready,
     .submit = doh_submit,
     .on_read = doh_on_read,

@@ -92,12 +92,7 @@ static void tcp_on_close(struct lg_client *c)
 
 const struct lg_driver dns_tcp_driver = {
     .name = "dns-tcp",
-    .client_state_size = sizeof(struct dns_client),
-    .error_names = dns_error_names,
-    .error_descriptions = dns_error_descriptions,
-    .n_errors = DNS_ERR__END - LG_ERR__BASE_COUNT,
-    .counter_names = dns_counter_names,
-    .n_counters = DNS_C__COUNT,
+    DNS_DRIVER_COMMON,
     .on_ready = tcp_on_ready,
     .submit = tcp_submit,
     .on_read = tcp_on_read,

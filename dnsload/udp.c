@@ -63,12 +63,7 @@ static int udp_on_socket_error(struct lg_client *c, int err, int slot)
 
 const struct lg_driver dns_udp_driver = {
     .name = "dns-udp",
-    .client_state_size = sizeof(struct dns_client),
-    .error_names = dns_error_names,
-    .error_descriptions = dns_error_descriptions,
-    .n_errors = DNS_ERR__END - LG_ERR__BASE_COUNT,
-    .counter_names = dns_counter_names,
-    .n_counters = DNS_C__COUNT,
+    DNS_DRIVER_COMMON,
     .datagram = true,
     .on_ready = udp_on_ready,
     .submit = udp_submit,
