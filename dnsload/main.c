@@ -36,6 +36,8 @@ enum {
 /* the --help section of the query options */
 #define QUERIES "Queries (sent in order, each client starting at its own offset)"
 
+/* Only the shape is loadgen/options/cmdline.c's: these options are dnsload's alone (the shared
+ * ones are rows there, once), as httpload's table holds httpload's. */
 static const struct lg_option options[] = {
     {"server", 's', required_argument, 's', "Server", "-s, --server HOST",
      "IPv4 or IPv6 address, or a name resolved once at start"},

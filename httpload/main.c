@@ -37,6 +37,8 @@ enum {
     OPT_TARGETS_PER_METRIC,
 };
 
+/* Only the shape is loadgen/options/cmdline.c's: these options are httpload's alone (the shared
+ * ones are rows there, once), as dnsload's table holds dnsload's. */
 static const struct lg_option options[] = {
     {"method", 'X', required_argument, 'X', "Request", "-X, --method NAME",
      "request method (default GET)"},
