@@ -346,6 +346,8 @@ static int true_count(struct merge_reading *r, const char *key, size_t n, uint64
     return 0;
 }
 
+/* A document's metric added to the merge. Only the walk is shared (read_document, over
+ * docread_walk): runset's and the report's take_metric reduce a metric, merge keeps it whole. */
 static int add_metric(void *ctx, struct docread_metric *metric)
 {
     struct merge_reading *r = ctx;

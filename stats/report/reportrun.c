@@ -160,6 +160,8 @@ static void take_series(struct docread_metric *metric, double **out, size_t *len
     metric->samples = NULL;
 }
 
+/* A metric reduced to what the page draws. Only the walk is shared (docread_walk): runset's
+ * take_metric and merge's add_metric keep other things of a metric. */
 static int take_metric(void *ctx, struct docread_metric *metric)
 {
     struct reading *r = ctx;

@@ -112,6 +112,8 @@ static int keep_window(struct stats_run_metric *run, const double *sorted, doubl
     return 0;
 }
 
+/* A run's metric reduced for summary and compare. Only the walk is shared (docread_walk):
+ * the report's take_metric and merge's add_metric keep other things of a metric. */
 static int take_metric(void *ctx, struct docread_metric *metric)
 {
     struct reading *r = ctx;
