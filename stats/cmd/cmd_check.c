@@ -18,14 +18,15 @@ static int take_option(void *settings, int id, const char *value)
 static const struct cmd_spec check_spec = {
     .name = "check",
     .synopsis = "[-q] FILE",
-    .about = "Exit 0 when FILE (or - for stdin) is a valid collector document, 1 with a one-line\n"
-             "reason on stderr otherwise. The rules: text before the first '{' is tolerated;\n"
-             "exactly one JSON document and only whitespace after it; top-level keys metrics and\n"
-             "an optional string sidecar, nothing else; metrics a non-empty object; each metric\n"
-             "exactly unit and samples; unit one of seconds, milliseconds, nanoseconds, bytes,\n"
-             "megabytes, requests_per_second, megabits_per_second, operations, ratio, count;\n"
-             "samples a non-empty array of finite numbers (finite for serde_json too, which\n"
-             "refuses 1.7976931348623158e308 as out of range). A metric key may appear only once.\n",
+    .about =
+        "Exit 0 when FILE (or - for stdin) is a valid collector document, 1 with a one-line\n"
+        "reason on stderr otherwise. The rules: text before the first '{' is tolerated;\n"
+        "exactly one JSON document and only whitespace after it; top-level keys metrics and\n"
+        "an optional string sidecar, nothing else; metrics a non-empty object; each metric\n"
+        "exactly unit and samples; unit one of seconds, milliseconds, nanoseconds, bytes,\n"
+        "megabytes, requests_per_second, megabits_per_second, operations, ratio, count;\n"
+        "samples a non-empty array of finite numbers (finite for serde_json too, which\n"
+        "refuses 1.7976931348623158e308 as out of range). A metric key may appear only once.\n",
     .epilog = "Exit status: 0 valid, 1 invalid, 2 usage or I/O error, 4 out of memory.\n",
     .help_column = 15,
     .options = check_options,
