@@ -2,19 +2,9 @@
  * fitchecks.h. */
 #include "loadgen/engine.h"
 #include "loadgen/preflight/fitchecks.h"
+#include "loadgen/output/bytesize.h"
 
 #include <stdio.h>
-
-void lg_fit_bytes(double bytes, char *buf, size_t len)
-{
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    unsigned u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        u++;
-    }
-    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
-}
 
 static void limit_text(uint64_t v, char *buf, size_t len)
 {
@@ -66,17 +56,17 @@ void lg_fit_memory(const struct lg_needs *n, const struct lg_machine *m, struct 
     double need = (double)n->clients * cfg->client_memory_bytes;
     uint64_t left = lg_machine_memory_left(m);
     char need_s[32], left_s[32], total_s[32], per_s[32];
-    lg_fit_bytes(need, need_s, sizeof(need_s));
-    lg_fit_bytes((double)left, left_s, sizeof(left_s));
-    lg_fit_bytes((double)m->mem_total, total_s, sizeof(total_s));
+    lg_format_bytes(need, need_s, sizeof(need_s));
+    lg_format_bytes((double)left, left_s, sizeof(left_s));
+    lg_format_bytes((double)m->mem_total, total_s, sizeof(total_s));
     /* per client as bench/memory gives it: KiB with its two or one decimals */
     double per_kib = cfg->client_memory_bytes / 1024;
     snprintf(per_s, sizeof(per_s), per_kib < 10 ? "%.2f KiB" : "%.1f KiB", per_kib);
     c->name = "memory";
     if (m->cgroup_limit) {
         char lim_s[32], use_s[32];
-        lg_fit_bytes((double)m->cgroup_limit, lim_s, sizeof(lim_s));
-        lg_fit_bytes((double)m->cgroup_usage, use_s, sizeof(use_s));
+        lg_format_bytes((double)m->cgroup_limit, lim_s, sizeof(lim_s));
+        lg_format_bytes((double)m->cgroup_usage, use_s, sizeof(use_s));
         snprintf(c->found, sizeof(c->found),
                  "%s available (of %s; memory cgroup limit %s, %s in use)", left_s, total_s, lim_s,
                  use_s);

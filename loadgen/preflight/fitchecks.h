@@ -53,7 +53,4 @@ double lg_fit_ports_needed(const struct lg_needs *n, const struct lg_machine *m,
  * 60 s of TIME_WAIT, or 1 s when tcp_tw_reuse applies to it. */
 unsigned lg_fit_time_wait_s(const struct lg_needs *n, const struct lg_machine *m);
 
-/* "1.5 GiB", "45.4 KiB": a byte count for a report line. */
-void lg_fit_bytes(double bytes, char *buf, size_t len);
-
 #endif

@@ -20,6 +20,21 @@ t_keepalive_reuses_one_connection_per_client() {
         "v('c4.bytes_received')>0" "n('c4.generator_cpu_s')>=0"
 }
 
+# The summary a wrk user reads: requests per second first, with the transfer
+# rate, then the connections and the bytes in
+# binary units ("5.7 MiB", not "5980160 bytes received"), and the latencies'
+# mean and standard deviation beside the percentiles; every figure the
+# document's.
+t_summary_leads_with_requests_per_second() {
+    run_tool $O $E $H --levels 1,4 -d 500ms "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    summary $O $E httpload
+    assert_eq "$(count_lines '^httpload: level c[14]: [0-9]+\.[0-9] requests/s, [0-9.]+ (bytes|KiB|MiB)/s received; ' $E)" 2 \
+        "headlines that lead with requests per second"
+    assert_eq "$(count_lines '^  connections [14] established of [14] attempted, reconnects 0, [0-9.]+ (KiB|MiB) received$' $E)" 2 \
+        "connection lines with the bytes in binary units"
+}
+
 t_levels_run_in_turn_with_fresh_cohorts() {
     run_tool $O $E $H --levels 1,3,8 -d 300ms "$BASE/"
     assert_eq "$RC" 0 "exit status"
