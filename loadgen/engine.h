@@ -17,6 +17,8 @@ struct lg_quic_config;
 struct lg_level_result;
 struct lg_stage;
 
+#define LG_MAX_PROTOCOLS 4
+
 /* Error classes every driver shares; a driver's own classes follow these. */
 enum lg_error {
     LG_OK = 0,
@@ -53,6 +55,12 @@ struct lg_driver {
     const char *const *group_names;
     unsigned n_groups;
     bool datagram; /* one connected UDP socket per client (the UDP transport) */
+    /* The application protocols a connection may speak ("h1", "h2"), at most
+     * LG_MAX_PROTOCOLS: the driver says which one each connection speaks
+     * (lg_conn_protocol), and the summary and --meta count connections per
+     * protocol, so that a negotiation (ALPN, a proxy in between) shows. */
+    const char *const *protocol_names;
+    unsigned n_protocols;
 
     /* The connection is usable (after connect, tunnel and TLS). */
     int (*on_ready)(struct lg_client *c);
@@ -215,6 +223,9 @@ unsigned lg_client_slots(const struct lg_client *c);
 const uint8_t *lg_client_alpn(const struct lg_client *c, size_t *len);
 /* Whether the agreed ALPN protocol is exactly `proto`. */
 bool lg_client_alpn_is(const struct lg_client *c, const char *proto);
+/* The connection speaks the driver's protocol_names[protocol]: counted once
+ * per established connection (call it from on_ready). */
+void lg_conn_protocol(struct lg_client *c, unsigned protocol);
 
 /* Writes to the connection: directly when the socket takes it, otherwise the
  * rest is queued and sent when writable. Returns 0, or -1 if the connection

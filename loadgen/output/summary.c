@@ -31,6 +31,28 @@ static double count_of(const struct lg_level_result *r, const char *name)
     return m && m->n ? lg_metric_value(m, 0) : 0;
 }
 
+/* The protocols the level's connections spoke: " (all h2)", or
+ * " (h1 3, h2 61)" when they differ (a proxy that answers some connections
+ * itself, ALPN that chose differently); nothing when the driver names none. */
+static void protocols(FILE *out, const struct lg_level_result *r)
+{
+    unsigned spoken = 0, last = 0;
+    for (unsigned k = 0; k < r->n_protocols; k++)
+        if (r->protocols[k]) {
+            spoken++;
+            last = k;
+        }
+    if (spoken == 1) fprintf(out, " (all %s)", r->protocol_names[last]);
+    if (spoken < 2) return;
+    const char *sep = " (";
+    for (unsigned k = 0; k < r->n_protocols; k++) {
+        if (!r->protocols[k]) continue;
+        fprintf(out, "%s%s %llu", sep, r->protocol_names[k], (unsigned long long)r->protocols[k]);
+        sep = ", ";
+    }
+    fputc(')', out);
+}
+
 /* How the level's bytes moved: connections, or a datagram driver's sockets
  * (UDP has no connection to establish: a socket is opened, or reopened). */
 static void transport_line(FILE *out, const struct lg_level_result *r, const struct lg_driver *drv)
@@ -41,10 +63,12 @@ static void transport_line(FILE *out, const struct lg_level_result *r, const str
         fprintf(out, "  sockets %.0f opened of %.0f attempted, reopened %.0f, ",
                 count_of(r, "connections"), count_of(r, "connect_attempts"),
                 count_of(r, "reconnects"));
-    else
-        fprintf(out, "  connections %.0f established of %.0f attempted, reconnects %.0f, ",
-                count_of(r, "connections"), count_of(r, "connect_attempts"),
-                count_of(r, "reconnects"));
+    else {
+        fprintf(out, "  connections %.0f established of %.0f attempted", count_of(r, "connections"),
+                count_of(r, "connect_attempts"));
+        protocols(out, r);
+        fprintf(out, ", reconnects %.0f, ", count_of(r, "reconnects"));
+    }
     if (lg_result_find(r, "tls_resumed"))
         fprintf(out, "TLS sessions resumed %.0f, ", count_of(r, "tls_resumed"));
     fprintf(out, "%s received%s\n", received, r->interrupted ? " (interrupted)" : "");

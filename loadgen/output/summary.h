@@ -1,6 +1,6 @@
 /* The human side of a level on stderr, in the order a wrk user reads it:
  * requests per second and the transfer rate first, then the connections
- * or UDP sockets and the bytes in binary units, a table of
+ * (per protocol) or UDP sockets and the bytes in binary units, a table of
  * mean, deviation and percentiles from the stats library (never a second
  * implementation of them), the error classes, and each --watch tree's CPU,
  * memory and requests per CPU second. */
