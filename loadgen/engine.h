@@ -161,6 +161,7 @@ struct lg_config {
      * --require-fit refuses to run on an unfit machine; a timer floor (median
      * wake-up lateness) above max_timer_floor_ns is unfit. */
     bool preflight, require_fit;
+    bool verbose; /* --verbose: each preflight line's details beneath it */
     uint64_t max_timer_floor_ns;
     /* What the tool tells the checks about its protocol: the memory a client
      * costs, as bench/memory measured it (and which figure that is), the

@@ -128,6 +128,14 @@ static void probe_check(const struct lg_probe *p, struct lg_check *c)
                  ? "nothing"
                  : "check the address, the port and that the server runs: the run's requests "
                    "would fail the same way");
+    if (!p->ran)
+        snprintf(c->brief, sizeof(c->brief), "nothing to send; needs an answer");
+    else if (p->ok)
+        snprintf(c->brief, sizeof(c->brief), "%s in %.3f ms; needs an answer",
+                 p->datagram ? "answered" : "connected", p->seconds * 1e3);
+    else
+        snprintf(c->brief, sizeof(c->brief), "%.40s; needs an answer; fix: check the target",
+                 p->error);
 }
 
 static void tally(struct lg_fitness *f)
@@ -137,12 +145,6 @@ static void tally(struct lg_fitness *f)
         f->n_unfit += f->checks[i].verdict == LG_FIT_UNFIT;
         f->n_warn += f->checks[i].verdict == LG_FIT_WARN;
     }
-}
-
-static void print_check(const char *tool, const struct lg_check *c)
-{
-    fprintf(stderr, "%s: preflight %s: %s; found %s; needs %s; to do: %s\n", tool, c->name,
-            lg_verdict_name(c->verdict), c->found, c->needed, c->todo);
 }
 
 /* Reads the machine and runs the cheap checks into `result`; n: what the
@@ -196,7 +198,7 @@ int lg_preflight_main(const struct lg_config *cfg, const struct lg_driver *drv,
     probe_check(&probe, next_check(&result));
     tally(&result);
     for (size_t i = 0; i < result.n_checks; i++)
-        print_check(cfg->tool, &result.checks[i]);
+        lg_check_print(cfg->tool, &result.checks[i], cfg->verbose);
     sigset_t pending;
     if (sigpending(&pending) == 0 &&
         (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1))
@@ -215,8 +217,14 @@ int lg_preflight_before_run(struct lg_fitness *result, const struct lg_config *c
     struct lg_needs n;
     check_machine(result, cfg, drv, tgt, NULL, &n);
     tally(result);
-    for (size_t i = 0; i < result->n_checks; i++)
-        if (result->checks[i].verdict == LG_FIT_UNFIT) print_check(cfg->tool, &result->checks[i]);
+    /* an unfit check, and an unsynchronized clock when --start-at or the
+     * shards start levels by it (its check runs only then): the run goes
+     * on, but the user should know before it does */
+    for (size_t i = 0; i < result->n_checks; i++) {
+        const struct lg_check *c = &result->checks[i];
+        if (c->verdict == LG_FIT_UNFIT || (c->verdict == LG_FIT_WARN && !strcmp(c->name, "clock")))
+            lg_check_print(cfg->tool, c, cfg->verbose);
+    }
     if (result->n_unfit && cfg->require_fit) {
         fprintf(stderr,
                 "%s: --require-fit: this machine is unfit for these options; nothing sent\n",
