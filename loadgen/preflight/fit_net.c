@@ -33,7 +33,7 @@ double lg_fit_ports_needed(const struct lg_needs *n, const struct lg_machine *m,
     double held = n->clients;
     if (!n->datagram && rate > 0) {
         double hold = lg_fit_time_wait_s(n, m);
-        held += rate * (hold < n->span_s ? hold : n->span_s);
+        held += rate * (hold < n->churn_s ? hold : n->churn_s);
     }
     return held;
 }
@@ -78,13 +78,13 @@ static void churn_text(const struct lg_needs *n, double hold, char *buf, size_t 
     rate_text(n->conn_rate_min, lo, sizeof(lo));
     rate_text(n->conn_rate_max, hi, sizeof(hi));
     if (n->conn_rate_max < 0)
-        snprintf(buf, len, "%u clients + at least %s new connections/s (%s) x %.0f s", n->clients,
-                 lo, n->rate_basis, hold);
+        snprintf(buf, len, "%u clients + at least %s new connections/s (%s) x %g s", n->clients, lo,
+                 n->rate_basis, hold);
     else if (n->conn_rate_max > n->conn_rate_min * 1.0001)
-        snprintf(buf, len, "%u clients + %s to %s new connections/s (%s) x %.0f s", n->clients, lo,
+        snprintf(buf, len, "%u clients + %s to %s new connections/s (%s) x %g s", n->clients, lo,
                  hi, n->rate_basis, hold);
     else
-        snprintf(buf, len, "%u clients + %s new connections/s (%s) x %.0f s", n->clients, lo,
+        snprintf(buf, len, "%u clients + %s new connections/s (%s) x %g s", n->clients, lo,
                  n->rate_basis, hold);
 }
 
@@ -110,7 +110,7 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
     }
     double avail = (double)(m->port_hi - m->port_lo + 1) - m->ports_reserved;
     unsigned tw = lg_fit_time_wait_s(n, m);
-    double hold = tw < n->span_s ? tw : n->span_s;
+    double hold = tw < n->churn_s ? tw : n->churn_s;
     snprintf(c->found, sizeof(c->found),
              "ip_local_port_range %u-%u: %.0f ports toward one address (%u reserved); "
              "tcp_tw_reuse %d: a closed port is free again after %u s",
@@ -182,7 +182,7 @@ void lg_fit_conntrack(const struct lg_needs *n, const struct lg_machine *m, stru
     }
     /* an entry outlives its connection: TIME_WAIT's timeout, or UDP's */
     unsigned life = n->datagram ? m->conntrack_udp_s : m->conntrack_tw_s;
-    double hold = life < n->span_s ? life : n->span_s;
+    double hold = life < n->churn_s ? life : n->churn_s;
     bool churn = n->cfg->conn_requests > 0;
     double need_min = n->clients + (churn ? n->conn_rate_min * hold : 0);
     double need_max = !churn                 ? need_min
@@ -198,11 +198,11 @@ void lg_fit_conntrack(const struct lg_needs *n, const struct lg_machine *m, stru
         snprintf(c->needed, sizeof(c->needed), "%.0f: one per client", need_min);
     else if (need_max < 0)
         snprintf(c->needed, sizeof(c->needed),
-                 "%.0f or more: %u clients, and those closed in the last %.0f s (%s)", need_min,
+                 "%.0f or more: %u clients, and those closed in the last %g s (%s)", need_min,
                  n->clients, hold, n->rate_basis);
     else
         snprintf(c->needed, sizeof(c->needed),
-                 "%.0f to %.0f: %u clients, and those closed in the last %.0f s (%s)", need_min,
+                 "%.0f to %.0f: %u clients, and those closed in the last %g s (%s)", need_min,
                  need_max, n->clients, hold, n->rate_basis);
     if (need_min > avail) {
         c->verdict = LG_FIT_UNFIT;

@@ -24,8 +24,11 @@ struct lg_needs {
     /* new connections per second that --conn-requests makes: at least
      * conn_rate_min, at most conn_rate_max (< 0: not known); 0 without it */
     double conn_rate_min, conn_rate_max;
-    const char *rate_basis;       /* how those were found, for the report */
-    double span_s;                /* how long all levels last, drain windows included */
+    const char *rate_basis; /* how those were found, for the report */
+    /* how long the levels open new connections: their durations, summed
+     * (none opens in a drain window or between levels), the most that
+     * TIME_WAIT or conntrack can hold of them */
+    double churn_s;
     const struct lg_probe *probe; /* --preflight's, or NULL */
     bool full; /* --preflight: the checks may measure with sockets of their own */
 };

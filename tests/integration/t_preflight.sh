@@ -117,6 +117,39 @@ t_preflight_lines_fit_a_terminal_and_verbose_says_more() {
     line_has $W/w.err descriptors "needs 84: one per client (64), 4 per event loop (1)"
 }
 
+# A connection per request from 64 clients on loopback: the run was warned of
+# ports ("needs 70 to 109760") and conntrack entries its one loop cannot use
+# up (a loop opens about 25,000 connections a second at most). Now neither
+# warns where the range and the table hold what one loop can open.
+t_preflight_no_churn_warning_at_64_clients_on_loopback() {
+    run_tool $W/ch.out $W/ch.err $H --preflight --verbose -c 64 --conn-requests 1 "$URL"
+    assert_eq "$RC" 0 "exit status"
+    local lo hi
+    read -r lo hi </proc/sys/net/ipv4/ip_local_port_range
+    if [ $((hi - lo + 1)) -gt 25064 ]; then
+        assert_eq "$(verdict $W/ch.err ports)" ok "ports: $(line $W/ch.err ports)"
+    fi
+    if [ -r /proc/sys/net/netfilter/nf_conntrack_max ] &&
+        [ $(($(cat /proc/sys/net/netfilter/nf_conntrack_max) - $(cat /proc/sys/net/netfilter/nf_conntrack_count))) -gt 250064 ]; then
+        assert_eq "$(verdict $W/ch.err conntrack)" ok "conntrack: $(line $W/ch.err conntrack)"
+    fi
+    # and a run says nothing of them before it starts; its --meta says what
+    # bounded the churn (a run sends no probe: the loops alone)
+    run_tool $W/ch.json $W/ch.err $H -q -c 64 --conn-requests 1 -d 1s --meta $W/ch.meta "$URL"
+    assert_eq "$RC" 0 "exit status of the run"
+    if grep -qE 'preflight (ports|conntrack)' $W/ch.err; then fail "the run warned: $(cat $W/ch.err)"; fi
+    # four loops could open four times as many: judged against that
+    run_tool $W/ch4.json $W/ch.err $H -q -c 64 -t 4 --conn-requests 1 -d 1s --meta $W/ch4.meta "$URL"
+    assert_eq "$RC" 0 "exit status of the run on four loops"
+    python3 - $W/ch.meta $W/ch4.meta <<'PY' || fail "--meta's ports check: $(grep -o '"check": "ports"[^}]*' $W/ch.meta $W/ch4.meta)"
+import json, sys
+for path, most in ((sys.argv[1], "25064"), (sys.argv[2], "100064")):
+    ports = [c for c in json.load(open(path))["preflight"]["checks"] if c["check"] == "ports"][0]
+    assert ports["needed"].startswith("70 to %s: " % most), ports
+    assert "a loop opens at most 25000/s" in ports["needed"], ports
+PY
+}
+
 # An unsynchronized clock where levels start by it (--start-at, --shard) is
 # said before the run, not only in --meta; elsewhere it is no concern. The
 # machine's clock cannot be unsynchronized on demand: LOADGEN_TEST_CLOCK says
@@ -232,11 +265,13 @@ t_preflight_narrow_port_range_in_a_namespace_is_unfit() {
     run_tool $W/ports.out $W/ports.err ip netns exec "$ns" $H --preflight --verbose -c 4 -d 30s "http://$addr/stamped"
     assert_eq "$(verdict $W/ports.err ports)" ok "ports without --conn-requests"
     line_has $W/ports.err ports "needs 4: one per client's connection"
-    # a run says so before it starts, and --require-fit sends nothing
+    # a run says so before it starts, and --require-fit sends nothing: in 2 s
+    # the slowest churn (4 clients, a connection per 1 s timeout) opens 8
+    # connections, 12 with the clients' first, each port held 60 s
     local before
     before=$(wc -l <"$SRV/nginx-netns/stamped.log" 2>/dev/null || echo 0)
     run_tool $W/ports.json $W/ports.err ip netns exec "$ns" $H -q --require-fit -c 4 \
-        --conn-requests 1 -d 1s --timeout 1s "http://$addr/stamped"
+        --conn-requests 1 -d 2s --timeout 1s "http://$addr/stamped"
     assert_eq "$RC" 6 "exit status with --require-fit"
     assert_empty_file $W/ports.json "stdout with --require-fit"
     assert_eq "$(verdict $W/ports.err ports)" unfit "the run's ports line"
@@ -244,7 +279,7 @@ t_preflight_narrow_port_range_in_a_namespace_is_unfit() {
     assert_eq "$(wc -l <"$SRV/nginx-netns/stamped.log" 2>/dev/null || echo 0)" "$before" \
         "requests nginx saw"
     # without it the run goes on, after the warning, and meets the limit
-    run_tool $W/ports.json $W/ports.err ip netns exec "$ns" $H -q -c 4 --conn-requests 1 -d 1s \
+    run_tool $W/ports.json $W/ports.err ip netns exec "$ns" $H -q -c 4 --conn-requests 1 -d 2s \
         --timeout 1s --max-error-rate 1 "http://$addr/stamped"
     assert_eq "$RC" 0 "exit status of the run"
     assert_eq "$(head -n 1 $W/ports.err | sed -E 's/;.*//')" "httpload: preflight ports: unfit" \

@@ -59,7 +59,7 @@ static void needs(struct lg_needs *n, const struct lg_config *cfg, unsigned clie
     n->clients = clients;
     n->threads = cfg->threads;
     n->slots = cfg->slots;
-    n->span_s = 12;
+    n->churn_s = 12;
     n->rate_basis = "test";
 }
 
@@ -105,8 +105,8 @@ static void ports_run_out_under_churn(void **state)
     n.conn_rate_min = 0.4;
     n.conn_rate_max = -1;
     lg_fit_ports(&n, &m, &c);
-    assert_int_equal(c.verdict, LG_FIT_WARN); /* 4 + 0.4 x 12 s (the run's span): 8.8 */
-    n.span_s = 30;
+    assert_int_equal(c.verdict, LG_FIT_WARN); /* 4 + 0.4 x 12 s (the levels' time): 8.8 */
+    n.churn_s = 30;
     lg_fit_ports(&n, &m, &c);
     assert_int_equal(c.verdict, LG_FIT_UNFIT);
     assert_int_equal(lg_fit_time_wait_s(&n, &m), 60);
@@ -373,7 +373,7 @@ static void every_line_fits_a_terminal(void **state)
     m.conntrack_tw_s = 120;
     m.conntrack_udp_s = 120;
     cfg.conn_requests = 1;
-    n.span_s = 3600;
+    n.churn_s = 3600;
     const double rates[][2] = {{1e6, -1}, {1e6, 2e6}, {0.001, 1e9}, {1, 2}};
     for (int dgram = 0; dgram < 2; dgram++)
         for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
