@@ -1,15 +1,12 @@
 /* Byte counts in binary units. See bytesize.h. */
 #include "loadgen/output/bytesize.h"
+#include "stats/units.h"
 
 #include <stdio.h>
 
 void lg_format_bytes(double bytes, char *buf, size_t len)
 {
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    unsigned u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        u++;
-    }
-    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+    /* the unit loadstats shows bytes in, so both say a size the same way */
+    struct stats_display_unit u = stats_unit_display(STATS_UNIT_BYTES, bytes);
+    snprintf(buf, len, u.factor == 1.0 ? "%.0f %s" : "%.1f %s", bytes * u.factor, u.symbol);
 }

@@ -1,6 +1,6 @@
-/* A byte count as a person reads it: "512 bytes", "45.4 KiB", "219.4 MiB"
- * (binary units, one decimal), for the summary and the preflight's lines;
- * documents keep exact counts. */
+/* A byte count as a person reads it: "512 B", "45.4 KiB", "219.4 MiB"
+ * (binary units, one decimal, as loadstats shows them), for the summary and
+ * the preflight's lines; documents keep exact counts. */
 #ifndef LOADGEN_BYTESIZE_H
 #define LOADGEN_BYTESIZE_H
 

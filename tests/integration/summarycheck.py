@@ -25,7 +25,7 @@ import sys
 
 def human(n):
     """lg_format_bytes: binary units, one decimal; whole bytes below 1 KiB."""
-    units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+    units = ["B", "KiB", "MiB", "GiB", "TiB"]
     u = 0
     while n >= 1024 and u < 4:
         n /= 1024

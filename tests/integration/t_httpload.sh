@@ -29,7 +29,7 @@ t_summary_leads_with_requests_per_second() {
     run_tool $O $E $H --levels 1,4 -d 500ms "$BASE/"
     assert_eq "$RC" 0 "exit status"
     summary $O $E httpload
-    assert_eq "$(count_lines '^httpload: level c[14]: [0-9]+\.[0-9] requests/s, [0-9.]+ (bytes|KiB|MiB)/s received; ' $E)" 2 \
+    assert_eq "$(count_lines '^httpload: level c[14]: [0-9]+\.[0-9] requests/s, [0-9.]+ (B|KiB|MiB)/s received; ' $E)" 2 \
         "headlines that lead with requests per second"
     assert_eq "$(count_lines '^  connections [14] established of [14] attempted \(all h1\), reconnects 0, [0-9.]+ (KiB|MiB) received$' $E)" 2 \
         "connection lines with the protocol and the bytes in binary units"
