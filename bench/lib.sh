@@ -256,7 +256,7 @@ profile_of() {
 requests_of() {
     local out=$WORK/$2.out err=$WORK/$2.err
     case $1 in
-    httpload | httpload_mh | dnsload | dnsload_ring) sed -n 's/^[a-z]*load: level c[0-9]*: \([0-9]*\) requests in .*/\1/p' "$err" | awk '{ s += $1 } END { if (NR) print s }' ;;
+    httpload | httpload_mh | dnsload | dnsload_ring) sed -n 's/^[a-z]*load: level c[0-9]*[^;]*; \([0-9]*\) requests in .*/\1/p' "$err" | awk '{ s += $1 } END { if (NR) print s }' ;;
     floor | floor_uring) sed -n 's/^floor: \([0-9]*\) requests in .*/\1/p' "$err" ;;
     wrk) awk '/ requests in / { print $1 }' "$out" ;;
     h2load) awk '/^requests:/ { print $8 }' "$out" ;;
@@ -268,7 +268,7 @@ requests_of() {
 rate_of() {
     local out=$WORK/$2.out err=$WORK/$2.err
     case $1 in
-    httpload | dnsload | dnsload_ring) sed -n 's/^[a-z]*load: level c[0-9]*: [0-9]* requests in [0-9.]*s (\([0-9.]*\)\/s).*/\1/p' "$err" | head -n 1 ;;
+    httpload | dnsload | dnsload_ring) sed -n 's/^[a-z]*load: level c[0-9]*: \([0-9.]*\) requests\/s, .*/\1/p' "$err" | head -n 1 ;;
     floor | floor_uring) sed -n 's/^floor: [0-9]* requests in [0-9.]* s (\([0-9.]*\)\/s).*/\1/p' "$err" ;;
     wrk) awk '/^Requests\/sec:/ { print $2 }' "$out" ;;
     h2load) awk '/^finished in/ { print $4 }' "$out" ;;

@@ -29,6 +29,11 @@ int http_status_error(struct lg_client *c, const struct http_request *rq, unsign
     return HTTP_ERR_STATUS;
 }
 
+/* What each connection spoke, counted for the summary and --meta: ALPN's
+ * choice under --http auto, or a proxy in between that took h2 for 1.1. */
+enum http_protocol { HTTP_PROTO_H1, HTTP_PROTO_H2, HTTP_PROTO_H3 };
+static const char *const http_protocol_names[] = {"h1", "h2", "h3"};
+
 static int drv_on_ready(struct lg_client *c)
 {
     const struct http_ctx *ctx = lg_client_ctx(c);
@@ -44,9 +49,14 @@ static int drv_on_ready(struct lg_client *c)
         hc->walking = true;
     }
     hc->ops = h2 ? &http2_session_ops : &http1_session_ops;
+    enum http_protocol proto = h2 ? HTTP_PROTO_H2 : HTTP_PROTO_H1;
 #ifdef HAVE_HTTP3
-    if (ctx->mode == HTTP_MODE_3) hc->ops = &http3_session_ops;
+    if (ctx->mode == HTTP_MODE_3) {
+        hc->ops = &http3_session_ops;
+        proto = HTTP_PROTO_H3;
+    }
 #endif
+    lg_conn_protocol(c, proto);
     return hc->ops->on_ready(c, hc);
 }
 
@@ -102,6 +112,8 @@ const struct lg_driver http_driver = {
     .error_names = http_error_names,
     .error_descriptions = http_error_descriptions,
     .n_errors = 3,
+    .protocol_names = http_protocol_names,
+    .n_protocols = 3,
     .on_ready = drv_on_ready,
     .submit = drv_submit,
     .on_read = drv_on_read,

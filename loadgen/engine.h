@@ -17,6 +17,8 @@ struct lg_quic_config;
 struct lg_level_result;
 struct lg_stage;
 
+#define LG_MAX_PROTOCOLS 4
+
 /* Error classes every driver shares; a driver's own classes follow these. */
 enum lg_error {
     LG_OK = 0,
@@ -53,6 +55,12 @@ struct lg_driver {
     const char *const *group_names;
     unsigned n_groups;
     bool datagram; /* one connected UDP socket per client (the UDP transport) */
+    /* The application protocols a connection may speak ("h1", "h2"), at most
+     * LG_MAX_PROTOCOLS: the driver says which one each connection speaks
+     * (lg_conn_protocol), and the summary and --meta count connections per
+     * protocol, so that a negotiation (ALPN, a proxy in between) shows. */
+    const char *const *protocol_names;
+    unsigned n_protocols;
 
     /* The connection is usable (after connect, tunnel and TLS). */
     int (*on_ready)(struct lg_client *c);
@@ -153,6 +161,7 @@ struct lg_config {
      * --require-fit refuses to run on an unfit machine; a timer floor (median
      * wake-up lateness) above max_timer_floor_ns is unfit. */
     bool preflight, require_fit;
+    bool verbose; /* --verbose: each preflight line's details beneath it */
     uint64_t max_timer_floor_ns;
     /* What the tool tells the checks about its protocol: the memory a client
      * costs, as bench/memory measured it (and which figure that is), the
@@ -215,6 +224,9 @@ unsigned lg_client_slots(const struct lg_client *c);
 const uint8_t *lg_client_alpn(const struct lg_client *c, size_t *len);
 /* Whether the agreed ALPN protocol is exactly `proto`. */
 bool lg_client_alpn_is(const struct lg_client *c, const char *proto);
+/* The connection speaks the driver's protocol_names[protocol]: counted once
+ * per established connection (call it from on_ready). */
+void lg_conn_protocol(struct lg_client *c, unsigned protocol);
 
 /* Writes to the connection: directly when the socket takes it, otherwise the
  * rest is queued and sent when writable. Returns 0, or -1 if the connection

@@ -287,6 +287,11 @@ bool lg_client_alpn_is(const struct lg_client *c, const char *proto)
     return c->alpn && c->alpn_len == n && memcmp(c->alpn, proto, n) == 0;
 }
 
+void lg_conn_protocol(struct lg_client *c, unsigned protocol)
+{
+    if (protocol < LG_MAX_PROTOCOLS) c->w->store.protocols[protocol]++;
+}
+
 int lg_conn_write(struct lg_client *c, const void *data, size_t len)
 {
     return lg_conn_output_state(c, c->tp->send(c, data, len));

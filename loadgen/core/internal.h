@@ -60,6 +60,8 @@ struct lg_store {
     /* --tls-resume: TLS handshakes of a client's later connections, and those
      * that offered the server a session it could resume */
     uint64_t tls_rehandshakes, tls_sessions_offered;
+    /* established connections per driver protocol (lg_conn_protocol) */
+    uint64_t protocols[LG_MAX_PROTOCOLS];
     /* per driver request group (lg_req_group): its cold, then its warm latency */
     struct lg_series *groups;
     unsigned n_groups;

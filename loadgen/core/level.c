@@ -257,7 +257,12 @@ static int level_collect(struct lg_levels *lv, struct lg_level_result *res, uint
         }
         res->tls_rehandshakes += st->tls_rehandshakes;
         res->tls_sessions_offered += st->tls_sessions_offered;
+        for (unsigned k = 0; k < LG_MAX_PROTOCOLS; k++)
+            res->protocols[k] += st->protocols[k];
     }
+    res->protocol_names = lv->drv->protocol_names;
+    res->n_protocols =
+        lv->drv->n_protocols < LG_MAX_PROTOCOLS ? lv->drv->n_protocols : LG_MAX_PROTOCOLS;
     res->tls_resume = lv->ws[0].tgt->tls && lv->ws[0].tgt->tls->resume;
     res->tls_resumed = totals[LG_C_TLS_RESUMED];
     res->attempts = totals[LG_C_ATTEMPTS];

@@ -19,6 +19,7 @@
 #include "loadgen/watching/selfwatch.h"
 #include "loadgen/core/start.h"
 #include "loadgen/output/summary.h"
+#include "loadgen/output/termdoc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -311,11 +312,12 @@ fail:;
     return err == ENOMEM || err == EAGAIN ? LG_EXIT_FAILED : LG_EXIT_USAGE;
 }
 
-/* Writes the document (cut to --max-doc-bytes first); the exit status when
- * that fails. */
+/* Writes the document (cut to --max-doc-bytes first), or on a terminal
+ * nothing (termdoc.h); the exit status when that fails. */
 static int outputs_write(const struct lg_config *cfg, struct outputs *o,
                          struct lg_level_result *results, size_t done)
 {
+    if (o->doc.fd < 0 && lg_termdoc_withheld(cfg->tool)) return LG_EXIT_OK;
     if (cfg->max_doc_bytes) {
         struct stats_rng rng;
         stats_rng_seed(&rng, cfg->seed + 31);

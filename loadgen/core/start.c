@@ -77,6 +77,10 @@ void lg_clock_state(struct lg_clock_state *s)
     s->synchronized = state != TIME_ERROR && !(tx.status & STA_UNSYNC);
     s->est_error_us = tx.esterror;
     s->max_error_us = tx.maxerror;
+    /* for tests: a machine's clock cannot be unsynchronized on demand */
+    const char *forced = getenv("LOADGEN_TEST_CLOCK");
+    if (forced && strcmp(forced, "unsynchronized") == 0) s->synchronized = false;
+    if (forced && strcmp(forced, "synchronized") == 0) s->synchronized = true;
 }
 
 void lg_format_wall(uint64_t wall_ns, char *buf, unsigned len)

@@ -48,7 +48,8 @@ void lg_set_clock_offset(struct lg_run_ctx *run, int64_t offset_ns);
 /* The wall clock now, as the reference would read it. */
 uint64_t lg_ref_wall_ns(struct lg_run_ctx *run);
 
-/* The host clock as the kernel reports it (adjtimex). */
+/* The host clock as the kernel reports it (adjtimex); for tests,
+ * LOADGEN_TEST_CLOCK=unsynchronized or =synchronized says otherwise. */
 struct lg_clock_state {
     bool synchronized;
     long est_error_us, max_error_us;

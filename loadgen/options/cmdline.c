@@ -79,6 +79,9 @@ static const struct lg_option shared_options[] = {
      "stderr, then exit\n(0 fit, 6 unfit); sends at most one probe"},
     {"require-fit", 0, no_argument, LG_OPT_REQUIRE_FIT, "Machine", "    --require-fit",
      "exit 6 before sending anything when a check is unfit\n(every run checks, and warns)"},
+    {"verbose", 0, no_argument, LG_OPT_VERBOSE, "Machine", "    --verbose",
+     "with --preflight: what each check found, what the\noptions need and what to do, beneath "
+     "its line"},
     {"max-timer-floor", 0, required_argument, LG_OPT_MAX_TIMER_FLOOR, "Machine",
      "    --max-timer-floor TIME",
      "unfit when a sleeping loop wakes later than TIME at the\nmedian (default 1ms)"},
@@ -356,6 +359,9 @@ static int machine_option(struct lg_config *cfg, int opt, const char *arg)
         return 1;
     case LG_OPT_REQUIRE_FIT:
         cfg->require_fit = true;
+        return 1;
+    case LG_OPT_VERBOSE:
+        cfg->verbose = true;
         return 1;
     case LG_OPT_MAX_TIMER_FLOOR:
         if (lg_parse_duration(arg, &cfg->max_timer_floor_ns) < 0 || cfg->max_timer_floor_ns < 1000)

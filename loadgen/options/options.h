@@ -54,6 +54,7 @@ enum {
     LG_OPT_CONN_REQUESTS,
     LG_OPT_PREFLIGHT,
     LG_OPT_REQUIRE_FIT,
+    LG_OPT_VERBOSE,
     LG_OPT_MAX_TIMER_FLOOR,
     LG_OPT_MAX_HANDSHAKES,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */

@@ -82,6 +82,25 @@ static void write_error_reasons(struct lg_jsonout *o, const struct lg_driver *dr
     lg_json_lit(o, "}");
 }
 
+/* The connections established per protocol the driver names (httpload:
+ * h1, h2, h3), those that spoke none left out: how --http auto's ALPN, or a
+ * proxy in between, decided. Nothing for a driver that names none. */
+static void write_protocols(struct lg_jsonout *o, const struct lg_level_result *r)
+{
+    if (r->n_protocols == 0) return;
+    lg_json_lit(o, ", \"protocols\": {");
+    bool first = true;
+    for (unsigned k = 0; k < r->n_protocols; k++) {
+        if (!r->protocols[k]) continue;
+        lg_json_lit(o, first ? "" : ", ");
+        lg_json_str(o, r->protocol_names[k]);
+        lg_json_lit(o, ": ");
+        lg_json_u64(o, r->protocols[k]);
+        first = false;
+    }
+    lg_json_lit(o, "}");
+}
+
 /* What stderr's "the generator limited this measurement" is made of, so that
  * a harness reading --meta sees it: null when no loop ran the level. */
 static void write_self_watch(struct lg_jsonout *o, const struct lg_self_watch *sw)
@@ -161,6 +180,7 @@ static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
             lg_json_lit(o, ", \"transport\": ");
             lg_json_str(o, r->transport);
         }
+        write_protocols(o, r);
         write_self_watch(o, &r->self_watch);
         if (r->peer_limited) {
             /* the server's SETTINGS_MAX_CONCURRENT_STREAMS capped the slots */

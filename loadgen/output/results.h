@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loadgen/engine.h"
+
 struct lg_metric {
     char *name;       /* without the c<N>. prefix */
     const char *unit; /* milliseconds, seconds, bytes, count, requests_per_second, ratio */
@@ -36,6 +38,11 @@ struct lg_level_result {
      * that offered a resumable session, and those the server resumed */
     bool tls_resume;
     uint64_t tls_rehandshakes, tls_sessions_offered, tls_resumed;
+    /* established connections per protocol the driver names (its
+     * protocol_names, n_protocols of them; none: it names none) */
+    const char *const *protocol_names;
+    unsigned n_protocols;
+    uint64_t protocols[LG_MAX_PROTOCOLS];
     char **error_detail; /* per class, first reason seen */
     /* the self-watch's verdict (selfwatch.c), for --meta: the busiest event
      * loop's shares of the level, running and waiting for a CPU (waiting < 0:

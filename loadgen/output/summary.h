@@ -1,5 +1,9 @@
-/* The human side of a level: a short table on stderr with percentiles from
- * the stats library (never a second implementation of them). */
+/* The human side of a level on stderr, in the order a wrk user reads it:
+ * requests per second and the transfer rate first, then the connections
+ * (per protocol) or UDP sockets and the bytes in binary units, a table of
+ * mean, deviation and percentiles from the stats library (never a second
+ * implementation of them), the error classes, and each --watch tree's CPU,
+ * memory and requests per CPU second. */
 #ifndef LOADGEN_SUMMARY_H
 #define LOADGEN_SUMMARY_H
 

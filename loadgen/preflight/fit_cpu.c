@@ -39,6 +39,16 @@ void lg_fit_cpus(const struct lg_needs *n, const struct lg_machine *m, struct lg
                  "give each loop a core of its own (taskset -c with one CPU per core)",
                  m->sibling_a, m->sibling_b);
     }
+    int used = snprintf(c->brief, sizeof(c->brief), "%u CPUs allowed; needs %u (a CPU per loop)",
+                        m->n_allowed, n->threads);
+    if (c->verdict != LG_FIT_OK && used > 0 && (size_t)used < sizeof(c->brief)) {
+        if (m->n_allowed && n->threads > m->n_allowed)
+            snprintf(c->brief + used, sizeof(c->brief) - (size_t)used,
+                     "; fix: --threads %u, or allow more CPUs", m->n_allowed);
+        else
+            snprintf(c->brief + used, sizeof(c->brief) - (size_t)used,
+                     "; fix: a core per loop (taskset -c)");
+    }
 }
 
 void lg_fit_frequency(const struct lg_machine *m, struct lg_check *c)
@@ -55,18 +65,34 @@ void lg_fit_frequency(const struct lg_machine *m, struct lg_check *c)
              "a steady clock speed, so the generator's CPU cost is the same from run to run");
     c->verdict = LG_FIT_OK;
     snprintf(c->todo, sizeof(c->todo), "nothing");
+    if (m->governor[0])
+        snprintf(c->brief, sizeof(c->brief), "governor %s, boost %s; needs a fixed speed",
+                 m->governors_differ ? "differs by CPU" : m->governor, boost);
+    else
+        snprintf(c->brief, sizeof(c->brief), "no cpufreq, boost %s; needs a fixed speed", boost);
     if (m->governor[0] && (strcmp(m->governor, "performance") != 0 || m->governors_differ)) {
         c->verdict = LG_FIT_WARN;
         snprintf(c->todo, sizeof(c->todo),
                  "the speed follows the load, and generator_cpu_s with it: cpupower "
                  "frequency-set -g performance");
+        snprintf(c->brief, sizeof(c->brief),
+                 "governor %s; needs a fixed speed; fix: governor performance",
+                 m->governors_differ ? "differs by CPU" : m->governor);
     } else if (m->boost == 1) {
         c->verdict = LG_FIT_WARN;
         snprintf(c->todo, sizeof(c->todo),
                  "boost makes the speed depend on temperature and on how many cores are busy: "
                  "echo 0 > /sys/devices/system/cpu/cpufreq/boost (intel_pstate: echo 1 > "
                  "/sys/devices/system/cpu/intel_pstate/no_turbo)");
+        snprintf(c->brief, sizeof(c->brief), "boost on; needs a fixed speed; fix: turn boost off");
     }
+}
+
+/* Milliseconds for a short line: three decimals below 10, one below 1000. */
+static const char *ms_text(double ms, char *buf, size_t len)
+{
+    snprintf(buf, len, ms < 10 ? "%.3f" : ms < 1000 ? "%.1f" : "%.0f", ms);
+    return buf;
 }
 
 void lg_fit_timer(const struct lg_needs *n, const struct lg_timer_floor *tf, struct lg_check *c)
@@ -74,10 +100,14 @@ void lg_fit_timer(const struct lg_needs *n, const struct lg_timer_floor *tf, str
     double bound = (double)n->cfg->max_timer_floor_ns / 1e6;
     c->name = "timer";
     snprintf(c->needed, sizeof(c->needed), "a median at most %.3f ms (--max-timer-floor)", bound);
+    char bound_s[32], p50_s[32], p99_s[32];
+    ms_text(bound, bound_s, sizeof(bound_s));
     if (tf->wakes == 0) {
         c->verdict = LG_FIT_WARN;
         snprintf(c->found, sizeof(c->found), "no timerfd: the burst could not run");
         snprintf(c->todo, sizeof(c->todo), "the open loop (--rate) needs timerfd");
+        snprintf(c->brief, sizeof(c->brief),
+                 "no timerfd; needs p50 <= %s ms; fix: a kernel with timerfd (--rate)", bound_s);
         return;
     }
     double p50 = (double)tf->p50_ns / 1e6, p99 = (double)tf->p99_ns / 1e6;
@@ -107,6 +137,16 @@ void lg_fit_timer(const struct lg_needs *n, const struct lg_timer_floor *tf, str
                  "much of the generator; look for contention on these CPUs (strays)",
                  bound);
     }
+    ms_text(p50, p50_s, sizeof(p50_s));
+    ms_text(p99, p99_s, sizeof(p99_s));
+    if (tf->wakes < LG_TIMER_WAKES_TO_JUDGE)
+        snprintf(c->brief, sizeof(c->brief),
+                 "burst cut short after %u wakes; needs %u wakes; fix: check again, quieter CPUs",
+                 tf->wakes, LG_TIMER_WAKES_TO_JUDGE);
+    else
+        snprintf(c->brief, sizeof(c->brief), "wakes %s ms late (p99 %s ms); needs p50 <= %s ms%s",
+                 p50_s, p99_s, bound_s,
+                 c->verdict == LG_FIT_OK ? "" : "; fix: quieter CPUs (strays)");
 }
 
 void lg_fit_clock(const struct lg_needs *n, struct lg_check *c)
@@ -139,6 +179,17 @@ void lg_fit_clock(const struct lg_needs *n, struct lg_check *c)
         snprintf(c->todo, sizeof(c->todo),
                  "run chrony or ntpd (or ptp4l), or give every shard --clock-ref SERVER");
     }
+    char state[64];
+    if (clk.synchronized)
+        snprintf(state, sizeof(state), "synchronized (error up to %.1f ms)",
+                 (double)clk.max_error_us / 1e3);
+    else
+        snprintf(state, sizeof(state), "not synchronized");
+    snprintf(c->brief, sizeof(c->brief), "%s; %s%s", state,
+             cfg->clock_ref     ? "needs none (--clock-ref measures it)"
+             : cfg->start_at_ns ? "needs sync for --start-at"
+                                : "needs sync for the shards",
+             c->verdict == LG_FIT_OK ? "" : "; fix: chrony, ntpd or --clock-ref");
 }
 
 void lg_fit_strays(const struct lg_needs *n, const struct lg_machine *m, const struct lg_strays *s,
@@ -154,6 +205,8 @@ void lg_fit_strays(const struct lg_needs *n, const struct lg_machine *m, const s
         c->verdict = LG_FIT_WARN;
         snprintf(c->found, sizeof(c->found), "unknown (/proc/stat unreadable)");
         snprintf(c->todo, sizeof(c->todo), "check the machine's load by hand");
+        snprintf(c->brief, sizeof(c->brief),
+                 "/proc/stat unreadable; needs its CPUs free; fix: check the load by hand");
         return;
     }
     size_t used = (size_t)snprintf(c->found, sizeof(c->found),
@@ -180,4 +233,11 @@ void lg_fit_strays(const struct lg_needs *n, const struct lg_machine *m, const s
                  "stop what runs there, or give the generator CPUs of its own (taskset -c, "
                  "cpusets) away from the target");
     }
+    int head = s->n_top ? snprintf(c->brief, sizeof(c->brief), "CPU %d %.0f%% busy (%s)",
+                                   s->busiest_cpu, s->busiest_share * 100, s->top[0].comm)
+                        : snprintf(c->brief, sizeof(c->brief), "CPU %d %.0f%% busy, load %.2f",
+                                   s->busiest_cpu, s->busiest_share * 100, m->loadavg1);
+    if (head > 0 && (size_t)head < sizeof(c->brief))
+        snprintf(c->brief + head, sizeof(c->brief) - (size_t)head, "; needs them free%s",
+                 c->verdict == LG_FIT_OK ? "" : "; fix: CPUs of its own (taskset)");
 }

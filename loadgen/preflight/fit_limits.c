@@ -2,19 +2,9 @@
  * fitchecks.h. */
 #include "loadgen/engine.h"
 #include "loadgen/preflight/fitchecks.h"
+#include "loadgen/output/bytesize.h"
 
 #include <stdio.h>
-
-void lg_fit_bytes(double bytes, char *buf, size_t len)
-{
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    unsigned u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        u++;
-    }
-    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
-}
 
 static void limit_text(uint64_t v, char *buf, size_t len)
 {
@@ -41,6 +31,9 @@ void lg_fit_descriptors(const struct lg_needs *n, const struct lg_machine *m, st
              (unsigned long long)need, n->clients, n->threads, n->watches);
     if (m->fd_hard < need) {
         c->verdict = LG_FIT_UNFIT;
+        snprintf(c->brief, sizeof(c->brief),
+                 "hard limit %s; needs %llu; fix: ulimit -n %llu, or --shard", hard,
+                 (unsigned long long)need, (unsigned long long)need);
         snprintf(c->todo, sizeof(c->todo),
                  "raise the hard limit to %llu or more (as root: ulimit -n %llu; LimitNOFILE= "
                  "in a systemd unit; nofile in /etc/security/limits.conf), or use fewer clients "
@@ -48,10 +41,14 @@ void lg_fit_descriptors(const struct lg_needs *n, const struct lg_machine *m, st
                  (unsigned long long)need, (unsigned long long)need);
     } else if (m->fd_soft < need) {
         c->verdict = LG_FIT_OK;
+        snprintf(c->brief, sizeof(c->brief), "soft limit %s, hard %s (raised at start); needs %llu",
+                 soft, hard, (unsigned long long)need);
         snprintf(c->todo, sizeof(c->todo),
                  "nothing: the soft limit is raised to the hard one at start");
     } else {
         c->verdict = LG_FIT_OK;
+        snprintf(c->brief, sizeof(c->brief), "limit %s; needs %llu", soft,
+                 (unsigned long long)need);
         snprintf(c->todo, sizeof(c->todo), "nothing");
     }
 }
@@ -66,17 +63,17 @@ void lg_fit_memory(const struct lg_needs *n, const struct lg_machine *m, struct 
     double need = (double)n->clients * cfg->client_memory_bytes;
     uint64_t left = lg_machine_memory_left(m);
     char need_s[32], left_s[32], total_s[32], per_s[32];
-    lg_fit_bytes(need, need_s, sizeof(need_s));
-    lg_fit_bytes((double)left, left_s, sizeof(left_s));
-    lg_fit_bytes((double)m->mem_total, total_s, sizeof(total_s));
+    lg_format_bytes(need, need_s, sizeof(need_s));
+    lg_format_bytes((double)left, left_s, sizeof(left_s));
+    lg_format_bytes((double)m->mem_total, total_s, sizeof(total_s));
     /* per client as bench/memory gives it: KiB with its two or one decimals */
     double per_kib = cfg->client_memory_bytes / 1024;
     snprintf(per_s, sizeof(per_s), per_kib < 10 ? "%.2f KiB" : "%.1f KiB", per_kib);
     c->name = "memory";
     if (m->cgroup_limit) {
         char lim_s[32], use_s[32];
-        lg_fit_bytes((double)m->cgroup_limit, lim_s, sizeof(lim_s));
-        lg_fit_bytes((double)m->cgroup_usage, use_s, sizeof(use_s));
+        lg_format_bytes((double)m->cgroup_limit, lim_s, sizeof(lim_s));
+        lg_format_bytes((double)m->cgroup_usage, use_s, sizeof(use_s));
         snprintf(c->found, sizeof(c->found),
                  "%s available (of %s; memory cgroup limit %s, %s in use)", left_s, total_s, lim_s,
                  use_s);
@@ -85,21 +82,29 @@ void lg_fit_memory(const struct lg_needs *n, const struct lg_machine *m, struct 
     }
     snprintf(c->needed, sizeof(c->needed), "%s: %u clients x %s (%s)", need_s, n->clients, per_s,
              cfg->client_memory_source ? cfg->client_memory_source : "no figure for this protocol");
+    const char *where = m->cgroup_limit ? " in its cgroup" : "";
     if (m->mem_total == 0) {
         c->verdict = LG_FIT_WARN;
         snprintf(c->found, sizeof(c->found), "unknown (/proc/meminfo unreadable)");
         snprintf(c->todo, sizeof(c->todo), "check the memory by hand");
+        snprintf(c->brief, sizeof(c->brief),
+                 "/proc/meminfo unreadable; needs %s; fix: check it by hand", need_s);
     } else if (need > (double)left) {
         c->verdict = LG_FIT_UNFIT;
         snprintf(c->todo, sizeof(c->todo),
                  "use fewer clients per generator (--shard across machines), or free memory");
+        snprintf(c->brief, sizeof(c->brief),
+                 "%s available%s; needs %s; fix: fewer clients (--shard)", left_s, where, need_s);
     } else if (need > (double)left / 2) {
         c->verdict = LG_FIT_WARN;
         snprintf(c->todo, sizeof(c->todo),
                  "little room is left for samples and the kernel's socket buffers: use fewer "
                  "clients per generator (--shard)");
+        snprintf(c->brief, sizeof(c->brief),
+                 "%s available%s; needs %s; fix: fewer clients (--shard)", left_s, where, need_s);
     } else {
         c->verdict = LG_FIT_OK;
         snprintf(c->todo, sizeof(c->todo), "nothing");
+        snprintf(c->brief, sizeof(c->brief), "%s available%s; needs %s", left_s, where, need_s);
     }
 }

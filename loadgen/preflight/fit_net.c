@@ -33,7 +33,7 @@ double lg_fit_ports_needed(const struct lg_needs *n, const struct lg_machine *m,
     double held = n->clients;
     if (!n->datagram && rate > 0) {
         double hold = lg_fit_time_wait_s(n, m);
-        held += rate * (hold < n->span_s ? hold : n->span_s);
+        held += rate * (hold < n->churn_s ? hold : n->churn_s);
     }
     return held;
 }
@@ -45,6 +45,32 @@ static const char *rate_text(double v, char *buf, size_t len)
     return buf;
 }
 
+/* A count for a short line: whole below ten million, else in millions
+ * ("4295M"), so that no figure takes more than a few characters. */
+static const char *count_text(double v, char *buf, size_t len)
+{
+    snprintf(buf, len, v < 1e7 ? "%.0f" : "%.0fM", v < 1e7 ? v : v / 1e6);
+    return buf;
+}
+
+/* "needs 64", "needs 70 to 25064", "needs 70 or more" (no upper bound
+ * known), or for a verdict on one end only that end: "needs 16 or more"
+ * (unfit: even the least is too many), "needs up to 30064" (warn). */
+static void need_text(double lo, double hi, enum lg_verdict v, char *buf, size_t len)
+{
+    char a[32], b[32];
+    count_text(lo, a, sizeof(a));
+    count_text(hi, b, sizeof(b));
+    if (v == LG_FIT_UNFIT || hi < 0)
+        snprintf(buf, len, "needs %s or more", a);
+    else if (v == LG_FIT_WARN)
+        snprintf(buf, len, "needs up to %s", b);
+    else if (hi > lo)
+        snprintf(buf, len, "needs %s to %s", a, b);
+    else
+        snprintf(buf, len, "needs %s", a);
+}
+
 /* "4 clients + 0.4 to 40000 new connections/s (why) x 60 s of TIME_WAIT". */
 static void churn_text(const struct lg_needs *n, double hold, char *buf, size_t len)
 {
@@ -52,13 +78,13 @@ static void churn_text(const struct lg_needs *n, double hold, char *buf, size_t 
     rate_text(n->conn_rate_min, lo, sizeof(lo));
     rate_text(n->conn_rate_max, hi, sizeof(hi));
     if (n->conn_rate_max < 0)
-        snprintf(buf, len, "%u clients + at least %s new connections/s (%s) x %.0f s", n->clients,
-                 lo, n->rate_basis, hold);
+        snprintf(buf, len, "%u clients + at least %s new connections/s (%s) x %g s", n->clients, lo,
+                 n->rate_basis, hold);
     else if (n->conn_rate_max > n->conn_rate_min * 1.0001)
-        snprintf(buf, len, "%u clients + %s to %s new connections/s (%s) x %.0f s", n->clients, lo,
+        snprintf(buf, len, "%u clients + %s to %s new connections/s (%s) x %g s", n->clients, lo,
                  hi, n->rate_basis, hold);
     else
-        snprintf(buf, len, "%u clients + %s new connections/s (%s) x %.0f s", n->clients, lo,
+        snprintf(buf, len, "%u clients + %s new connections/s (%s) x %g s", n->clients, lo,
                  n->rate_basis, hold);
 }
 
@@ -70,6 +96,7 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
     if (n->unix_socket) {
         snprintf(c->found, sizeof(c->found), "a Unix socket target");
         snprintf(c->needed, sizeof(c->needed), "no ephemeral ports");
+        snprintf(c->brief, sizeof(c->brief), "a Unix socket; needs no ports");
         return;
     }
     if (m->port_hi == 0) {
@@ -77,11 +104,13 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
         snprintf(c->found, sizeof(c->found), "ip_local_port_range unreadable");
         snprintf(c->needed, sizeof(c->needed), "%u ports at least", n->clients);
         snprintf(c->todo, sizeof(c->todo), "check net.ipv4.ip_local_port_range by hand");
+        snprintf(c->brief, sizeof(c->brief),
+                 "ip_local_port_range unreadable; needs %u; fix: check it by hand", n->clients);
         return;
     }
     double avail = (double)(m->port_hi - m->port_lo + 1) - m->ports_reserved;
     unsigned tw = lg_fit_time_wait_s(n, m);
-    double hold = tw < n->span_s ? tw : n->span_s;
+    double hold = tw < n->churn_s ? tw : n->churn_s;
     snprintf(c->found, sizeof(c->found),
              "ip_local_port_range %u-%u: %.0f ports toward one address (%u reserved); "
              "tcp_tw_reuse %d: a closed port is free again after %u s",
@@ -124,6 +153,16 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
                  "set net.ipv4.tcp_tw_reuse=1, or bound the churn with --rate",
                  ceil_s);
     }
+    char avail_s[32], need_s[96];
+    count_text(avail, avail_s, sizeof(avail_s));
+    need_text(need_min, churn ? need_max : need_min, c->verdict, need_s, sizeof(need_s));
+    if (n->datagram)
+        snprintf(c->brief, sizeof(c->brief), "%s ports; %s", avail_s, need_s);
+    else
+        snprintf(c->brief, sizeof(c->brief), "%s ports, %u s TIME_WAIT; %s", avail_s, tw, need_s);
+    if (c->verdict != LG_FIT_OK)
+        snprintf(c->brief + strlen(c->brief), sizeof(c->brief) - strlen(c->brief),
+                 "; fix: widen ip_local_port_range");
 }
 
 void lg_fit_conntrack(const struct lg_needs *n, const struct lg_machine *m, struct lg_check *c)
@@ -137,11 +176,13 @@ void lg_fit_conntrack(const struct lg_needs *n, const struct lg_machine *m, stru
                                 : "nf_conntrack not loaded: nothing "
                                   "tracks the connections");
         snprintf(c->needed, sizeof(c->needed), "no table entries");
+        snprintf(c->brief, sizeof(c->brief), "%s; needs no entries",
+                 n->unix_socket ? "a Unix socket" : "not loaded");
         return;
     }
     /* an entry outlives its connection: TIME_WAIT's timeout, or UDP's */
     unsigned life = n->datagram ? m->conntrack_udp_s : m->conntrack_tw_s;
-    double hold = life < n->span_s ? life : n->span_s;
+    double hold = life < n->churn_s ? life : n->churn_s;
     bool churn = n->cfg->conn_requests > 0;
     double need_min = n->clients + (churn ? n->conn_rate_min * hold : 0);
     double need_max = !churn                 ? need_min
@@ -157,11 +198,11 @@ void lg_fit_conntrack(const struct lg_needs *n, const struct lg_machine *m, stru
         snprintf(c->needed, sizeof(c->needed), "%.0f: one per client", need_min);
     else if (need_max < 0)
         snprintf(c->needed, sizeof(c->needed),
-                 "%.0f or more: %u clients, and those closed in the last %.0f s (%s)", need_min,
+                 "%.0f or more: %u clients, and those closed in the last %g s (%s)", need_min,
                  n->clients, hold, n->rate_basis);
     else
         snprintf(c->needed, sizeof(c->needed),
-                 "%.0f to %.0f: %u clients, and those closed in the last %.0f s (%s)", need_min,
+                 "%.0f to %.0f: %u clients, and those closed in the last %g s (%s)", need_min,
                  need_max, n->clients, hold, n->rate_basis);
     if (need_min > avail) {
         c->verdict = LG_FIT_UNFIT;
@@ -175,6 +216,12 @@ void lg_fit_conntrack(const struct lg_needs *n, const struct lg_machine *m, stru
                  "a full table drops new connections: raise net.netfilter.nf_conntrack_max or "
                  "exempt the load from tracking");
     }
+    char max_s[32], used_s[32], need_s[96];
+    count_text((double)m->conntrack_max, max_s, sizeof(max_s));
+    count_text((double)m->conntrack_count, used_s, sizeof(used_s));
+    need_text(need_min, need_max, c->verdict, need_s, sizeof(need_s));
+    snprintf(c->brief, sizeof(c->brief), "max %s, %s in use; %s%s", max_s, used_s, need_s,
+             c->verdict == LG_FIT_OK ? "" : "; fix: raise nf_conntrack_max");
 }
 
 /* What one datagram of `bytes` takes of a socket's receive buffer: its
@@ -247,4 +294,6 @@ void lg_fit_receive_buffer(const struct lg_needs *n, const struct lg_machine *m,
         c->verdict = LG_FIT_OK;
         snprintf(c->todo, sizeof(c->todo), "nothing");
     }
+    snprintf(c->brief, sizeof(c->brief), "a socket holds %ld answers; needs %u at once%s", holds,
+             cfg->slots, c->verdict == LG_FIT_OK ? "" : "; fix: raise rmem_default");
 }

@@ -24,8 +24,11 @@ struct lg_needs {
     /* new connections per second that --conn-requests makes: at least
      * conn_rate_min, at most conn_rate_max (< 0: not known); 0 without it */
     double conn_rate_min, conn_rate_max;
-    const char *rate_basis;       /* how those were found, for the report */
-    double span_s;                /* how long all levels last, drain windows included */
+    const char *rate_basis; /* how those were found, for the report */
+    /* how long the levels open new connections: their durations, summed
+     * (none opens in a drain window or between levels), the most that
+     * TIME_WAIT or conntrack can hold of them */
+    double churn_s;
     const struct lg_probe *probe; /* --preflight's, or NULL */
     bool full; /* --preflight: the checks may measure with sockets of their own */
 };
@@ -52,8 +55,5 @@ double lg_fit_ports_needed(const struct lg_needs *n, const struct lg_machine *m,
 /* How long a closed port stays unusable for a new connection to the target:
  * 60 s of TIME_WAIT, or 1 s when tcp_tw_reuse applies to it. */
 unsigned lg_fit_time_wait_s(const struct lg_needs *n, const struct lg_machine *m);
-
-/* "1.5 GiB", "45.4 KiB": a byte count for a report line. */
-void lg_fit_bytes(double bytes, char *buf, size_t len);
 
 #endif

@@ -3,8 +3,9 @@
  * frequency, the timer floor, the clock, datagram receive buffers: a few
  * milliseconds and a 15 ms timer burst) and keeps the result for --meta;
  * --preflight adds strays over a window and one probe of the target, prints
- * every check and exits. Each check is ok, warn (the run works, its
- * numbers may suffer) or unfit (the run cannot do what was asked). */
+ * every check (one short line each; --verbose adds its details) and exits.
+ * Each check is ok, warn (the run works, its numbers may suffer) or unfit
+ * (the run cannot do what was asked). */
 #ifndef LOADGEN_PREFLIGHT_H
 #define LOADGEN_PREFLIGHT_H
 
@@ -24,10 +25,19 @@ enum lg_verdict { LG_FIT_OK, LG_FIT_WARN, LG_FIT_UNFIT };
 struct lg_check {
     const char *name; /* "descriptors", "ports", ... */
     enum lg_verdict verdict;
+    /* the line a person reads, after the verdict: "FIGURE; needs NEED",
+     * and "; fix: FIX" unless ok, short enough that the whole line stays
+     * under LG_CHECK_LINE_MAX characters */
+    char brief[256];
+    /* the details (--verbose, --meta) */
     char found[400];  /* what the machine has */
     char needed[400]; /* what the options need of it */
     char todo[400];   /* what to do about it ("nothing" when ok) */
 };
+
+/* Every line the preflight prints is shorter than this: a terminal's
+ * width, not a paragraph. */
+#define LG_CHECK_LINE_MAX 120
 
 #define LG_MAX_CHECKS 12
 
@@ -46,12 +56,20 @@ struct lg_fitness {
 int lg_preflight_main(const struct lg_config *cfg, const struct lg_driver *drv,
                       const struct lg_target *tgt);
 /* Before a run: the cheap checks into *result (the run context's, for
- * --meta), a warning line on stderr for each unfit one; -1 when one is
- * unfit and --require-fit was given. */
+ * --meta), a line on stderr for each unfit one and for a clock that
+ * --start-at or --shard needs and is not synchronized; -1 when one is unfit
+ * and --require-fit was given. */
 int lg_preflight_before_run(struct lg_fitness *result, const struct lg_config *cfg,
                             const struct lg_driver *drv, const struct lg_target *tgt);
 
 const char *lg_verdict_name(enum lg_verdict v);
+
+/* A check's line, "TOOL: preflight NAME: VERDICT; BRIEF", into buf (at
+ * least LG_CHECK_LINE_MAX bytes), cut with "..." should it not fit. */
+void lg_check_line(const char *tool, const struct lg_check *c, char *buf, size_t len);
+/* Prints it on stderr; with verbose, the found, needs and to-do details
+ * beneath it, each wrapped under LG_CHECK_LINE_MAX characters. */
+void lg_check_print(const char *tool, const struct lg_check *c, bool verbose);
 
 /* Writes the "machine" and "preflight" members (each preceded by ",\n  ")
  * of --meta from the checks of this run; nothing when f is NULL (they did

@@ -76,6 +76,7 @@ static void probe_stream(int fd, const struct lg_target *tgt, const char *addr, 
     else
         snprintf(out->what, sizeof(out->what), "one connection to %.150s failed after %.3f ms: %s",
                  addr, out->seconds * 1e3, strerror(err));
+    if (!out->ok) snprintf(out->error, sizeof(out->error), "%s", strerror(err));
 }
 
 static void probe_datagram(int fd, const struct lg_target *tgt, const char *addr, const void *msg,
@@ -106,6 +107,8 @@ static void probe_datagram(int fd, const struct lg_target *tgt, const char *addr
     } else {
         snprintf(out->what, sizeof(out->what), "one %zu-byte datagram to %.150s: %s after %.3f ms",
                  len, addr, err == ETIMEDOUT ? "no answer" : strerror(err), out->seconds * 1e3);
+        snprintf(out->error, sizeof(out->error), "%s",
+                 err == ETIMEDOUT ? "no answer" : strerror(err));
     }
 }
 
@@ -125,9 +128,12 @@ void lg_probe_target(const struct lg_target *tgt, bool datagram, const void *msg
                     (datagram ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     out->ran = true;
     if (fd < 0) {
-        snprintf(out->what, sizeof(out->what), "no socket for %.150s: %s", addr, strerror(errno));
+        int err = errno;
+        snprintf(out->what, sizeof(out->what), "no socket for %.150s: %s", addr, strerror(err));
+        snprintf(out->error, sizeof(out->error), "no socket: %s", strerror(err));
         return;
     }
+    out->datagram = datagram;
     if (datagram)
         probe_datagram(fd, tgt, addr, msg, len, timeout_ns, stop_fd, out);
     else

@@ -16,7 +16,9 @@ struct lg_probe {
     bool stopped;        /* stop_fd became readable first: nothing to report */
     double seconds;      /* the connect, or the datagram's round trip */
     size_t answer_bytes; /* datagram: the answer's size */
+    bool datagram;       /* one datagram and its answer, not a connection */
     char what[320];      /* what happened, for the report */
+    char error[64];      /* why it failed, in a few words ("Connection refused") */
 };
 
 /* Connects to (or sends `msg` to, when datagram) tgt's address, waiting up

@@ -7,6 +7,7 @@
  * still holds many samples is searched the same way, narrower each time;
  * buckets one nanosecond wide need no search at all. */
 #include "stats/math/nsrank.h"
+#include "stats/math/stats.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -178,4 +179,22 @@ out:
     free(ks);
     free(at);
     return rc;
+}
+
+void stats_moments_ns(const uint64_t *ns, size_t n, double *mean_ms, double *stddev_ms)
+{
+    /* the steps of stats_moments, over each sample as the document shows it */
+    struct stats_running_mean sum = {0};
+    for (size_t i = 0; i < n; i++)
+        stats_running_mean_add(&sum, (double)ns[i] / 1e6);
+    *mean_ms = stats_running_mean_value(&sum);
+    *stddev_ms = 0.0;
+    if (n == 0) return;
+    /* a millisecond of at most 2^64 ns squares far below a double's range */
+    double squares = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)ns[i] / 1e6 - *mean_ms;
+        squares += d * d;
+    }
+    *stddev_ms = sqrt(squares / (double)n);
 }

@@ -156,6 +156,10 @@ loop_system_calls() {
 # checker in doccheck.py (it also validates the document against the contract).
 doc() { python3 "$TESTDIR/doccheck.py" "$@" || fail "document check failed: $*"; }
 
+# summary DOC ERR TOOL [--udp] [--watch NAME]...: the per-level summary in ERR
+# says what the document DOC holds, figure by figure (summarycheck.py).
+summary() { python3 "$TESTDIR/summarycheck.py" "$@" || fail "summary check failed: $*"; }
+
 # set_machine_setting PATH VALUE: write VALUE to a machine setting (a file such
 # as /proc/sys/fs/pipe-max-size) for the rest of the test. Its old value is
 # recorded first, in a file run_tests reads after the test's subshell has

@@ -30,6 +30,7 @@ export MITM_PORT=$((LG_PORT_BASE + 889))
 export SQUID_PORT=$((LG_PORT_BASE + 887))
 export HTTPFAULT_PORT=$((LG_PORT_BASE + 99))
 export BACKLOG_PORT=$((LG_PORT_BASE + 98))
+export ALPNSPLIT_PORT=$((LG_PORT_BASE + 448))
 export HTTPFAULT_RESET_PORT=$((LG_PORT_BASE + 97))
 export HTTPFAULT_TLS_PORT=$((LG_PORT_BASE + 96))
 export CADDY_PORT=$((LG_PORT_BASE + 453))
@@ -438,6 +439,22 @@ need_httpfault() {
     echo $! >"$SRV/httpfault/httpfault.pid"
     _wait_port 127.0.0.1 "$HTTPFAULT_PORT" && _wait_port 127.0.0.1 "$HTTPFAULT_RESET_PORT" &&
         _wait_port 127.0.0.1 "$HTTPFAULT_TLS_PORT"
+}
+
+# need_alpnsplit: a TLS front on ALPNSPLIT_PORT (tests/fixtures/alpnsplit.py)
+# that agrees to h2 and http/1.1 on alternate connections, relaying them to
+# nginx's h2c and HTTP/1.1 ports: one run meets both protocols.
+need_alpnsplit() {
+    [ -f "$SRV/alpnsplit/alpnsplit.pid" ] && kill -0 "$(cat "$SRV/alpnsplit/alpnsplit.pid")" 2>/dev/null && return 0
+    need_nginx || return 1
+    _port_free "$ALPNSPLIT_PORT" || return 1
+    mkdir -p "$SRV/alpnsplit"
+    local here
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)
+    python3 "$here/alpnsplit.py" "$ALPNSPLIT_PORT" "$SRV/certs/server.pem" "$SRV/certs/server.key" \
+        "$NGINX_H2C_PORT" "$NGINX_HTTP_PORT" >"$SRV/alpnsplit/log" 2>&1 &
+    echo $! >"$SRV/alpnsplit/alpnsplit.pid"
+    _wait_port 127.0.0.1 "$ALPNSPLIT_PORT"
 }
 
 # need_backlog: a listener that never accepts (tests/fixtures/backlog.py): once

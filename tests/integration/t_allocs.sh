@@ -33,7 +33,7 @@ one_pair() {
             ALLOCCOUNT_FILE="$W/$name.$d.count" "${args[@]}" -q --summary
         assert_eq "$RC" 0 "$name ($d) exit status"
         a=$(awk '{ print $2 }' "$W/$name.$d.count" 2>/dev/null)
-        r=$(sed -n 's/^[a-z]*load: level c[0-9]*: \([0-9]*\) requests in .*/\1/p' "$W/$name.$d.err")
+        r=$(sed -n 's/^[a-z]*load: level c[0-9]*[^;]*; \([0-9]*\) requests in .*/\1/p' "$W/$name.$d.err")
         [ -n "$a" ] && [ -n "$r" ] || { fail "$name ($d): no count or no request count"; return 1; }
         counts+=("$a")
         reqs+=("$r")

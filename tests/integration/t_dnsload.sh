@@ -19,6 +19,7 @@ NORMAL_ONLY="t_answers_65536_queries_late_are_late_at_outstanding_1024"
 # the tests that judge UDP, repeated over the plain transport (lib.sh)
 UDP_TESTS="t_knot_noerror_over_udp t_knot_nxdomain_succeeds_by_default
     t_knot_refused_for_unserved_zone_fails_the_run t_levels_make_fresh_cohorts t_unbound_udp
+    t_summary_counts_udp_sockets_and_tcp_connections
     t_one_udp_socket_per_client_per_level t_fault_rcodes_land_in_their_classes
     t_fault_drop_is_a_timeout t_fault_late_answers_are_counted_late t_fault_wrong_id_is_unexpected
     t_answers_65536_queries_late_are_late_at_outstanding_1024
@@ -78,6 +79,21 @@ t_knot_refused_for_unserved_zone_fails_the_run() {
     dns k3b -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.elsewhere.test A' \
         --query 'www.example.test A' -c 2 -d 300ms -q --max-error-rate 0.6
     assert_eq "$RC" 0 "exit status with --max-error-rate 0.6"
+}
+
+# A UDP client has a socket, not a connection: the summary counts sockets
+# ("connections 2 established of 2 attempted" read as if UDP had some), and
+# over TCP still connections; the rest as httpload's (summarycheck.py).
+t_summary_counts_udp_sockets_and_tcp_connections() {
+    need_knot || { fail "knot did not start"; return; }
+    dns sum -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 2 -d 500ms
+    assert_eq "$RC" 0 "exit status over UDP"
+    summary "$W/sum.json" "$W/sum.err" dnsload --udp
+    assert_contains "$W/sum.err" "^  sockets 2 opened of 2 attempted, reopened 0, [0-9.]* [KM]iB received$"
+    dns sumtcp -s 127.0.0.1 -p "$KNOT_PORT" --transport tcp --query 'www.example.test A' -c 2 -d 500ms
+    assert_eq "$RC" 0 "exit status over TCP"
+    summary "$W/sumtcp.json" "$W/sumtcp.err" dnsload
+    assert_contains "$W/sumtcp.err" "^  connections 2 established of 2 attempted, reconnects 0, [0-9.]* [KM]iB received$"
 }
 
 t_knot_tcp_pipelined_and_udp_outstanding() {

@@ -106,15 +106,55 @@ t_nginx_h2_over_tls_forced() {
         "v('c4.bytes_received')<$H2_MAX_BYTES*v('c4.attempts')"
 }
 
+# meta_protocols FILE: each level's connections per protocol in a --meta file,
+# as "c2 h2=2" lines.
+meta_protocols() {
+    python3 -c 'import json, sys
+for l in json.load(open(sys.argv[1]))["levels"]:
+    print("c%d" % l["clients"], " ".join("%s=%d" % kv for kv in sorted(l["protocols"].items())))' "$1"
+}
+
 t_nginx_auto_picks_h2_by_alpn() {
-    run_tool $O $E $H --http auto -c 2 -d 500ms --cacert "$CA_PEM" "$TLS/"
+    run_tool $O $E $H --http auto -c 2 -d 500ms --cacert "$CA_PEM" --meta $TMPROOT/auto.meta "$TLS/"
     assert_eq "$RC" 0 "exit status"
     doc $O --invariants "v('c2.errors')==0" "v('c2.requests')>100" \
         "v('c2.bytes_received')<$H2_MAX_BYTES*v('c2.attempts')"
+    # what ALPN chose, in the summary and in --meta
+    assert_contains $E "^  connections 2 established of 2 attempted (all h2), reconnects 0, "
+    assert_eq "$(meta_protocols $TMPROOT/auto.meta)" "c2 h2=2" "--meta's protocols"
     # the same URL with HTTP/1.1 forced, as the control of the byte count
-    run_tool $O $E $H --http 1.1 -c 2 -d 300ms --cacert "$CA_PEM" "$TLS/"
+    run_tool $O $E $H --http 1.1 -c 2 -d 300ms --cacert "$CA_PEM" --meta $TMPROOT/auto.meta "$TLS/"
     assert_eq "$RC" 0 "exit status (1.1)"
     doc $O "v('c2.bytes_received')>$H2_MAX_BYTES*v('c2.attempts')"
+    assert_contains $E "^  connections 2 established of 2 attempted (all h1), reconnects 0, "
+    assert_eq "$(meta_protocols $TMPROOT/auto.meta)" "c2 h1=2" "--meta's protocols with --http 1.1"
+}
+
+# Through something in between that agrees to h2 on some connections and to
+# HTTP/1.1 on others (alpnsplit.py alternates), --http auto speaks both, and
+# the summary and --meta count the connections of each, per level.
+t_mixed_protocols_are_counted_per_connection() {
+    need_alpnsplit || { fail "the ALPN fixture did not start"; return; }
+    run_tool $O $E $H --http auto -k --conn-requests 1 --levels 1,2 -d 500ms \
+        --meta $TMPROOT/mixed.meta "https://127.0.0.1:$ALPNSPLIT_PORT/"
+    assert_eq "$RC" 0 "exit status: $(head -c 300 $E)"
+    local c1 c2
+    c1=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["metrics"]["c1.connections"]["samples"][0]))' $O)
+    c2=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["metrics"]["c2.connections"]["samples"][0]))' $O)
+    assert_ge "$c1" 4 "connections of level c1"
+    meta_protocols $TMPROOT/mixed.meta >$TMPROOT/mixed.protocols
+    python3 - $TMPROOT/mixed.protocols "$c1" "$c2" <<'PY' || fail "--meta's protocols: $(cat $TMPROOT/mixed.protocols)"
+import sys
+levels = dict(line.split(" ", 1) for line in open(sys.argv[1]).read().splitlines())
+for level, conns in (("c1", int(sys.argv[2])), ("c2", int(sys.argv[3]))):
+    counts = dict(kv.split("=") for kv in levels[level].split())
+    assert set(counts) == {"h1", "h2"}, (level, counts)
+    assert sum(map(int, counts.values())) == conns, (level, counts, conns)
+    assert abs(int(counts["h1"]) - int(counts["h2"])) <= 2, (level, counts)  # alternate
+PY
+    assert_eq "$(count_lines '^  connections [0-9]+ established of [0-9]+ attempted \(h1 [0-9]+, h2 [0-9]+\), reconnects ' $E)" 2 \
+        "summary lines counting both protocols"
+    assert_contains $E "^  connections $c1 established of [0-9]* attempted (h1 [0-9]*, h2 [0-9]*), "
 }
 
 # -H 'Host: NAME' names the virtual host whatever the protocol: nginx's log of
@@ -158,6 +198,7 @@ t_nginx_h2c_prior_knowledge() {
     assert_eq "$RC" 0 "exit status"
     doc $O --invariants "v('c3.connections')==3" "v('c3.errors')==0" "v('c3.requests')>100" \
         "not has('c3.tls_handshake_ms')"
+    assert_contains $E "^  connections 3 established of 3 attempted (all h2), reconnects 0, "
 }
 
 t_nghttpd_h2c() {

@@ -75,6 +75,8 @@ t_caddy_one_client_one_stream() {
 t_caddy_four_clients_eight_streams() {
     h3_run 4 8 -d 1s "$CADDY/index.html"
     doc $O "v('c4.requests')>50" "v('c4.reconnects')==0" "n('c4.latency_cold_ms')==4"
+    # the summary names the protocol the connections spoke
+    assert_contains $E "^  connections 4 established of 4 attempted (all h3), reconnects 0, "
 }
 
 t_caddy_64_clients() {

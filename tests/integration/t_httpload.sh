@@ -20,6 +20,21 @@ t_keepalive_reuses_one_connection_per_client() {
         "v('c4.bytes_received')>0" "n('c4.generator_cpu_s')>=0"
 }
 
+# The summary a wrk user reads: requests per second first, with the transfer
+# rate, then the connections (and the protocol they spoke) and the bytes in
+# binary units ("5.7 MiB", not "5980160 bytes received"), and the latencies'
+# mean and standard deviation beside the percentiles; every figure the
+# document's.
+t_summary_leads_with_requests_per_second() {
+    run_tool $O $E $H --levels 1,4 -d 500ms "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    summary $O $E httpload
+    assert_eq "$(count_lines '^httpload: level c[14]: [0-9]+\.[0-9] requests/s, [0-9.]+ (B|KiB|MiB)/s received; ' $E)" 2 \
+        "headlines that lead with requests per second"
+    assert_eq "$(count_lines '^  connections [14] established of [14] attempted \(all h1\), reconnects 0, [0-9.]+ (KiB|MiB) received$' $E)" 2 \
+        "connection lines with the protocol and the bytes in binary units"
+}
+
 t_levels_run_in_turn_with_fresh_cohorts() {
     run_tool $O $E $H --levels 1,3,8 -d 300ms "$BASE/"
     assert_eq "$RC" 0 "exit status"
@@ -332,6 +347,16 @@ t_mitm_proxy_with_its_ca() {
         "https://127.0.0.1:$NGINX_HTTPS_PORT/"
     assert_eq "$RC" 0 "exit status"
     doc $O --invariants "v('c2.requests')>2" "n('c2.proxy_connect_ms')==2" "v('c2.errors')==0"
+    # --http auto through it: what the proxy agreed to in ALPN is said, in the
+    # summary and in --meta (the same), where nothing else tells h2 from 1.1
+    run_tool $O $E $H -c 2 -d 500ms --http auto --cacert "$MITM_CA" -x "http://127.0.0.1:$MITM_PORT" \
+        --meta $TMPROOT/mitm.meta "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+    assert_eq "$RC" 0 "exit status with --http auto"
+    local said
+    said=$(sed -n 's/^  connections 2 established of 2 attempted (all \(h[12]\)), .*/\1/p' $E)
+    [ -n "$said" ] || fail "no protocol in the summary: $(grep '^  connections' $E)"
+    assert_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["levels"][0]["protocols"])' $TMPROOT/mitm.meta)" \
+        "{'$said': 2}" "--meta's protocols"
 }
 
 t_mitm_proxy_untrusted_ca_is_tls_verify() {

@@ -35,6 +35,73 @@ print("exited", p.returncode, len(data))
 PY
 }
 
+# on_terminal CMD...: runs CMD with stdout on a pseudo-terminal (as a user at
+# a shell has it) and stderr in $E; what reached the terminal goes to $O, the
+# exit status to RC.
+on_terminal() {
+    RC=$(python3 - "$O" "$E" "$@" <<'PY'
+import os, pty, subprocess, sys
+out, err, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+master, slave = pty.openpty()
+with open(err, "wb") as e:
+    p = subprocess.Popen(cmd, stdout=slave, stderr=e)
+os.close(slave)
+data = b""
+while True:  # until the child's end of the terminal is closed
+    try:
+        chunk = os.read(master, 65536)
+    except OSError:  # EIO: no process holds the terminal any more
+        break
+    if not chunk:
+        break
+    data += chunk
+open(out, "wb").write(data)
+print(p.wait(timeout=60))
+PY
+    )
+}
+
+# A document of thousands of lines on a terminal scrolled the summary away
+# (httpload -c 64 -d 1s printed 573 KB of samples after it): on a terminal
+# nothing goes to stdout, one line on stderr says how to keep the document,
+# and the exit status is the run's.
+t_terminal_gets_no_document_and_one_line_saying_so() {
+    need_knot || { fail "knot did not start"; return; }
+    on_terminal "$HTTPLOAD" -c 4 -d 300ms "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    assert_eq "$RC" 0 "httpload's exit status on a terminal"
+    assert_empty_file $O "what httpload wrote to the terminal"
+    assert_contains $E "^httpload: stdout is a terminal, so the JSON document is not printed; keep it with -o FILE or > FILE$"
+    assert_contains $E "^httpload: level c4: " "the summary"
+    # the status of a run with errors is kept: 1, as with the document
+    on_terminal "$HTTPLOAD" -q -c 2 -d 300ms "http://127.0.0.1:$NGINX_HTTP_PORT/missing"
+    assert_eq "$RC" 1 "httpload's exit status of a run with errors on a terminal"
+    assert_empty_file $O "what a run with errors wrote to the terminal"
+    assert_eq "$(head -n 1 $E)" "httpload: stdout is a terminal, so the JSON document is not printed; keep it with -o FILE or > FILE" \
+        "the first line of a quiet run with errors"
+    assert_contains $E "^httpload: level c2: [0-9]* errors and 0 unfinished in [0-9]* attempts (100%) exceed --max-error-rate 0$"
+    on_terminal "$DNSLOAD" -q -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 2 -d 300ms
+    assert_eq "$RC" 0 "dnsload's exit status on a terminal"
+    assert_empty_file $O "what dnsload wrote to the terminal"
+    assert_contains $E "^dnsload: stdout is a terminal, so the JSON document is not printed; keep it with -o FILE or > FILE$"
+    # -o FILE still writes it, with the terminal left empty
+    on_terminal "$HTTPLOAD" -q -c 2 -d 300ms -o "$TMPROOT/term.json" "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    assert_eq "$RC" 0 "exit status with -o on a terminal"
+    assert_empty_file $O "the terminal with -o"
+    assert_empty_file $E "stderr with -o on a terminal"
+    doc "$TMPROOT/term.json" --invariants "v('c2.requests')>0"
+}
+
+# A pipe is not a terminal: it gets the whole document, in both tools.
+t_pipe_gets_the_document() {
+    need_knot || { fail "knot did not start"; return; }
+    "$HTTPLOAD" -q -c 2 -d 300ms "http://127.0.0.1:$NGINX_HTTP_PORT/" 2>$E | cat >$O
+    assert_empty_file $E "httpload's stderr into a pipe"
+    doc $O --invariants "v('c2.requests')>0"
+    "$DNSLOAD" -q -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 2 -d 300ms 2>$E | cat >$O
+    assert_empty_file $E "dnsload's stderr into a pipe"
+    doc $O --invariants "v('c2.requests')>0"
+}
+
 t_max_doc_bytes_lets_a_harness_read_after_exit() {
     need_knot || { fail "knot did not start"; return; }
     local q=(-s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 8 -d 2s -q)

@@ -30,8 +30,15 @@ RUN_BOUND=${RUN_BOUND:-60}
 CHECKS_HTTP="descriptors ports conntrack memory cpus frequency timer strays probe"
 CHECKS_DNS="descriptors ports conntrack memory cpus frequency timer receive_buffer strays probe"
 
-# line ERR CHECK: the preflight line of CHECK in ERR.
-line() { grep -E "^[a-z]+: preflight $2: " "$1" | head -n 1; }
+# line ERR CHECK: the preflight line of CHECK in ERR, and with --verbose its
+# details (the indented lines beneath it) joined to it, as one line.
+line() {
+    awk -v re="^[a-z]+: preflight $2: " '
+        on && /^    / { sub(/^ +/, ""); printf " %s", $0; next }
+        on { exit }
+        $0 ~ re { printf "%s", $0; on = 1 }
+        END { if (on) print "" }' "$1"
+}
 
 # verdict ERR CHECK: ok, warn or unfit, as CHECK's line says.
 verdict() { line "$1" "$2" | sed -E 's/^[a-z]+: preflight [a-z ]+: ([a-z]+);.*/\1/'; }
@@ -42,23 +49,33 @@ line_has() {
 }
 
 # every_line_whole ERR CHECKS...: one line per check (_ for a space in its
-# name), each with its verdict, what was found, what is needed and what to do.
+# name), each with its verdict, the figure, what is needed and, unless ok,
+# the fix; and no line of ERR as wide as a terminal (120 characters).
 every_line_whole() {
-    local err=$1 c
+    local err=$1 c first
     shift
     for c in "$@"; do
         c=${c//_/ }
         [ "$(grep -cE "^[a-z]+: preflight $c: " "$err")" = 1 ] || fail "not one '$c' line in $err"
-        line "$err" "$c" | grep -qE "^[a-z]+: preflight $c: (ok|warn|unfit); found .+; needs .+; to do: .+$" ||
-            fail "the $c line is not 'verdict; found; needs; to do': $(line "$err" "$c")"
+        first=$(grep -E "^[a-z]+: preflight $c: " "$err")
+        echo "$first" | grep -qE "^[a-z]+: preflight $c: (ok; [^;]+; needs [^;]+|(warn|unfit); [^;]+; needs [^;]+; fix: .+)$" ||
+            fail "the $c line is not 'verdict; figure; needs NEED[; fix: FIX]': $first"
     done
+    narrow "$err"
+}
+
+# narrow FILE: every line of FILE is under 120 characters.
+narrow() {
+    local wide
+    wide=$(awk 'length($0) >= 120 { print length($0) ": " $0 }' "$1")
+    [ -z "$wide" ] || fail "lines of 120 characters or more in $1: $wide"
 }
 
 t_preflight_fit_machine_exits_0_with_one_probe_connection() {
     command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
     # strace counts the connections it makes: exactly one, to the target
     run_tool $W/fit.out $W/fit.err env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=connect \
-        -o $W/fit.strace $H --preflight -c 4 "$URL"
+        -o $W/fit.strace $H --preflight --verbose -c 4 "$URL"
     assert_eq "$RC" 0 "exit status of a fit machine ($(grep -E 'unfit' $W/fit.err))"
     assert_empty_file $W/fit.out "stdout"
     every_line_whole $W/fit.err $CHECKS_HTTP
@@ -74,10 +91,92 @@ t_preflight_fit_machine_exits_0_with_one_probe_connection() {
     assert_empty_file $W/run.err "stderr of a quiet run on a fit machine"
 }
 
+# A line per check that a terminal shows whole: the figure, the need and the
+# fix, under 120 characters (they ran to 407); --verbose adds what was found,
+# what the options need and what to do beneath each line, wrapped as narrow.
+t_preflight_lines_fit_a_terminal_and_verbose_says_more() {
+    run_tool $W/w.out $W/w.err $H --preflight -c 64 "$URL"
+    assert_eq "$RC" 0 "exit status"
+    every_line_whole $W/w.err $CHECKS_HTTP
+    [ -z "$(grep -E '^ ' $W/w.err)" ] || fail "details without --verbose: $(grep -E '^ ' $W/w.err | head -n 3)"
+    run_tool $W/w.out $W/w.err $D --preflight -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 64
+    assert_eq "$RC" 0 "dnsload's exit status"
+    every_line_whole $W/w.err $CHECKS_DNS
+    run_tool $W/w.out $W/w.err $H --preflight --verbose -c 64 "$URL"
+    assert_eq "$RC" 0 "exit status with --verbose"
+    every_line_whole $W/w.err $CHECKS_HTTP
+    # each check's line, then what it found and what the options need
+    local c
+    for c in $CHECKS_HTTP; do
+        line $W/w.err $c | grep -qE "^httpload: preflight $c: .* found .* needs " ||
+            fail "no 'found' and 'needs' beneath the $c line: $(line $W/w.err $c)"
+        grep -A1 -E "^httpload: preflight $c: " $W/w.err | tail -n 1 | grep -q '^    found ' ||
+            fail "the line beneath the $c line is not what it found"
+    done
+    line_has $W/w.err ports "ip_local_port_range $(awk '{ print $1 "-" $2 }' /proc/sys/net/ipv4/ip_local_port_range)"
+    line_has $W/w.err descriptors "needs 84: one per client (64), 4 per event loop (1)"
+}
+
+# A connection per request from 64 clients on loopback: the run was warned of
+# ports ("needs 70 to 109760") and conntrack entries its one loop cannot use
+# up (a loop opens about 25,000 connections a second at most). Now neither
+# warns where the range and the table hold what one loop can open.
+t_preflight_no_churn_warning_at_64_clients_on_loopback() {
+    run_tool $W/ch.out $W/ch.err $H --preflight --verbose -c 64 --conn-requests 1 "$URL"
+    assert_eq "$RC" 0 "exit status"
+    local lo hi
+    read -r lo hi </proc/sys/net/ipv4/ip_local_port_range
+    if [ $((hi - lo + 1)) -gt 25064 ]; then
+        assert_eq "$(verdict $W/ch.err ports)" ok "ports: $(line $W/ch.err ports)"
+    fi
+    if [ -r /proc/sys/net/netfilter/nf_conntrack_max ] &&
+        [ $(($(cat /proc/sys/net/netfilter/nf_conntrack_max) - $(cat /proc/sys/net/netfilter/nf_conntrack_count))) -gt 250064 ]; then
+        assert_eq "$(verdict $W/ch.err conntrack)" ok "conntrack: $(line $W/ch.err conntrack)"
+    fi
+    # and a run says nothing of them before it starts; its --meta says what
+    # bounded the churn (a run sends no probe: the loops alone)
+    run_tool $W/ch.json $W/ch.err $H -q -c 64 --conn-requests 1 -d 1s --meta $W/ch.meta "$URL"
+    assert_eq "$RC" 0 "exit status of the run"
+    if grep -qE 'preflight (ports|conntrack)' $W/ch.err; then fail "the run warned: $(cat $W/ch.err)"; fi
+    # four loops could open four times as many: judged against that
+    run_tool $W/ch4.json $W/ch.err $H -q -c 64 -t 4 --conn-requests 1 -d 1s --meta $W/ch4.meta "$URL"
+    assert_eq "$RC" 0 "exit status of the run on four loops"
+    python3 - $W/ch.meta $W/ch4.meta <<'PY' || fail "--meta's ports check: $(grep -o '"check": "ports"[^}]*' $W/ch.meta $W/ch4.meta)"
+import json, sys
+for path, most in ((sys.argv[1], "25064"), (sys.argv[2], "100064")):
+    ports = [c for c in json.load(open(path))["preflight"]["checks"] if c["check"] == "ports"][0]
+    assert ports["needed"].startswith("70 to %s: " % most), ports
+    assert "a loop opens at most 25000/s" in ports["needed"], ports
+PY
+}
+
+# An unsynchronized clock where levels start by it (--start-at, --shard) is
+# said before the run, not only in --meta; elsewhere it is no concern. The
+# machine's clock cannot be unsynchronized on demand: LOADGEN_TEST_CLOCK says
+# so instead (a variable for tests).
+t_preflight_unsynchronized_clock_is_said_before_a_sharded_run() {
+    local want="httpload: preflight clock: warn; not synchronized; needs sync for the shards; fix: chrony, ntpd or --clock-ref"
+    run_tool $W/ck.json $W/ck.err env LOADGEN_TEST_CLOCK=unsynchronized $H -q -c 2 --shard 0/2 -d 300ms \
+        --meta $W/ck.meta.json "$URL"
+    assert_eq "$RC" 0 "exit status of a shard on an unsynchronized clock"
+    assert_eq "$(cat $W/ck.err)" "$want" "stderr of a quiet shard"
+    python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["clock"]["synchronized"] is False' $W/ck.meta.json ||
+        fail "--meta's clock is not the same"
+    run_tool $W/ck.json $W/ck.err env LOADGEN_TEST_CLOCK=unsynchronized $H -q -c 2 -d 300ms \
+        --start-at "@$(($(date +%s) + 1))" "$URL"
+    assert_eq "$RC" 0 "exit status with --start-at"
+    assert_eq "$(cat $W/ck.err)" "${want/the shards/--start-at}" "stderr of a quiet run with --start-at"
+    # without them, or on a synchronized clock: not a word
+    run_tool $W/ck.json $W/ck.err env LOADGEN_TEST_CLOCK=unsynchronized $H -q -c 2 -d 300ms "$URL"
+    assert_empty_file $W/ck.err "stderr without --shard or --start-at"
+    run_tool $W/ck.json $W/ck.err env LOADGEN_TEST_CLOCK=synchronized $H -q -c 2 --shard 0/2 -d 300ms "$URL"
+    assert_empty_file $W/ck.err "stderr of a shard on a synchronized clock"
+}
+
 t_preflight_dnsload_probes_one_query() {
     command -v strace >/dev/null || skip "strace missing (apt-get install strace)"
     run_tool $W/dns.out $W/dns.err env ASAN_OPTIONS=detect_leaks=0 strace -f -qq \
-        -e trace=connect,sendto,sendmsg,sendmmsg -o $W/dns.strace $D --preflight -s 127.0.0.1 \
+        -e trace=connect,sendto,sendmsg,sendmmsg -o $W/dns.strace $D --preflight --verbose -s 127.0.0.1 \
         -p "$KNOT_PORT" --query 'www.example.test A' -c 4
     assert_eq "$RC" 0 "exit status"
     # one socket toward knot, one datagram on it (the receive buffer's own
@@ -93,20 +192,20 @@ t_preflight_dnsload_probes_one_query() {
     # 1024 answers of up to 65,535 bytes do not fit the default buffer
     local rmem
     rmem=$(cat /proc/sys/net/core/rmem_default)
-    run_tool $W/dns.out $W/dns.err $D --preflight -s 127.0.0.1 -p "$KNOT_PORT" \
+    run_tool $W/dns.out $W/dns.err $D --preflight --verbose -s 127.0.0.1 -p "$KNOT_PORT" \
         --query 'www.example.test A' -c 4 --outstanding 1024 --edns=65535
     assert_eq "$(verdict $W/dns.err "receive buffer")" warn "receive buffer for 1024 in flight"
     line_has $W/dns.err "receive buffer" "receive buffer of $rmem bytes (net.core.rmem_default)"
     line_has $W/dns.err "receive buffer" "answers of 65507 bytes" # UDP's largest over IPv4
     line_has $W/dns.err "receive buffer" "1024 answers arriving at once (--outstanding 1024)"
     # a server that does not answer: the probe says so, the machine is still fit
-    run_tool $W/dns.out $W/dns.err $D --preflight -s 127.0.0.1 -p 9 --query 'x.test A' -c 1
+    run_tool $W/dns.out $W/dns.err $D --preflight --verbose -s 127.0.0.1 -p 9 --query 'x.test A' -c 1
     assert_eq "$(verdict $W/dns.err probe)" warn "probe of a closed port"
     line_has $W/dns.err probe "Connection refused"
 }
 
 t_preflight_descriptor_limit_is_unfit() {
-    run_tool $W/fd.out $W/fd.err bash -c "ulimit -n 256 && exec $H --preflight -c 1000 $URL"
+    run_tool $W/fd.out $W/fd.err bash -c "ulimit -n 256 && exec $H --preflight --verbose -c 1000 $URL"
     assert_eq "$RC" 6 "exit status"
     assert_empty_file $W/fd.out "stdout"
     assert_eq "$(verdict $W/fd.err descriptors)" unfit "descriptors"
@@ -115,7 +214,7 @@ t_preflight_descriptor_limit_is_unfit() {
     line_has $W/fd.err descriptors "ulimit -n 1020"
     assert_contains $W/fd.err "^httpload: preflight: unfit ("
     # within the hard limit the soft one is raised at start: fit
-    run_tool $W/fd.out $W/fd.err bash -c "ulimit -Sn 256 && ulimit -Hn 4096 && exec $H --preflight -c 1000 $URL"
+    run_tool $W/fd.out $W/fd.err bash -c "ulimit -Sn 256 && ulimit -Hn 4096 && exec $H --preflight --verbose -c 1000 $URL"
     assert_eq "$(verdict $W/fd.err descriptors)" ok "descriptors within the hard limit"
     line_has $W/fd.err descriptors "the soft limit is raised to the hard one at start"
 }
@@ -130,7 +229,7 @@ t_preflight_names_busy_loops_on_its_cpu() {
     timeout 60 taskset -c 0 $W/lgspin_b -c 'while :; do :; done' &
     local b=$!
     sleep 0.3
-    run_tool $W/spin.out $W/spin.err taskset -c 0 $H --preflight -c 4 "$URL"
+    run_tool $W/spin.out $W/spin.err taskset -c 0 $H --preflight --verbose -c 4 "$URL"
     stop_background $a $b
     assert_eq "$(verdict $W/spin.err strays)" warn "strays"
     line_has $W/spin.err strays "this process may use (0)"
@@ -141,7 +240,7 @@ t_preflight_names_busy_loops_on_its_cpu() {
     line "$W/spin.err" strays | grep -qE 'lgspin_b \(pid [0-9]+\) 0\.[0-9]+ CPU' ||
         fail "lgspin_b not named: $(line $W/spin.err strays)"
     # and more loops than that one CPU
-    run_tool $W/spin.out $W/spin.err taskset -c 0 $H --preflight -c 4 -t 2 "$URL"
+    run_tool $W/spin.out $W/spin.err taskset -c 0 $H --preflight --verbose -c 4 -t 2 "$URL"
     assert_eq "$(verdict $W/spin.err cpus)" warn "cpus with --threads 2 on one CPU"
     line_has $W/spin.err cpus "this process may run on 1: 0"
     line_has $W/spin.err cpus "use --threads 1 or fewer"
@@ -155,7 +254,7 @@ t_preflight_narrow_port_range_in_a_namespace_is_unfit() {
     range=$(ip netns exec "$ns" cat /proc/sys/net/ipv4/ip_local_port_range)
     ip netns exec "$ns" sysctl -q -w net.ipv4.ip_local_port_range="40000 40009"
     # a connection per request, each closed one held 60 s (not loopback)
-    run_tool $W/ports.out $W/ports.err ip netns exec "$ns" $H --preflight -c 4 --conn-requests 1 \
+    run_tool $W/ports.out $W/ports.err ip netns exec "$ns" $H --preflight --verbose -c 4 --conn-requests 1 \
         -d 30s --timeout 2s "http://$addr/stamped"
     assert_eq "$RC" 6 "exit status"
     assert_eq "$(verdict $W/ports.err ports)" unfit "ports"
@@ -163,14 +262,16 @@ t_preflight_narrow_port_range_in_a_namespace_is_unfit() {
     line_has $W/ports.err ports "free again after 60 s"
     line_has $W/ports.err ports "new connections/s"
     # the same clients on connections that stay fit in ten ports
-    run_tool $W/ports.out $W/ports.err ip netns exec "$ns" $H --preflight -c 4 -d 30s "http://$addr/stamped"
+    run_tool $W/ports.out $W/ports.err ip netns exec "$ns" $H --preflight --verbose -c 4 -d 30s "http://$addr/stamped"
     assert_eq "$(verdict $W/ports.err ports)" ok "ports without --conn-requests"
     line_has $W/ports.err ports "needs 4: one per client's connection"
-    # a run says so before it starts, and --require-fit sends nothing
+    # a run says so before it starts, and --require-fit sends nothing: in 2 s
+    # the slowest churn (4 clients, a connection per 1 s timeout) opens 8
+    # connections, 12 with the clients' first, each port held 60 s
     local before
     before=$(wc -l <"$SRV/nginx-netns/stamped.log" 2>/dev/null || echo 0)
     run_tool $W/ports.json $W/ports.err ip netns exec "$ns" $H -q --require-fit -c 4 \
-        --conn-requests 1 -d 1s --timeout 1s "http://$addr/stamped"
+        --conn-requests 1 -d 2s --timeout 1s "http://$addr/stamped"
     assert_eq "$RC" 6 "exit status with --require-fit"
     assert_empty_file $W/ports.json "stdout with --require-fit"
     assert_eq "$(verdict $W/ports.err ports)" unfit "the run's ports line"
@@ -178,7 +279,7 @@ t_preflight_narrow_port_range_in_a_namespace_is_unfit() {
     assert_eq "$(wc -l <"$SRV/nginx-netns/stamped.log" 2>/dev/null || echo 0)" "$before" \
         "requests nginx saw"
     # without it the run goes on, after the warning, and meets the limit
-    run_tool $W/ports.json $W/ports.err ip netns exec "$ns" $H -q -c 4 --conn-requests 1 -d 1s \
+    run_tool $W/ports.json $W/ports.err ip netns exec "$ns" $H -q -c 4 --conn-requests 1 -d 2s \
         --timeout 1s --max-error-rate 1 "http://$addr/stamped"
     assert_eq "$RC" 0 "exit status of the run"
     assert_eq "$(head -n 1 $W/ports.err | sed -E 's/;.*//')" "httpload: preflight ports: unfit" \
@@ -189,7 +290,7 @@ t_preflight_narrow_port_range_in_a_namespace_is_unfit() {
 
 t_preflight_conntrack_and_memory_for_huge_cohorts() {
     # -c 300000: more entries than a default nf_conntrack_max (262144) holds
-    run_tool $W/big.out $W/big.err $H --preflight -c 300000 -k "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+    run_tool $W/big.out $W/big.err $H --preflight --verbose -c 300000 -k "https://127.0.0.1:$NGINX_HTTPS_PORT/"
     assert_eq "$RC" 6 "exit status"
     if [ -r /proc/sys/net/netfilter/nf_conntrack_max ]; then
         local max
@@ -209,11 +310,11 @@ t_preflight_conntrack_and_memory_for_huge_cohorts() {
     avail_kib=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
     clients=$(awk -v a="$avail_kib" 'BEGIN { c = int(a / 58.3 * 1.1) + 1; print (c > 10000000 ? 10000000 : c) }')
     [ "$clients" -lt 10000000 ] || skip "more than 500 GiB available: no client count fills it"
-    run_tool $W/big.out $W/big.err $H --preflight -c "$clients" -k "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+    run_tool $W/big.out $W/big.err $H --preflight --verbose -c "$clients" -k "https://127.0.0.1:$NGINX_HTTPS_PORT/"
     assert_eq "$RC" 6 "exit status"
     assert_eq "$(verdict $W/big.err memory)" unfit "memory"
     line_has $W/big.err memory "$clients clients x 58.3 KiB (bench/memory: HTTP/2 over TLS)"
-    run_tool $W/big.out $W/big.err $H --preflight -c 1000 --http 1.1 -k "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+    run_tool $W/big.out $W/big.err $H --preflight --verbose -c 1000 --http 1.1 -k "https://127.0.0.1:$NGINX_HTTPS_PORT/"
     assert_eq "$(verdict $W/big.err memory)" ok "memory of 1000 clients"
     line_has $W/big.err memory "1000 clients x 45.4 KiB (bench/memory: HTTP/1.1 over TLS)"
 }
@@ -224,7 +325,7 @@ t_preflight_timer_bound_and_require_fit() {
     # priority, so that a busy neighbour cannot cut the burst short (a short
     # burst judges nothing: the check then warns instead)
     local rt="chrt -f 1"
-    run_tool $W/tm.out $W/tm.err $rt $H --preflight -c 2 --max-timer-floor 1us "$URL"
+    run_tool $W/tm.out $W/tm.err $rt $H --preflight --verbose -c 2 --max-timer-floor 1us "$URL"
     assert_eq "$RC" 6 "exit status"
     assert_eq "$(verdict $W/tm.err timer)" unfit "timer"
     line_has $W/tm.err timer "needs a median at most 0.001 ms (--max-timer-floor)"
@@ -248,7 +349,7 @@ t_preflight_timer_bound_and_require_fit() {
 }
 
 t_preflight_clock_when_shards_start_together() {
-    run_tool $W/ck.out $W/ck.err $H --preflight -c 4 --shard 0/2 --start-at "@$(($(date +%s) + 600))" "$URL"
+    run_tool $W/ck.out $W/ck.err $H --preflight --verbose -c 4 --shard 0/2 --start-at "@$(($(date +%s) + 600))" "$URL"
     local synced
     synced=$(python3 -c '
 import ctypes
@@ -268,7 +369,7 @@ print("yes" if rc != 5 and not (t.status & 0x40) else "no")')
     fi
     line_has $W/ck.err clock "starts its levels at --start-at by its own clock"
     # without --start-at or --shard the clock is not a check
-    run_tool $W/ck.out $W/ck.err $H --preflight -c 4 "$URL"
+    run_tool $W/ck.out $W/ck.err $H --preflight --verbose -c 4 "$URL"
     [ -z "$(line $W/ck.err clock)" ] || fail "a clock line without --start-at: $(line $W/ck.err clock)"
     # the frequency line says what /sys has
     if [ -r /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor ]; then

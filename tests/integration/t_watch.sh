@@ -42,6 +42,10 @@ t_nginx_tree_is_sampled_under_load() {
         "has('$w.nginx.cpu_s')" "has('$w.nginx.fds')" \
         "s('$w.nginx.rss_bytes')==s('$w.rss_bytes')" \
         "all(f==int(f) for f in s('$w.fds'))"
+    # the summary says the tree's CPU share, its peak memory and the requests
+    # per CPU second it consumed, as loadstats summary would
+    summary $O $E httpload --watch nginx
+    assert_contains $E "^  watch nginx: [0-9]*% CPU, peak RSS [0-9.]* MiB, peak PSS [0-9.]* MiB; [0-9]* requests per CPU second$"
 }
 
 # --watch once walked every process's /proc/PID/stat on the request loop (on a

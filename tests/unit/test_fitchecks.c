@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -58,7 +59,7 @@ static void needs(struct lg_needs *n, const struct lg_config *cfg, unsigned clie
     n->clients = clients;
     n->threads = cfg->threads;
     n->slots = cfg->slots;
-    n->span_s = 12;
+    n->churn_s = 12;
     n->rate_basis = "test";
 }
 
@@ -104,8 +105,8 @@ static void ports_run_out_under_churn(void **state)
     n.conn_rate_min = 0.4;
     n.conn_rate_max = -1;
     lg_fit_ports(&n, &m, &c);
-    assert_int_equal(c.verdict, LG_FIT_WARN); /* 4 + 0.4 x 12 s (the run's span): 8.8 */
-    n.span_s = 30;
+    assert_int_equal(c.verdict, LG_FIT_WARN); /* 4 + 0.4 x 12 s (the levels' time): 8.8 */
+    n.churn_s = 30;
     lg_fit_ports(&n, &m, &c);
     assert_int_equal(c.verdict, LG_FIT_UNFIT);
     assert_int_equal(lg_fit_time_wait_s(&n, &m), 60);
@@ -319,6 +320,221 @@ static void receive_buffer_against_outstanding(void **state)
     assert_non_null(strstr(c.found, "measured over loopback"));
 }
 
+/* A check's line, as either tool prints it, is shorter than a terminal is
+ * wide and whole (not cut with "..."); the verdict's words are there. */
+static void fits(const struct lg_check *c)
+{
+    static const char *const tools[] = {"httpload", "dnsload"};
+    for (int t = 0; t < 2; t++) {
+        char line[LG_CHECK_LINE_MAX + 64];
+        lg_check_line(tools[t], c, line, sizeof(line));
+        if (strlen(line) >= LG_CHECK_LINE_MAX || strstr(line, "..."))
+            fail_msg("%zu characters: %s", strlen(line), line);
+        assert_non_null(strstr(line, "; needs "));
+        if ((c->verdict == LG_FIT_OK) != (strstr(line, "; fix: ") == NULL))
+            fail_msg("a fix where none is due, or none where one is: %s", line);
+    }
+}
+
+/* Every check's line at the largest figures the options and the kernel
+ * allow, in each of its verdicts. */
+static void every_line_fits_a_terminal(void **state)
+{
+    (void)state;
+    struct lg_machine m;
+    struct lg_config cfg;
+    struct lg_needs n;
+    struct lg_check c;
+    roomy(&m);
+    config(&cfg);
+    needs(&n, &cfg, 10000000);
+    n.threads = 4096;
+    n.watches = 64;
+    /* descriptors: unfit, ok raised, ok, unlimited */
+    m.fd_soft = m.fd_hard = 1048575;
+    lg_fit_descriptors(&n, &m, &c);
+    assert_int_equal(c.verdict, LG_FIT_UNFIT);
+    fits(&c);
+    m.fd_soft = 1024;
+    m.fd_hard = UINT64_MAX;
+    lg_fit_descriptors(&n, &m, &c);
+    fits(&c);
+    m.fd_soft = 1073741816;
+    m.fd_hard = 1073741824;
+    lg_fit_descriptors(&n, &m, &c);
+    fits(&c);
+    /* ports and conntrack: unfit, warn and ok, churn or none, UDP, Unix */
+    m.port_lo = 1024;
+    m.port_hi = 65535;
+    m.tw_reuse = 0;
+    m.conntrack = true;
+    m.conntrack_max = 4294967295u;
+    m.conntrack_count = 4294967000u;
+    m.conntrack_tw_s = 120;
+    m.conntrack_udp_s = 120;
+    cfg.conn_requests = 1;
+    n.churn_s = 3600;
+    const double rates[][2] = {{1e6, -1}, {1e6, 2e6}, {0.001, 1e9}, {1, 2}};
+    for (int dgram = 0; dgram < 2; dgram++)
+        for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+            n.datagram = dgram;
+            n.conn_rate_min = rates[i][0];
+            n.conn_rate_max = rates[i][1];
+            for (unsigned clients = 1; clients <= 10000000; clients *= 100) {
+                n.clients = clients;
+                lg_fit_ports(&n, &m, &c);
+                fits(&c);
+                lg_fit_conntrack(&n, &m, &c);
+                fits(&c);
+            }
+        }
+    m.conntrack = false;
+    lg_fit_conntrack(&n, &m, &c);
+    fits(&c);
+    m.port_hi = 0;
+    lg_fit_ports(&n, &m, &c);
+    fits(&c);
+    n.unix_socket = true;
+    lg_fit_ports(&n, &m, &c);
+    fits(&c);
+    lg_fit_conntrack(&n, &m, &c);
+    fits(&c);
+    n.unix_socket = false;
+    /* memory: unfit (in a cgroup), warn, ok, unreadable */
+    n.clients = 10000000;
+    cfg.client_memory_bytes = 1023.9 * 1024 * 1024;
+    m.mem_total = m.mem_available = 1023ull << 40;
+    m.cgroup_limit = 1000ull << 40;
+    m.cgroup_usage = 1;
+    lg_fit_memory(&n, &m, &c);
+    assert_int_equal(c.verdict, LG_FIT_UNFIT);
+    fits(&c);
+    n.clients = 600;
+    lg_fit_memory(&n, &m, &c);
+    fits(&c);
+    n.clients = 1;
+    lg_fit_memory(&n, &m, &c);
+    fits(&c);
+    m.mem_total = 0;
+    lg_fit_memory(&n, &m, &c);
+    fits(&c);
+    /* cpus: more loops than CPUs, SMT siblings, enough */
+    n.threads = 4096;
+    m.n_allowed = 4095;
+    lg_fit_cpus(&n, &m, &c);
+    assert_int_equal(c.verdict, LG_FIT_WARN);
+    fits(&c);
+    m.n_allowed = 4096;
+    m.allowed_siblings = 4096;
+    m.sibling_a = 4094;
+    m.sibling_b = 4095;
+    lg_fit_cpus(&n, &m, &c);
+    assert_int_equal(c.verdict, LG_FIT_WARN);
+    fits(&c);
+    n.threads = 1;
+    lg_fit_cpus(&n, &m, &c);
+    fits(&c);
+    /* frequency: a 15-character governor, mixed, boost */
+    strcpy(m.governor, "conservative123");
+    m.governors_differ = true;
+    m.boost = -1;
+    lg_fit_frequency(&m, &c);
+    assert_int_equal(c.verdict, LG_FIT_WARN);
+    fits(&c);
+    m.governors_differ = false;
+    lg_fit_frequency(&m, &c);
+    fits(&c);
+    strcpy(m.governor, "performance");
+    m.boost = 1;
+    lg_fit_frequency(&m, &c);
+    assert_int_equal(c.verdict, LG_FIT_WARN);
+    fits(&c);
+    m.boost = 0;
+    lg_fit_frequency(&m, &c);
+    fits(&c);
+    m.governor[0] = 0;
+    lg_fit_frequency(&m, &c);
+    fits(&c);
+    /* timer: late beyond a large bound, p99 only, cut short, no timerfd */
+    cfg.max_timer_floor_ns = 1000000000ull; /* --max-timer-floor 1s */
+    struct lg_timer_floor tf = {
+        .wakes = 128, .p50_ns = 9999000000ull, .p99_ns = 9999000000ull, .took_ns = 1};
+    lg_fit_timer(&n, &tf, &c);
+    assert_int_equal(c.verdict, LG_FIT_UNFIT);
+    fits(&c);
+    tf.p50_ns = 1000;
+    lg_fit_timer(&n, &tf, &c);
+    assert_int_equal(c.verdict, LG_FIT_WARN);
+    fits(&c);
+    tf.p99_ns = 2000;
+    lg_fit_timer(&n, &tf, &c);
+    fits(&c);
+    tf.wakes = 3;
+    lg_fit_timer(&n, &tf, &c);
+    fits(&c);
+    tf.wakes = 0;
+    lg_fit_timer(&n, &tf, &c);
+    fits(&c);
+    cfg.max_timer_floor_ns = 3600000000000ull; /* 1h: the longest bound in the line */
+    tf.wakes = 128;
+    tf.p99_ns = 9999000000ull;
+    lg_fit_timer(&n, &tf, &c);
+    fits(&c);
+    /* clock: unsynchronized for --start-at, for shards, with --clock-ref */
+    setenv("LOADGEN_TEST_CLOCK", "unsynchronized", 1);
+    cfg.start_at_ns = 1;
+    lg_fit_clock(&n, &c);
+    assert_int_equal(c.verdict, LG_FIT_WARN);
+    fits(&c);
+    cfg.start_at_ns = 0;
+    cfg.shard_count = 1000;
+    lg_fit_clock(&n, &c);
+    fits(&c);
+    cfg.clock_ref = "a-rather-long-name-of-an-ntp-server.example.org:123";
+    lg_fit_clock(&n, &c);
+    fits(&c);
+    setenv("LOADGEN_TEST_CLOCK", "synchronized", 1);
+    lg_fit_clock(&n, &c);
+    fits(&c);
+    unsetenv("LOADGEN_TEST_CLOCK");
+    /* receive buffer: 65535 answers in flight of the largest size */
+    cfg.slots_option = "--outstanding";
+    cfg.slots = 65535;
+    cfg.answer_bytes = 65535;
+    m.rmem_default = 2147483647;
+    n.datagram = true;
+    lg_fit_receive_buffer(&n, &m, &c);
+    fits(&c);
+    m.rmem_default = 212992;
+    lg_fit_receive_buffer(&n, &m, &c);
+    assert_int_equal(c.verdict, LG_FIT_WARN);
+    fits(&c);
+    cfg.answer_bytes = 1;
+    m.rmem_default = 65534;
+    lg_fit_receive_buffer(&n, &m, &c);
+    fits(&c);
+    /* strays: a named process on the highest CPU, a load alone, unknown */
+    m.logical_cpus = 4096;
+    m.loadavg1 = 99999.99;
+    struct lg_strays st = {.window_s = 0.5,
+                           .n_cpus = 4096,
+                           .busy_cpus = 4096,
+                           .busiest_cpu = 4095,
+                           .busiest_share = 1.0,
+                           .n_top = 3};
+    for (int i = 0; i < 3; i++)
+        st.top[i] = (struct lg_stray){.pid = 4194304, .comm = "abcdefghijklmno", .cpus = 64};
+    lg_fit_strays(&n, &m, &st, &c);
+    assert_int_equal(c.verdict, LG_FIT_WARN);
+    fits(&c);
+    st.n_top = 0;
+    lg_fit_strays(&n, &m, &st, &c);
+    fits(&c);
+    st.busiest_cpu = -1;
+    lg_fit_strays(&n, &m, &st, &c);
+    fits(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +547,7 @@ int main(void)
         cmocka_unit_test(timer_floor_against_its_bound),
         cmocka_unit_test(strays_are_named),
         cmocka_unit_test(receive_buffer_against_outstanding),
+        cmocka_unit_test(every_line_fits_a_terminal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -142,6 +142,36 @@ static void test_random_shapes_agree(void **state)
     free(v);
 }
 
+/* The summary's mean and deviation over nanoseconds equal stats_moments'
+ * over the same samples as milliseconds, bit for bit. */
+static void test_moments_agree_with_stats_moments(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    uint64_t *ns = malloc(N * sizeof(*ns));
+    double *d = malloc(N * sizeof(*d));
+    assert_non_null(ns);
+    assert_non_null(d);
+    for (size_t i = 0; i < N; i++) {
+        /* a body near 0.4 ms and a tail to seconds */
+        ns[i] = 400000 + next_random() % 100000 + (i % 97 == 0 ? next_random() % 3000000000u : 0);
+        d[i] = (double)ns[i] / 1e6;
+    }
+    size_t sizes[] = {1, 2, 31, N};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        double mean, sd, want_mean, want_sd;
+        stats_moments_ns(ns, sizes[k], &mean, &sd);
+        stats_moments(d, sizes[k], 0, &want_mean, &want_sd);
+        assert_true(mean == want_mean);
+        assert_true(sd == want_sd);
+    }
+    double mean = 1, sd = 1;
+    stats_moments_ns(NULL, 0, &mean, &sd);
+    assert_true(mean == 0.0 && sd == 0.0);
+    free(ns);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +181,7 @@ int main(void)
         cmocka_unit_test(test_an_outlier_crowds_one_bucket),
         cmocka_unit_test(test_a_narrow_range_is_read_off_the_counts),
         cmocka_unit_test(test_random_shapes_agree),
+        cmocka_unit_test(test_moments_agree_with_stats_moments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
