@@ -5,6 +5,7 @@
 #include "loadgen/core/clock.h"
 #include "loadgen/core/start.h"
 #include "loadgen/watching/watch.h"
+#include "stats/nearest.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -375,6 +376,30 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
            scale_option(cfg, opt, arg) || machine_option(cfg, opt, arg);
 }
 
+/* An option getopt does not know: a name near one of ours (--clinets) is
+ * said so. */
+__attribute__((noreturn)) static void unknown_option(const struct lg_cmdline *cl, const char *given)
+{
+    if (optopt && optopt < 256) lg_usage_error(cl->tool, "unknown option -%c", optopt);
+    if (strncmp(given, "--", 2) == 0) {
+        char name[STATS_NEAREST_MAX_LEN + 1];
+        size_t len = strcspn(given + 2, "=");
+        if (len < sizeof(name)) {
+            memcpy(name, given + 2, len);
+            name[len] = '\0';
+            struct stats_nearest near;
+            stats_nearest_init(&near, name);
+            const char *group;
+            const struct lg_option *o;
+            for (size_t i = 0; (o = nth_option(cl, i, &group)); i++)
+                stats_nearest_offer(&near, o->name);
+            if (near.best)
+                lg_usage_error(cl->tool, "unknown option %s: did you mean --%s?", given, near.best);
+        }
+    }
+    lg_usage_error(cl->tool, "unknown option %s", given);
+}
+
 /* getopt's tables, made from ours, on the stack (about 4 KiB): a usage
  * error exits from inside the parse loop, and an allocation would then be a
  * leak, whose report (LeakSanitizer's) would add lines to the one-line
@@ -420,8 +445,7 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
              * by its id: say which option it was */
             if (optopt && strncmp(a, "--", 2) == 0)
                 lg_usage_error(cl->tool, "option %.*s takes no value", (int)strcspn(a, "="), a);
-            if (optopt && optopt < 256) lg_usage_error(cl->tool, "unknown option -%c", optopt);
-            lg_usage_error(cl->tool, "unknown option %s", a);
+            unknown_option(cl, a);
         }
         if (config_option(cfg, opt, optarg)) continue;
         if (cl->tls && tls_option(cl->tool, tls, opt, optarg)) continue;

@@ -17,6 +17,7 @@ printf 'GET http://127.0.0.1:9/\n' >"$TMPROOT/good.targets"
 # expected substring | tool | arguments...
 read -r -d '' HTTP_CASES <<'ROWS'
 unknown option --bogus|httpload --bogus URL
+unknown option --clinets: did you mean --clients?|httpload --clinets 5 URL
 option --insecure takes no value|httpload --insecure=1 URL
 option --quiet takes no value|httpload --quiet=yes URL
 --retry-delay: 'soon'|httpload --retry-delay soon URL
@@ -152,6 +153,8 @@ t_loadstats_bad_input_table() {
     run_table "$(
         cat <<'ROWS'
 unknown|loadstats frobnicate /dev/null
+unknown command 'sumary': did you mean summary?|loadstats sumary /dev/null
+unknown option --qiet: did you mean --quiet?|loadstats check --qiet /dev/null
 /nonexistent/doc.json|loadstats summary /nonexistent/doc.json
 /nonexistent/doc.json|loadstats check /nonexistent/doc.json
 /nonexistent|loadstats compare /nonexistent/a.json /nonexistent/b.json
