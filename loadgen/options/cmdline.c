@@ -7,6 +7,7 @@
 #include "loadgen/watching/watch.h"
 #include "stats/nearest.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,10 +377,66 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
            scale_option(cfg, opt, arg) || machine_option(cfg, opt, arg);
 }
 
-/* An option getopt does not know: a name near one of ours (--clinets) is
- * said so. */
+/* The habit another tool's users have for the letter, or NULL. */
+static const struct lg_habit *habit_of(const struct lg_cmdline *cl, int letter)
+{
+    for (size_t i = 0; i < cl->n_habits; i++)
+        if (cl->habits[i].short_name == letter) return &cl->habits[i];
+    return NULL;
+}
+
+/* "dnsperf's -Q (...) is -R/--rate here" */
+static const char *habit_text(const struct lg_habit *h, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s is %s here", h->there, h->here);
+    return buf;
+}
+
+/* Whether the option getopt just returned, which takes a value, was written
+ * with its letter (-d 5s, -d5s) rather than its name (--duration 5s). */
+static bool value_given_short(char **argv)
+{
+    const char *element =
+        optind >= 2 && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
+    return element[0] == '-' && element[1] != '-';
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s) return false;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s)) return false;
+    return true;
+}
+
+/* Option `letter`, which takes no value here, was written alone (-q) and a
+ * number follows it: another tool's users give that letter a value. */
+static void check_valueless_habit(const struct lg_cmdline *cl, int letter, int argc, char **argv)
+{
+    const struct lg_habit *h = habit_of(cl, letter);
+    const char *alone = argv[optind - 1];
+    if (!h || alone[0] != '-' || alone[1] != letter || alone[2] || optind >= argc ||
+        !all_digits(argv[optind]))
+        return;
+    const char *name = NULL;
+    const char *group;
+    const struct lg_option *o;
+    for (size_t i = 0; (o = nth_option(cl, i, &group)); i++)
+        if (o->short_name == letter) name = o->name;
+    char text[256];
+    lg_usage_error(cl->tool, "-%c %s: -%c is --%s here and takes no value; %s", letter,
+                   argv[optind], letter, name ? name : "?", habit_text(h, text, sizeof(text)));
+}
+
+/* An option getopt does not know: a letter another tool's users type, or a
+ * name near one of ours (--clinets), is said so. */
 __attribute__((noreturn)) static void unknown_option(const struct lg_cmdline *cl, const char *given)
 {
+    char text[256];
+    const struct lg_habit *h = optopt && optopt < 256 ? habit_of(cl, optopt) : NULL;
+    if (h)
+        lg_usage_error(cl->tool, "unknown option -%c: %s", optopt,
+                       habit_text(h, text, sizeof(text)));
     if (optopt && optopt < 256) lg_usage_error(cl->tool, "unknown option -%c", optopt);
     if (strncmp(given, "--", 2) == 0) {
         char name[STATS_NEAREST_MAX_LEN + 1];
@@ -447,9 +504,17 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
                 lg_usage_error(cl->tool, "option %.*s takes no value", (int)strcspn(a, "="), a);
             unknown_option(cl, a);
         }
-        if (config_option(cfg, opt, optarg)) continue;
-        if (cl->tls && tls_option(cl->tool, tls, opt, optarg)) continue;
-        cl->handle(cl->ctx, opt, optarg);
+        /* a value that does not fit ours, given to a letter another tool's
+         * users know, says what that letter is here */
+        char hint[256];
+        const struct lg_habit *h = opt < 256 ? habit_of(cl, opt) : NULL;
+        if (h && optarg && value_given_short(argv))
+            lg_usage_hint(habit_text(h, hint, sizeof(hint)));
+        if (h && !optarg) check_valueless_habit(cl, opt, argc, argv);
+        bool taken =
+            config_option(cfg, opt, optarg) || (cl->tls && tls_option(cl->tool, tls, opt, optarg));
+        if (!taken) cl->handle(cl->ctx, opt, optarg);
+        lg_usage_hint(NULL);
     }
     return optind;
 }

@@ -14,6 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The options are read on main's thread alone, before any other exists. */
+static const char *usage_hint;
+
+void lg_usage_hint(const char *hint)
+{
+    usage_hint = hint;
+}
+
 void lg_usage_error(const char *tool, const char *fmt, ...)
 {
     va_list ap;
@@ -21,6 +29,7 @@ void lg_usage_error(const char *tool, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
+    if (usage_hint) fprintf(stderr, "; %s", usage_hint);
     fprintf(stderr, " (see %s --help)\n", tool);
     exit(LG_EXIT_USAGE);
 }
@@ -145,6 +154,31 @@ int lg_parse_levels(const char *s, unsigned **levels, size_t *n)
     return 0;
 }
 
+int lg_parse_host_port(const char *s, char *host, size_t len, unsigned long long *port)
+{
+    const char *colon = strrchr(s, ':');
+    size_t n = strlen(s);
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (!close) return -1;
+        n = (size_t)(close - s - 1);
+        s++;
+        colon = close[1] == ':' ? close + 1 : NULL;
+        if (close[1] && !colon) return -1;
+    } else if (colon && strchr(s, ':') == colon) {
+        n = (size_t)(colon - s);
+    } else {
+        colon = NULL; /* a bare IPv6 address */
+    }
+    unsigned long long p;
+    if (n == 0 || n >= len) return -1;
+    if (colon && lg_parse_unsigned(colon + 1, 1, 65535, &p) < 0) return -1;
+    memcpy(host, s, n);
+    host[n] = '\0';
+    if (colon) *port = p;
+    return 0;
+}
+
 bool lg_tls_options_given(const struct lg_tls_options *t)
 {
     return t->cacert || t->sni || t->insecure || t->resume || t->max_handshakes;
@@ -201,37 +235,17 @@ void lg_config_finish(struct lg_config *cfg)
     }
     if (cfg->quiet && !cfg->summary) cfg->progress = false;
     if (cfg->clock_ref) {
-        /* HOST, HOST:PORT or [V6]:PORT; NTP's port by default */
         char host[256];
-        unsigned long long port = 123;
-        const char *s = cfg->clock_ref, *colon = strrchr(s, ':');
-        size_t n = strlen(s);
-        if (s[0] == '[') {
-            const char *close = strchr(s, ']');
-            if (!close) goto bad_ref;
-            n = (size_t)(close - s - 1);
-            s++;
-            colon = close[1] == ':' ? close + 1 : NULL;
-            if (close[1] && !colon) goto bad_ref;
-        } else if (colon && strchr(s, ':') == colon) {
-            n = (size_t)(colon - s);
-        } else {
-            colon = NULL; /* a bare IPv6 address */
-        }
-        if (n == 0 || n >= sizeof(host)) goto bad_ref;
-        memcpy(host, s, n);
-        host[n] = '\0';
-        if (colon && lg_parse_unsigned(colon + 1, 1, 65535, &port) < 0) goto bad_ref;
+        unsigned long long port = 123; /* NTP's */
+        if (lg_parse_host_port(cfg->clock_ref, host, sizeof(host), &port) < 0)
+            lg_usage_error(cfg->tool, "--clock-ref: '%s' is not HOST, HOST:PORT or [IPv6]:PORT",
+                           cfg->clock_ref);
         struct lg_target t;
         memset(&t, 0, sizeof(t));
         lg_resolve_target(cfg->tool, "--clock-ref", host, (unsigned)port, true, &t);
         cfg->clock_ref_addr = t.addr;
         cfg->clock_ref_addrlen = t.addrlen;
     }
-    return;
-bad_ref:
-    lg_usage_error(cfg->tool, "--clock-ref: '%s' is not HOST, HOST:PORT or [IPv6]:PORT",
-                   cfg->clock_ref);
 }
 
 void lg_config_free(struct lg_config *cfg)

@@ -162,6 +162,19 @@ ROWS
     )"
 }
 
+t_dnsperf_hint_only_for_the_letter_dnsperf_users_type() {
+    [ -x "$DNSLOAD" ] || { fail "dnsload not built"; return; }
+    # --duration written out is this tool's own option: no word of dnsperf
+    run_tool "$TMPROOT/o" "$TMPROOT/e" "$DNSLOAD" -s 127.0.0.1 --duration q.txt --query 'a.test A'
+    assert_eq "$RC" 2 "exit status"
+    assert_contains "$TMPROOT/e" "--duration: 'q.txt' is not a duration"
+    assert_eq "$(count_lines dnsperf "$TMPROOT/e")" 0 "lines naming dnsperf"
+    # --quiet followed by a number is an operand, not dnsperf's -q
+    run_tool "$TMPROOT/o" "$TMPROOT/e" "$DNSLOAD" -s 127.0.0.1 --quiet 100 --query 'a.test A'
+    assert_eq "$RC" 2 "exit status"
+    assert_contains "$TMPROOT/e" "unexpected argument '100'"
+}
+
 t_too_many_clients_for_the_fd_limit_is_refused_up_front() {
     # ulimit -n sets the hard limit too, so the tool cannot raise it
     run_tool "$TMPROOT/o" "$TMPROOT/e" bash -c 'ulimit -n 64 && exec "$@"' _ "$HTTPLOAD" -c 1000 -d 1s "$U"

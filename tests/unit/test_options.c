@@ -81,12 +81,54 @@ static void numbers_and_ranges(void **state)
     assert_int_equal(lg_parse_double("", 0, 1, &d), -1);
 }
 
+static void hosts_with_and_without_ports(void **state)
+{
+    char host[64];
+    unsigned long long port = 7;
+    assert_int_equal(lg_parse_host_port("127.0.0.1", host, sizeof(host), &port), 0);
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(port, 7); /* none given: left as it was */
+    assert_int_equal(lg_parse_host_port("127.0.0.1:38053", host, sizeof(host), &port), 0);
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(port, 38053);
+    assert_int_equal(lg_parse_host_port("ns.example:53", host, sizeof(host), &port), 0);
+    assert_string_equal(host, "ns.example");
+    assert_int_equal(port, 53);
+    port = 7;
+    assert_int_equal(lg_parse_host_port("::1", host, sizeof(host), &port), 0); /* bare IPv6 */
+    assert_string_equal(host, "::1");
+    assert_int_equal(port, 7);
+    assert_int_equal(lg_parse_host_port("[::1]", host, sizeof(host), &port), 0);
+    assert_string_equal(host, "::1");
+    assert_int_equal(port, 7);
+    assert_int_equal(lg_parse_host_port("[2001:db8::1]:853", host, sizeof(host), &port), 0);
+    assert_string_equal(host, "2001:db8::1");
+    assert_int_equal(port, 853);
+}
+
+static void bad_hosts_and_ports_are_refused(void **state)
+{
+    char host[8] = "keep";
+    unsigned long long port = 7;
+    const char *bad[] = {"",     ":53",    "h:0",    "h:65536", "h:x",
+                         "[::1", "[::1]x", "[::1]:", "[]:53",   "a-name-too-long-for-eight"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(lg_parse_host_port(bad[i], host, sizeof(host), &port), -1);
+        assert_string_equal(host, "keep");
+        assert_int_equal(port, 7);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(durations_with_units), cmocka_unit_test(bad_durations_are_refused),
-        cmocka_unit_test(level_lists),          cmocka_unit_test(bad_level_lists_are_refused),
+        cmocka_unit_test(durations_with_units),
+        cmocka_unit_test(bad_durations_are_refused),
+        cmocka_unit_test(level_lists),
+        cmocka_unit_test(bad_level_lists_are_refused),
         cmocka_unit_test(numbers_and_ranges),
+        cmocka_unit_test(hosts_with_and_without_ports),
+        cmocka_unit_test(bad_hosts_and_ports_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
