@@ -44,6 +44,9 @@ struct lg_driver {
     /* What each of those classes means, for the summary when no reason was
      * recorded (one sentence each, same order as error_names) */
     const char *const *error_descriptions;
+    /* Optional: what the user can do about each class, said after its
+     * reason ("--expect-status to accept it"), NULL for none */
+    const char *const *error_hints;
     unsigned n_errors;
     const char *const *counter_names; /* extra exact counts of the driver's own */
     unsigned n_counters;

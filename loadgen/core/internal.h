@@ -251,6 +251,9 @@ struct lg_worker {
 const char *lg_error_name(const struct lg_driver *d, unsigned cls);
 /* What a class means, for a class whose errors came with no reason. */
 const char *lg_error_description(const struct lg_driver *d, unsigned cls);
+/* What the user can do about a class (the option that accepts or avoids
+ * it), or NULL. */
+const char *lg_error_hint(const struct lg_driver *d, unsigned cls);
 
 /* request.c */
 /* Starts a request in a free slot: latency counts from `origin` (its

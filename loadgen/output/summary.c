@@ -1,6 +1,7 @@
 /* Per-level summary on stderr. See summary.h. */
 #include "loadgen/output/summary.h"
 #include "loadgen/engine.h"
+#include "loadgen/core/internal.h"
 #include "loadgen/output/results.h"
 #include "loadgen/core/start.h"
 #include "stats/nsrank.h"
@@ -66,9 +67,11 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
         char key[96];
         snprintf(key, sizeof(key), "errors.%s", name(drv, cls));
         double n = count_of(r, key);
-        if (n > 0)
-            fprintf(out, "  errors.%-14s %9.0f  %s\n", name(drv, cls), n,
-                    r->error_detail && r->error_detail[cls] ? r->error_detail[cls] : "");
+        if (n <= 0) continue;
+        const char *hint = lg_error_hint(drv, cls);
+        fprintf(out, "  errors.%-14s %9.0f  %s%s%s%s\n", name(drv, cls), n,
+                r->error_detail && r->error_detail[cls] ? r->error_detail[cls] : "",
+                hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
     }
     for (unsigned k = 0; k < drv->n_counters; k++) {
         double n = count_of(r, drv->counter_names[k]);

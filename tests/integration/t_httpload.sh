@@ -47,7 +47,7 @@ t_status_404_is_a_status_error_and_exit_1() {
     assert_eq "$RC" 1 "exit status"
     doc $O --invariants "v('c2.errors')>0" "v('c2.errors.status')==v('c2.errors')" \
         "v('c2.requests')==0"
-    assert_contains $E "unexpected status 404"
+    assert_contains $E "unexpected status 404 (--expect-status to accept it)"
 }
 
 t_expect_status_makes_404_a_success() {
@@ -102,6 +102,8 @@ t_tls_untrusted_certificate_is_tls_verify() {
     assert_eq "$RC" 1 "exit status"
     doc $O --invariants "v('c2.errors.tls_verify')>0" "v('c2.requests')==0"
     assert_contains $E "certificate"
+    # the summary names the two ways out
+    assert_contains $E "unable to get local issuer certificate (--cacert FILE trusts a CA; -k skips verification)"
 }
 
 t_tls_insecure_skips_verification() {
