@@ -24,8 +24,8 @@ static const struct lg_option shared_options[] = {
     {"threads", 't', required_argument, 't', "Load", "-t, --threads N",
      "event-loop threads (default 1)"},
     {"rate", 'R', required_argument, 'R', "Load", "-R, --rate R",
-     "open loop: R requests per second in total; latency is\ntaken from each request's "
-     "scheduled time"},
+     "open loop: R requests per second in total (500, 5k, 1.5M,\n500/s, 30k/1m); latency is "
+     "taken from each request's\nscheduled time"},
     {"timeout", 0, required_argument, LG_OPT_TIMEOUT, "Load", "    --timeout TIME",
      "per request, and the drain window after the deadline\n(default %s)"},
     {"retry-delay", 0, required_argument, LG_OPT_RETRY_DELAY, "Load", "    --retry-delay TIME",
@@ -245,11 +245,12 @@ static int load_option(struct lg_config *cfg, int opt, const char *arg)
             lg_usage_error(tool, "--threads: '%s' is not a thread count from 1 to 256", arg);
         cfg->threads = (unsigned)u;
         return 1;
-    case 'R':
-        if (lg_parse_double(arg, 1e-3, 1e9, &cfg->rate) < 0)
-            lg_usage_error(tool, "--rate: '%s' is not a positive number of requests per second",
-                           arg);
+    case 'R': {
+        const char *why;
+        if (lg_parse_rate(arg, &cfg->rate, &why) < 0)
+            lg_usage_error(tool, "--rate: '%s' %s", arg, why);
         return 1;
+    }
     case LG_OPT_MAX_ERROR_RATE:
         if (lg_parse_double(arg, 0, 1, &cfg->max_error_rate) < 0)
             lg_usage_error(tool, "--max-error-rate: '%s' is not a ratio from 0 to 1 (0.01 = 1%%)",

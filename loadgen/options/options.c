@@ -101,6 +101,65 @@ int lg_parse_size(const char *s, size_t min, size_t *bytes)
     return 0;
 }
 
+/* The count of a rate: a number with an optional k (1000) or M (1e6). */
+static int parse_count(const char *s, size_t len, double *count, const char **why)
+{
+    char num[64];
+    if (len == 0 || len >= sizeof(num) || !(isdigit((unsigned char)s[0]) || s[0] == '.')) return -1;
+    memcpy(num, s, len);
+    num[len] = '\0';
+    char *end;
+    errno = 0;
+    double v = strtod(num, &end);
+    if (errno || end == num || !isfinite(v)) return -1;
+    double scale = 1;
+    if (strcmp(end, "k") == 0) {
+        scale = 1e3;
+    } else if (strcmp(end, "M") == 0) {
+        scale = 1e6;
+    } else if (strcmp(end, "m") == 0) {
+        *why = "is ambiguous: m is milli or mega; write M for millions per second, or /m "
+               "for per minute (5/m)";
+        return -1;
+    } else if (strcmp(end, "K") == 0) {
+        *why = "is ambiguous: K is 1000 or 1024; write k for thousands per second";
+        return -1;
+    } else if (*end) {
+        return -1;
+    }
+    *count = v * scale;
+    return 0;
+}
+
+int lg_parse_rate(const char *s, double *per_second, const char **why)
+{
+    static const char *const units[] = {"ns", "us", "ms", "s", "m", "h"};
+    *why = "is not a rate (examples: 500, 5k, 1.5M, 500/s, 30k/1m)";
+    const char *slash = strchr(s, '/');
+    double count, period_s = 1;
+    if (parse_count(s, slash ? (size_t)(slash - s) : strlen(s), &count, why) < 0) return -1;
+    if (slash) {
+        /* per a unit alone (/s, /m) or a duration (/1m, /100ms) */
+        char one[8];
+        const char *per = slash + 1;
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+            if (strcmp(per, units[i]) == 0) {
+                snprintf(one, sizeof(one), "1%s", units[i]);
+                per = one;
+            }
+        uint64_t ns;
+        if (lg_parse_duration(per, &ns) < 0) return -1;
+        period_s = (double)ns / 1e9;
+    }
+    double rate = count / period_s;
+    if (!(rate >= 1e-3 && rate <= 1e9)) {
+        *why = "is not from 0.001 to 1000000000 requests per second";
+        return -1;
+    }
+    *per_second = rate;
+    return 0;
+}
+
 int lg_parse_double(const char *s, double min, double max, double *out)
 {
     if (!s || !*s || isspace((unsigned char)*s)) return -1;

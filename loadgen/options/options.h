@@ -21,6 +21,10 @@ int lg_parse_unsigned(const char *s, unsigned long long min, unsigned long long 
 int lg_parse_double(const char *s, double min, double max, double *out);
 int lg_parse_shard(const char *s, unsigned *index, unsigned *count); /* I/N, 0 <= I < N */
 int lg_parse_size(const char *s, size_t min, size_t *bytes);         /* 60000, 64k, 1M */
+/* Requests per second, from 0.001 to 1e9: 500, 5k, 1.5M (k 1000, M 1e6),
+ * each optionally per a time (500/s, 30k/1m, 50/100ms: vegeta's form). On
+ * -1, *why says what is wrong with it, to follow the quoted text. */
+int lg_parse_rate(const char *s, double *per_second, const char **why);
 /* HOST, HOST:PORT, [IPv6] or [IPv6]:PORT (a bare IPv6 address has no port):
  * the host into host (len bytes), and the port, when one is given, into
  * *port (left as it is otherwise). */

@@ -41,6 +41,9 @@ option --preflight takes no value|httpload --preflight=yes URL
 --threads: '-1'|httpload -t -1 URL
 --rate: '0'|httpload -R 0 URL
 --rate: '-5'|httpload -R -5 URL
+--rate: '5m' is ambiguous: m is milli or mega|httpload -R 5m URL
+--rate: '5K' is ambiguous: K is 1000 or 1024|httpload --rate 5K URL
+--rate: '5/x' is not a rate (examples: 500, 5k, 1.5M, 500/s, 30k/1m)|httpload -R 5/x URL
 --timeout: '0s'|httpload --timeout 0s URL
 --timeout: '-1s'|httpload --timeout -1s URL
 --duration: '10parsecs'|httpload -d 10parsecs URL
