@@ -115,7 +115,11 @@ struct lg_config {
     const char *tool; /* program name for messages */
     unsigned *levels; /* client count per level */
     size_t n_levels;
-    uint64_t duration_ns;    /* per level */
+    uint64_t duration_ns; /* per level; LG_NO_DEADLINE_NS: none (-n alone, closed loop) */
+    bool duration_given;  /* --duration was given (with -n, it bounds the level) */
+    /* -n: a closed loop's level ends once this many requests have ended; an
+     * open loop's schedule makes this many due (0: --duration alone) */
+    uint64_t level_requests;
     uint64_t timeout_ns;     /* per request, and the drain window after the deadline */
     uint64_t retry_delay_ns; /* closed loop: pause after a connection on which nothing succeeded */
     /* --conn-requests: a connection carries at most this many requests, then
@@ -167,6 +171,10 @@ struct lg_config {
     const void *probe_datagram;
     size_t probe_datagram_len;
 };
+
+/* The duration of a level that only -n ends: about 31 years, so that its
+ * deadline is never reached and start + duration cannot overflow. */
+#define LG_NO_DEADLINE_NS UINT64_C(1000000000000000000)
 
 /* Exit statuses. */
 enum {

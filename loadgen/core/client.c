@@ -373,8 +373,8 @@ static bool send_warm(struct lg_client *c)
 static bool may_start(const struct lg_client *c)
 {
     const struct lg_worker *w = c->w;
-    return !w->stopped && !w->draining && !c->abort_pending && !ev_is_active(&c->restart) &&
-           (w->cfg->rate <= 0 || c->started < c->due);
+    return !w->stopped && !w->draining && !w->quota_reached && !c->abort_pending &&
+           !ev_is_active(&c->restart) && (w->cfg->rate <= 0 || c->started < c->due);
 }
 
 /* Starts what the client may start now: in a closed loop, as many requests

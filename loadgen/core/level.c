@@ -135,15 +135,16 @@ static int collect_timeline(struct lg_levels *lv, struct lg_level_result *res, c
                             bool errors, uint64_t ran_ns)
 {
     const struct lg_worker *ws = lv->ws;
-    size_t tl = ws[0].store.timeline_len;
     uint64_t whole = ran_ns / LG_NS_PER_S;
-    size_t n = whole ? (whole < tl ? (size_t)whole : tl) : ran_ns > 0;
+    size_t n = whole ? (size_t)whole : ran_ns > 0;
     double *per_second = calloc(n ? n : 1, sizeof(*per_second));
     if (!per_second) return -1;
+    /* a loop that -n ended early kept no room for the seconds after it */
     for (size_t k = 0; k < n; k++)
         for (unsigned i = 0; i < lv->nw; i++)
-            per_second[k] +=
-                (double)(errors ? ws[i].store.error_timeline[k] : ws[i].store.timeline[k]);
+            if (k < ws[i].store.timeline_len)
+                per_second[k] +=
+                    (double)(errors ? ws[i].store.error_timeline[k] : ws[i].store.timeline[k]);
     if (whole == 0 && n == 1) per_second[0] = per_second[0] / ((double)ran_ns / 1e9);
     return lg_result_add(res, name, "requests_per_second", per_second, n, n);
 }
@@ -296,6 +297,13 @@ static void cohort_place(struct lg_levels *lv, struct cohort *co, unsigned clien
         w->level_clients = clients;
         w->draining = false;
         w->stopped = false;
+        w->quota_reached = false;
+        /* -n's share of these clients; the open loop's schedule deals its
+         * requests by itself */
+        w->quota = cfg->level_requests && cfg->rate <= 0
+                       ? lg_shard_requests(cfg->level_requests, clients, cfg->shard_index,
+                                           cfg->shard_count, next, share)
+                       : 0;
         for (unsigned k = 0; k < share; k++) {
             unsigned j = next + k;
             lg_client_setup(
@@ -386,7 +394,7 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     /* everything that takes time happens before the start */
     if (cohort_alloc(&co, mine, cfg->slots, lv->drv->client_state_size) < 0) goto out;
     uint64_t whole = cfg->duration_ns / LG_NS_PER_S;
-    size_t tl = whole ? (size_t)whole : 1;
+    size_t tl = whole ? (whole < LG_TIMELINE_FIRST_S ? (size_t)whole : LG_TIMELINE_FIRST_S) : 1;
     for (unsigned i = 0; i < lv->nw; i++)
         if (lg_store_init(&lv->ws[i].store, lv->n_classes, lv->drv->n_counters, cfg->max_samples,
                           tl) < 0 ||

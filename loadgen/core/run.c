@@ -145,9 +145,27 @@ static void resume_note(const struct lg_config *cfg, const struct lg_level_resul
                 n == 1 ? "was" : "were");
 }
 
+/* -n asked for more requests than --duration left room for: say so, or the
+ * user takes the counts for the N asked for. An open loop's are those the
+ * schedule made due, a closed loop's those started. */
+static void requests_note(const struct lg_config *cfg, const struct lg_level_result *r)
+{
+    if (!cfg->level_requests || r->interrupted) return;
+    uint64_t asked = lg_shard_requests(cfg->level_requests, r->clients, cfg->shard_index,
+                                       cfg->shard_count, 0, r->shard_clients);
+    uint64_t made = cfg->rate > 0 ? r->scheduled : r->attempts;
+    if (made >= asked) return;
+    fprintf(stderr,
+            "%s: level c%u: --duration ended it after %llu of the %llu requests -n asked for%s; "
+            "lengthen --duration, or leave it out\n",
+            cfg->tool, r->clients, (unsigned long long)made, (unsigned long long)asked,
+            cfg->rate > 0 ? " (made due by --rate)" : "");
+}
+
 /* What stderr says after a level, besides the summary. */
 static void level_notes(const struct lg_config *cfg, const struct lg_level_result *r)
 {
+    requests_note(cfg, r);
     if (r->peer_limited)
         fprintf(stderr,
                 "%s: level c%u: the server allows %u concurrent stream%s per connection: %s %u "

@@ -93,6 +93,15 @@ void lg_worker_deadline(struct lg_worker *w)
     ev_timer_start(w->loop, &w->deadline_timer);
 }
 
+void lg_worker_quota_reached(struct lg_worker *w)
+{
+    /* what is in flight ends by its own timeout: no drain window is needed */
+    w->quota_reached = true;
+    ev_timer_stop(w->loop, &w->deadline_timer);
+    begin_drain(w);
+    lg_worker_maybe_finish(w);
+}
+
 /* The deadline: no request starts after it; the drain window then gives what
  * is in flight up to --timeout to finish. (In an open loop the schedule's
  * timer usually gets there first: libev's timers fire up to 1 ms late.) */
@@ -239,8 +248,9 @@ void lg_worker_run_level(struct lg_worker *w)
         ev_run(loop, 0);
     }
     /* a loop that was not stopped ran to its deadline, whatever the clock
-     * says now: libev may fire the deadline's timer a little before it */
-    w->loop_end_ns = w->stopped ? lg_now_ns() : w->deadline_ns;
+     * says now: libev may fire the deadline's timer a little before it; one
+     * that -n ended ran until its last request ended */
+    w->loop_end_ns = w->stopped || w->quota_reached ? lg_now_ns() : w->deadline_ns;
 
     lg_wakewatch_loop_stop(w);
     ev_timer_stop(loop, &w->deadline_timer);

@@ -20,7 +20,10 @@ static const struct lg_option shared_options[] = {
     {"levels", 0, required_argument, LG_OPT_LEVELS, "Load", "    --levels N,N,...",
      "run several levels in turn, each with a fresh cohort"},
     {"duration", 'd', required_argument, 'd', "Load", "-d, --duration TIME",
-     "per level: 500ms, 10s, 2m (default 10s)"},
+     "per level: 500ms, 10s, 2m (default 10s; with -n: none,\nor a bound)"},
+    {"requests", 'n', required_argument, 'n', "Load", "-n, --requests N",
+     "per level, as hey and h2load: closed loop, the level\nends once N requests have ended; "
+     "open loop, --rate\nmakes N due, the level lasting N/rate seconds"},
     {"threads", 't', required_argument, 't', "Load", "-t, --threads N",
      "event-loop threads (default 1)"},
     {"rate", 'R', required_argument, 'R', "Load", "-R, --rate R",
@@ -222,6 +225,12 @@ static int load_option(struct lg_config *cfg, int opt, const char *arg)
         if (lg_parse_duration(arg, &cfg->duration_ns) < 0)
             lg_usage_error(tool, "--duration: '%s' is not a duration (examples: 500ms, 10s, 2m)",
                            arg);
+        cfg->duration_given = true;
+        return 1;
+    case 'n':
+        if (lg_parse_unsigned(arg, 1, 1000000000000ull, &u) < 0)
+            lg_usage_error(tool, "--requests: '%s' is not a request count from 1 to 10^12", arg);
+        cfg->level_requests = u;
         return 1;
     case LG_OPT_TIMEOUT:
         if (lg_parse_duration(arg, &cfg->timeout_ns) < 0)

@@ -284,6 +284,32 @@ void lg_config_defaults(struct lg_config *cfg, const char *tool, uint64_t defaul
     cfg->max_timer_floor_ns = LG_NS_PER_MS;
 }
 
+/* -n: every client of every level makes a request, so N covers the largest
+ * level; an open loop's levels last while its rate makes N due (--duration
+ * may cut that short), a closed loop's until the last ends (or --duration). */
+static void requests_per_level(struct lg_config *cfg)
+{
+    unsigned most = 0;
+    for (size_t i = 0; i < cfg->n_levels; i++)
+        if (cfg->levels[i] > most) most = cfg->levels[i];
+    if (cfg->level_requests < most)
+        lg_usage_error(cfg->tool,
+                       "--requests: %llu is fewer than the %u clients of level c%u, each of which "
+                       "makes a request; give -n %u or more",
+                       (unsigned long long)cfg->level_requests, most, most, most);
+    uint64_t span = LG_NO_DEADLINE_NS;
+    if (cfg->rate > 0) {
+        /* request k is due k/rate after the start (the schedule's own
+         * arithmetic): those before this moment are the first N */
+        double ns = (double)cfg->level_requests * (1e9 / cfg->rate);
+        span = ns < (double)LG_NO_DEADLINE_NS ? (uint64_t)ns : LG_NO_DEADLINE_NS;
+    }
+    if (!cfg->duration_given || span < cfg->duration_ns) cfg->duration_ns = span;
+    if (cfg->duration_ns == LG_NO_DEADLINE_NS && cfg->start_at_ns)
+        lg_usage_error(cfg->tool, "--start-at needs --duration with -n in a closed loop: the "
+                                  "levels' common starts are a duration apart");
+}
+
 void lg_config_finish(struct lg_config *cfg)
 {
     if (!cfg->levels) {
@@ -293,6 +319,7 @@ void lg_config_finish(struct lg_config *cfg)
         cfg->n_levels = 1;
     }
     if (cfg->quiet && !cfg->summary) cfg->progress = false;
+    if (cfg->level_requests) requests_per_level(cfg);
     if (cfg->clock_ref) {
         char host[256];
         unsigned long long port = 123; /* NTP's */

@@ -269,7 +269,15 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     lg_json_lit(&o, ",\n  \"options\": {\"threads\": ");
     lg_json_u64(&o, cfg->threads);
     lg_json_lit(&o, ", \"duration_s\": ");
-    lg_json_double(&o, (double)cfg->duration_ns / 1e9);
+    if (cfg->duration_ns == LG_NO_DEADLINE_NS) /* -n alone ends the levels */
+        lg_json_lit(&o, "null");
+    else
+        lg_json_double(&o, (double)cfg->duration_ns / 1e9);
+    lg_json_lit(&o, ", \"requests_per_level\": ");
+    if (cfg->level_requests)
+        lg_json_u64(&o, cfg->level_requests);
+    else
+        lg_json_lit(&o, "null");
     lg_json_lit(&o, ", \"timeout_s\": ");
     lg_json_double(&o, (double)cfg->timeout_ns / 1e9);
     lg_json_lit(&o, ", \"rate\": ");

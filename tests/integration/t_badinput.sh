@@ -41,6 +41,9 @@ option --preflight takes no value|httpload --preflight=yes URL
 --threads: '-1'|httpload -t -1 URL
 --rate: '0'|httpload -R 0 URL
 --rate: '-5'|httpload -R -5 URL
+--requests: 5 is fewer than the 10 clients of level c10, each of which makes a request; give -n 10 or more|httpload -c 10 -n 5 URL
+--requests: '0'|httpload -n 0 URL
+--start-at needs --duration with -n in a closed loop|httpload -n 50 --start-at @2000000000 URL
 --rate: '5m' is ambiguous: m is milli or mega|httpload -R 5m URL
 --rate: '5K' is ambiguous: K is 1000 or 1024|httpload --rate 5K URL
 --rate: '5/x' is not a rate (examples: 500, 5k, 1.5M, 500/s, 30k/1m)|httpload -R 5/x URL

@@ -120,6 +120,17 @@ unbound_run() { # name transport port extra...
         'v("c4.reconnects") == 0' 'n("c4.latency_cold_ms") == 4' 'v("c4.unexpected") == 0'
 }
 
+t_requests_per_level_end_each_level() {
+    need_knot || { fail "knot did not start"; return; }
+    # -n: each level ends once 301 queries have ended, over 2 loops, with 2
+    # in flight per client
+    dns kn -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' --levels 3,7 -t 2 \
+        --outstanding 2 -n 301 -q
+    assert_eq "$RC" 0 "exit status"
+    check "$W/kn.json" --invariants 'v("c3.attempts") == 301' 'v("c3.requests") == 301' \
+        'v("c7.attempts") == 301' 'v("c7.requests") == 301' 'v("c7.unfinished") == 0'
+}
+
 t_unbound_udp() {
     unbound_run u_udp udp "$UNBOUND_PORT"
 }

@@ -27,6 +27,30 @@ t_levels_run_in_turn_with_fresh_cohorts() {
         "v('c8.connections')==8" "n('c8.latency_cold_ms')==8"
 }
 
+t_requests_per_level_end_a_closed_loop_level() {
+    # -n 1001 over 2 loops and 2 levels: each level makes 1001 requests and
+    # ends once they have ended (nothing cut off, no deadline: --meta says so)
+    run_tool $O $E $H --levels 3,5 -t 2 -n 1001 --meta $TMPROOT/meta.json "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "levels()==[3,5]" "v('c3.attempts')==1001" "v('c3.requests')==1001" \
+        "v('c5.attempts')==1001" "v('c5.requests')==1001" "v('c5.unfinished')==0"
+    python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))["options"]
+assert o["duration_s"] is None and o["requests_per_level"] == 1001, o
+' $TMPROOT/meta.json || fail "--meta options: duration_s null, requests_per_level 1001"
+}
+
+t_requests_per_level_cut_by_duration_say_so() {
+    # a 100 ms bound cannot hold 10^9 requests: the level ends at the
+    # deadline, counted as ever, and stderr names both options
+    run_tool $O $E $H -c 2 -n 1000000000 -d 100ms "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.attempts')>=2"
+    assert_contains $E "--duration ended it after"
+    assert_contains $E "of the 1000000000 requests -n asked for"
+}
+
 t_duration_two_seconds_gives_two_rps_samples() {
     run_tool $O $E $H -c 2 -d 2s "$BASE/"
     assert_eq "$RC" 0 "exit status"
