@@ -126,10 +126,13 @@ struct lg_config {
      * closes once idle and the next request opens a new one (0: no limit) */
     uint64_t conn_requests;
     unsigned threads;
-    double rate;             /* requests per second across all clients; 0 = closed loop */
-    unsigned slots;          /* requests in flight per client (streams, outstanding) */
-    size_t max_samples;      /* per metric per level */
-    double max_error_rate;   /* errors / attempts allowed before exit status 1 */
+    double rate;           /* requests per second across all clients; 0 = closed loop */
+    unsigned slots;        /* requests in flight per client (streams, outstanding) */
+    size_t max_samples;    /* per metric per level */
+    double max_error_rate; /* errors / attempts allowed before exit status 1 */
+    /* --fail-fast: a level in whose first second nothing succeeded and
+     * something failed ends the run (exit status 7) */
+    bool fail_fast;
     bool quiet, summary;     /* stderr summary: suppressed / forced */
     bool progress;           /* one-line progress on stderr (default: when a terminal) */
     const char *meta_path;   /* --meta FILE */
@@ -182,9 +185,10 @@ enum {
     LG_EXIT_ERRORS = 1,
     LG_EXIT_USAGE = 2,
     LG_EXIT_INVALID = 3,
-    LG_EXIT_FAILED = 4, /* the run could not be carried out (e.g. out of memory) */
-    LG_EXIT_LATE = 5,   /* a level's common start (--start-at) passed by more than --max-late */
-    LG_EXIT_UNFIT = 6,  /* the machine is unfit for the options (--preflight, --require-fit) */
+    LG_EXIT_FAILED = 4,    /* the run could not be carried out (e.g. out of memory) */
+    LG_EXIT_LATE = 5,      /* a level's common start (--start-at) passed by more than --max-late */
+    LG_EXIT_UNFIT = 6,     /* the machine is unfit for the options (--preflight, --require-fit) */
+    LG_EXIT_FAIL_FAST = 7, /* --fail-fast: nothing succeeded in a level's first second */
     LG_EXIT_INTERRUPTED = 130, /* SIGINT or SIGTERM */
 };
 

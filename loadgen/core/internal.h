@@ -230,6 +230,17 @@ struct lg_worker {
         unsigned cursor;       /* index of the client whose request is due next */
         uint64_t next_due_ns;
     } sched;
+    /* the level's first second as this loop saw it, published once
+     * (firstsec.h): written before first_sec_ready is set, read after */
+    struct lg_first_second {
+        uint64_t requests, errors;
+        int cls;             /* the class it saw most of, 0: none */
+        uint64_t cls_errors; /* how many of that class */
+        const char *detail;  /* that class's first reason (the store's), or NULL */
+        bool whole;          /* a whole second; false: the loop ended sooner */
+    } first_sec;
+    bool first_sec_sent;
+    _Atomic bool first_sec_ready;
     _Atomic uint64_t progress_requests; /* published once per tick for the progress line */
     _Atomic uint64_t progress_errors;
     struct lg_reqlog *log;

@@ -298,6 +298,8 @@ static void cohort_place(struct lg_levels *lv, struct cohort *co, unsigned clien
         w->draining = false;
         w->stopped = false;
         w->quota_reached = false;
+        w->first_sec_sent = false;
+        atomic_store(&w->first_sec_ready, false);
         /* -n's share of these clients; the open loop's schedule deals its
          * requests by itself */
         w->quota = cfg->level_requests && cfg->rate <= 0
@@ -436,6 +438,8 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     res->requested_start_ns = at;
     res->actual_start_ns = wall;
     res->interrupted = lg_control_interrupted(lv->run) != 0;
+    for (unsigned i = 0; i < lv->nw; i++)
+        res->stopped |= lv->ws[i].stopped;
     res->transport = lv->ws[0].tp->name;
     res->seconds = (double)ran_ns / 1e9;
     for (unsigned j = 0; j < mine; j++)
@@ -443,6 +447,8 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     if (level_collect(lv, res, ran_ns) < 0 || collect_client_attempts(res, &co, mine) < 0) goto out;
     level_active = false;
     if (lg_control_level_end(lv->run, res) < 0) goto out;
+    /* judged by the control thread during the level, or just now */
+    res->failed_fast = lg_control_failed_fast(lv->run);
     /* the level's last samples (sampling, --watch) may have failed the run */
     out = LG_LEVEL_NOT_RUN;
     if (lg_control_failure(lv->run)) goto out;

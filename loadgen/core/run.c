@@ -213,7 +213,7 @@ static int run_status(const struct lg_config *cfg, const struct lg_level_result 
     int status = LG_EXIT_OK;
     for (size_t l = 0; l < done; l++) {
         const struct lg_level_result *r = &results[l];
-        if (r->interrupted) continue;
+        if (r->interrupted || r->failed_fast) continue; /* cut short, or exit 7 says it */
         if (r->idle_clients || r->attempts < r->shard_clients) {
             fprintf(stderr,
                     "%s: level c%u is invalid: %u of %u clients made no attempt and the level "
@@ -230,6 +230,7 @@ static int run_status(const struct lg_config *cfg, const struct lg_level_result 
             interrupted_error_rate(cfg, r);
             continue;
         }
+        if (r->failed_fast) continue; /* the run's exit status 7 says it */
         /* in an open loop, a request that was due but never sent failed too */
         double bad = (double)(r->errors + r->unfinished + r->unsent);
         double tried = (double)(r->attempts + r->unsent);
@@ -262,8 +263,8 @@ static size_t run_levels(struct lg_levels *lv, struct lg_level_result *results,
 {
     const struct lg_config *cfg = lv->cfg;
     size_t done = 0;
-    for (size_t l = 0;
-         l < cfg->n_levels && !lg_control_interrupted(lv->run) && !lg_control_failure(lv->run);
+    for (size_t l = 0; l < cfg->n_levels && !lg_control_interrupted(lv->run) &&
+                       !lg_control_failure(lv->run) && !lg_control_failed_fast(lv->run);
          l++) {
         enum lg_level_outcome out = lg_level_run(lv, (unsigned)l, &results[l]);
         if (out == LG_LEVEL_NO_MEMORY) {
@@ -454,6 +455,15 @@ static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const str
         goto out;
     }
     if (status == LG_EXIT_OK) status = run_status(cfg, results, done);
+    if (lg_control_failed_fast(lv.run)) {
+        /* the note above it said why */
+        fprintf(stderr,
+                "%s: --fail-fast ended the run at level c%u%s; the document holds what was "
+                "measured\n",
+                cfg->tool, results[done - 1].clients,
+                done < cfg->n_levels ? ", and the levels after it were not run" : "");
+        status = LG_EXIT_FAIL_FAST;
+    }
     if (lg_control_interrupted(lv.run)) {
         fprintf(stderr, "%s: interrupted by signal %d: the document holds what was measured\n",
                 cfg->tool, lg_control_interrupted(lv.run));

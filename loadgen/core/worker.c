@@ -3,6 +3,7 @@
  * expires requests in start order, and the once-a-second tick. */
 #include "loadgen/core/internal.h"
 #include "loadgen/watching/control.h"
+#include "loadgen/watching/firstsec.h"
 #include "loadgen/core/schedule.h"
 #include "loadgen/watching/selfwatch.h"
 #include "loadgen/watching/wakewatch.h"
@@ -133,6 +134,7 @@ static void on_tick_timer(struct ev_loop *loop, ev_timer *t, int revents)
     ev_timer_set(t, lg_selfwatch_tick(w, lg_now_ns()), 0.);
     ev_timer_start(loop, t);
     on_tick(loop, t, revents);
+    lg_firstsec_publish(w, true); /* the first tick's alone */
 }
 
 static void on_wakeup(struct ev_loop *loop, ev_async *a, int revents)
@@ -257,7 +259,8 @@ void lg_worker_run_level(struct lg_worker *w)
     ev_timer_stop(loop, &w->tick_timer);
     ev_timer_stop(loop, &w->timeout_timer);
     w->event_ns = 0;
-    end_drain(w); /* anything still in flight (interrupted) is unfinished */
+    end_drain(w);                  /* anything still in flight (interrupted) is unfinished */
+    lg_firstsec_publish(w, false); /* a level shorter than a second: all of it */
     ev_check_stop(loop, &w->settle_check);
     ev_idle_stop(loop, &w->settle_idle);
     w->settle_head = w->settle_tail = NULL;

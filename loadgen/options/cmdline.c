@@ -37,6 +37,9 @@ static const struct lg_option shared_options[] = {
     {"conn-requests", 0, required_argument, LG_OPT_CONN_REQUESTS, "Load", "    --conn-requests N",
      "a client closes its connection (or UDP socket) after N\nrequests and opens a new one, "
      "whose first request is\ncold (1: a connection per request; default: no limit)"},
+    {"fail-fast", 0, no_argument, LG_OPT_FAIL_FAST, "Load", "    --fail-fast",
+     "end the run at the first level in whose first second\nno request succeeded and some "
+     "failed (exit status 7)"},
     {"max-error-rate", 0, required_argument, LG_OPT_MAX_ERROR_RATE, "Load",
      "    --max-error-rate X",
      "errors/attempts allowed before exit status 1 (0..1, default 0;\nopen loop: unsent "
@@ -111,8 +114,9 @@ static const char exit_statuses[] =
     "Exit status: 0 success; 1 errors above --max-error-rate (the document is still\n"
     "printed); 2 bad usage or input; 3 a level was invalid; 4 the run failed;\n"
     "5 a level's common start had passed by more than --max-late; 6 the machine is\n"
-    "unfit (--preflight, --require-fit); 130 interrupted (the document holds what\n"
-    "was measured).\n";
+    "unfit (--preflight, --require-fit); 7 --fail-fast ended the run (the document\n"
+    "holds what was measured); 130 interrupted (the document holds what was\n"
+    "measured).\n";
 
 /* The options in --help order: the tool's, TLS, then the shared ones. */
 static const struct lg_option *nth_option(const struct lg_cmdline *cl, size_t i, const char **group)
@@ -260,6 +264,9 @@ static int load_option(struct lg_config *cfg, int opt, const char *arg)
             lg_usage_error(tool, "--rate: '%s' %s", arg, why);
         return 1;
     }
+    case LG_OPT_FAIL_FAST:
+        cfg->fail_fast = true;
+        return 1;
     case LG_OPT_MAX_ERROR_RATE:
         if (lg_parse_double(arg, 0, 1, &cfg->max_error_rate) < 0)
             lg_usage_error(tool, "--max-error-rate: '%s' is not a ratio from 0 to 1 (0.01 = 1%%)",

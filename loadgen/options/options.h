@@ -67,6 +67,7 @@ enum {
     LG_OPT_REQUIRE_FIT,
     LG_OPT_MAX_TIMER_FLOOR,
     LG_OPT_MAX_HANDSHAKES,
+    LG_OPT_FAIL_FAST,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
 

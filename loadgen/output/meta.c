@@ -155,8 +155,12 @@ static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
             lg_json_lit(o, ", \"achieved_rate\": ");
             lg_json_double(o, r->seconds > 0 ? (double)r->attempts / r->seconds : 0);
         }
+        /* cut short before its deadline, by a signal or by --fail-fast: what
+         * a merge of shards must know either way */
         lg_json_lit(o, ", \"interrupted\": ");
-        lg_json_lit(o, r->interrupted ? "true" : "false");
+        lg_json_lit(o, r->interrupted || (r->failed_fast && r->stopped) ? "true" : "false");
+        lg_json_lit(o, ", \"fail_fast\": ");
+        lg_json_lit(o, r->failed_fast ? "true" : "false");
         if (r->transport) {
             lg_json_lit(o, ", \"transport\": ");
             lg_json_str(o, r->transport);

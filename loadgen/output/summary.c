@@ -41,7 +41,10 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
             cfg->tool, r->clients, shard, (unsigned long long)r->requests, r->seconds,
             (double)r->requests / secs, (unsigned long long)r->errors,
             (unsigned long long)r->unfinished,
-            r->interrupted && r->unfinished ? " (cut off by the interrupt)" : "");
+            !r->unfinished                 ? ""
+            : r->interrupted               ? " (cut off by the interrupt)"
+            : r->failed_fast && r->stopped ? " (cut off by --fail-fast)"
+                                           : "");
     if (cfg->rate > 0) /* a shard is asked for its clients' share of the rate */
         fprintf(out, "; rate %.1f/s of %.1f/s requested", (double)r->attempts / secs,
                 lg_shard_rate(cfg->rate, r->clients, r->shard_clients));
@@ -50,7 +53,9 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
     if (lg_result_find(r, "tls_resumed"))
         fprintf(out, "TLS sessions resumed %.0f, ", count_of(r, "tls_resumed"));
     fprintf(out, "%.0f bytes received%s\n", count_of(r, "bytes_received"),
-            r->interrupted ? " (interrupted)" : "");
+            r->interrupted                 ? " (interrupted)"
+            : r->failed_fast && r->stopped ? " (cut short by --fail-fast)"
+                                           : "");
     if (r->unsent)
         fprintf(out,
                 "  %llu of %llu scheduled requests were never sent: the target or the "

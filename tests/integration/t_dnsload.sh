@@ -487,6 +487,16 @@ t_icmp_port_unreachable() {
 
 # --- usage -----------------------------------------------------------------
 
+t_fail_fast_ends_the_run_when_nothing_answers() {
+    # ICMP refuses every query of the first level: exit 7, no second level
+    dns ff -s 127.0.0.1 -p 15399 --query 'www.example.test A' --levels 2,3 -d 300ms --fail-fast
+    assert_eq "$RC" 7 "exit status"
+    check "$W/ff.json" --invariants 'levels() == [2]' 'v("c2.requests") == 0'
+    assert_contains "$W/ff.err" "dnsload: level c2: no request succeeded in the time it ran: "
+    assert_contains "$W/ff.err" "most of them errors.icmp"
+    assert_contains "$W/ff.err" "--fail-fast ended the run at level c2"
+}
+
 t_bad_query_file_line_names_file_and_line() {
     printf '# ok\nwww.example.test A\n\nwww.example.test AAA\n' >"$W/bad.queries"
     dns bad -s 127.0.0.1 --queries "$W/bad.queries" -d 1s

@@ -267,6 +267,47 @@ t_closed_port_is_connect_refused() {
     assert_contains $E "connections 0 established of"
 }
 
+# A target that refuses every connection is named once the level's first
+# second is over, before the level ends (the note comes before its summary).
+t_refusing_target_is_named_after_the_first_second() {
+    run_tool $O $E $H -c 2 -d 2s "http://127.0.0.1:1/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.requests')==0"
+    assert_contains $E "httpload: level c2: no request succeeded in its first second: "
+    assert_contains $E "failed, most of them errors.connect_refused (Connection refused); the level goes on (--fail-fast would end the run here)"
+    local note summary
+    note=$(grep -n "no request succeeded" $E | cut -d: -f1)
+    summary=$(grep -n "level c2: 0 requests in" $E | cut -d: -f1)
+    assert_eq "$(count_lines "no request succeeded" $E)" 1 "notes"
+    [ "$note" -lt "$summary" ] || fail "the note (line $note) came after the summary (line $summary)"
+}
+
+# --fail-fast stops the level there and runs no other: exit 7, the
+# document whole with what was measured, --meta marking the level cut short.
+t_fail_fast_ends_the_run_at_a_refusing_level() {
+    run_tool $O $E $H --levels 2,3 -d 10s --fail-fast --meta $TMPROOT/meta.json "http://127.0.0.1:1/"
+    assert_eq "$RC" 7 "exit status"
+    doc $O --invariants "levels()==[2]" "v('c2.requests')==0" "v('c2.errors')>0" \
+        "s('c2.ran_s')[0]<10"
+    assert_contains $E "--fail-fast ends the run here"
+    assert_contains $E "httpload: --fail-fast ended the run at level c2, and the levels after it were not run"
+    python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+l = m["levels"]
+assert m["exit_status"] == 7 and len(l) == 1, m
+assert l[0]["interrupted"] is True and l[0]["fail_fast"] is True, l[0]
+' $TMPROOT/meta.json || fail "--meta: exit_status 7, the one level interrupted and fail_fast"
+    # a level shorter than a second is judged on all of it: not cut, but last
+    run_tool $O $E $H --levels 2,3 -d 300ms --fail-fast "http://127.0.0.1:1/"
+    assert_eq "$RC" 7 "exit status of a short level"
+    doc $O --invariants "levels()==[2]"
+    assert_contains $E "no request succeeded in the time it ran"
+    # a target that answers is not stopped (exit 0: both levels ran)
+    run_tool $O $E $H --levels 2,3 -d 300ms --fail-fast "$BASE/"
+    assert_eq "$RC" 0 "exit status against nginx"
+}
+
 t_proxy_absolute_form_through_squid_keeps_alive() {
     need_squid || { fail "squid did not start"; return; }
     run_tool $O $E $H -c 2 -d 500ms -x "http://127.0.0.1:$SQUID_PORT" "$BASE/"
