@@ -190,6 +190,10 @@ struct lg_worker {
      * ends as the last of them ends */
     uint64_t quota;
     bool quota_reached;
+    /* its clients that have not started a request yet: the quota keeps one
+     * for each (a client waiting for its --max-handshakes turn would
+     * otherwise find none left, and the level be invalid) */
+    unsigned unstarted;
     struct lg_store store;
     struct stats_rng rng;
     uint8_t *rbuf; /* one read buffer per thread, shared by its clients */

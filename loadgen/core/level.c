@@ -298,6 +298,7 @@ static void cohort_place(struct lg_levels *lv, struct cohort *co, unsigned clien
         w->draining = false;
         w->stopped = false;
         w->quota_reached = false;
+        w->unstarted = share;
         w->first_sec_sent = false;
         atomic_store(&w->first_sec_ready, false);
         /* -n's share of these clients; the open loop's schedule deals its

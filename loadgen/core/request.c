@@ -26,7 +26,7 @@ struct lg_req *lg_req_start(struct lg_client *c, uint64_t origin, uint64_t now, 
     r->sent_ns = now;
     r->deadline_ns = now + w->cfg->timeout_ns;
     c->inflight++;
-    c->attempts++;
+    if (c->attempts++ == 0) w->unstarted--;
     /* --conn-requests: the connection's last request; none starts after it,
      * and the connection closes once idle (no --retry-delay: nothing failed) */
     if (++c->conn_requests == w->cfg->conn_requests) c->close_when_idle = true;

@@ -150,7 +150,7 @@ static void resume_note(const struct lg_config *cfg, const struct lg_level_resul
  * schedule made due, a closed loop's those started. */
 static void requests_note(const struct lg_config *cfg, const struct lg_level_result *r)
 {
-    if (!cfg->level_requests || r->interrupted) return;
+    if (!cfg->level_requests || r->stopped) return; /* a signal or --fail-fast cut it */
     uint64_t asked = lg_shard_requests(cfg->level_requests, r->clients, cfg->shard_index,
                                        cfg->shard_count, 0, r->shard_clients);
     uint64_t made = cfg->rate > 0 ? r->scheduled : r->attempts;

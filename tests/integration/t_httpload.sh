@@ -41,6 +41,16 @@ assert o["duration_s"] is None and o["requests_per_level"] == 1001, o
 ' $TMPROOT/meta.json || fail "--meta options: duration_s null, requests_per_level 1001"
 }
 
+# -n keeps one request for each client that has not started yet: the first
+# to connect must not take the clients' share while they wait their turn
+# to set up a connection (the level would be invalid, exit 3).
+t_requests_per_level_leave_one_for_each_client_waiting_its_turn() {
+    run_tool $O $E $H -c 8 -n 8 --max-handshakes 1 --http 1.1 --cacert "$CA_PEM" \
+        "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c8.attempts')==8" "s('c8.client_attempts')==[1]*8"
+}
+
 t_requests_per_level_cut_by_duration_say_so() {
     # a 100 ms bound cannot hold 10^9 requests: the level ends at the
     # deadline, counted as ever, and stderr names both options
@@ -285,8 +295,11 @@ t_refusing_target_is_named_after_the_first_second() {
 # --fail-fast stops the level there and runs no other: exit 7, the
 # document whole with what was measured, --meta marking the level cut short.
 t_fail_fast_ends_the_run_at_a_refusing_level() {
-    run_tool $O $E $H --levels 2,3 -d 10s --fail-fast --meta $TMPROOT/meta.json "http://127.0.0.1:1/"
+    # (with -n, the level cut short is not taken for one --duration ended)
+    run_tool $O $E $H --levels 2,3 -d 10s -n 1000000 --fail-fast --meta $TMPROOT/meta.json \
+        "http://127.0.0.1:1/"
     assert_eq "$RC" 7 "exit status"
+    assert_eq "$(count_lines "--duration ended it" $E)" 0 "notes that --duration ended the level"
     doc $O --invariants "levels()==[2]" "v('c2.requests')==0" "v('c2.errors')>0" \
         "s('c2.ran_s')[0]<10"
     assert_contains $E "--fail-fast ends the run here"
