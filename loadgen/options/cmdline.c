@@ -474,6 +474,50 @@ __attribute__((noreturn)) static void unknown_option(const struct lg_cmdline *cl
     lg_usage_error(cl->tool, "unknown option %s", given);
 }
 
+/* The option named `name` (len bytes), or NULL. */
+static const struct lg_option *option_named(const struct lg_cmdline *cl, const char *name,
+                                            size_t len)
+{
+    const char *group;
+    const struct lg_option *o;
+    for (size_t i = 0; (o = nth_option(cl, i, &group)); i++)
+        if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) return o;
+    return NULL;
+}
+
+/* vegeta's users write -rate 100 and -duration 10s: getopt would read
+ * letters (-r, -d with "uration"). An option's name after one dash is said
+ * to take two, before anything is read. Values of options are skipped. */
+static void check_single_dash_names(const struct lg_cmdline *cl, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) return;
+        if (a[0] != '-' || a[1] == '\0') continue; /* an operand */
+        if (a[1] == '-') {                         /* --name VALUE: skip the value */
+            const struct lg_option *o =
+                strchr(a, '=') ? NULL : option_named(cl, a + 2, strlen(a + 2));
+            if (o && o->has_arg == required_argument) i++;
+            continue;
+        }
+        size_t len = strcspn(a + 1, "=");
+        if (len > 1 && option_named(cl, a + 1, len))
+            lg_usage_error(cl->tool, "%s: did you mean -%s? (an option's name takes two dashes)", a,
+                           a);
+        /* -cN, -c N: a letter that takes a value ends the cluster */
+        for (const char *p = a + 1; *p; p++) {
+            const char *group;
+            const struct lg_option *o = NULL;
+            for (size_t k = 0; (o = nth_option(cl, k, &group)); k++)
+                if (o->short_name == *p) break;
+            if (o && o->has_arg == required_argument) {
+                if (!p[1]) i++;
+                break;
+            }
+        }
+    }
+}
+
 /* getopt's tables, made from ours, on the stack (about 4 KiB): a usage
  * error exits from inside the parse loop, and an allocation would then be a
  * leak, whose report (LeakSanitizer's) would add lines to the one-line
@@ -501,6 +545,7 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
         }
     }
     shortopts[k] = '\0';
+    check_single_dash_names(cl, argc, argv);
     opterr = 0;
     int opt;
     while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {

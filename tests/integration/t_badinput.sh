@@ -18,6 +18,15 @@ printf 'GET http://127.0.0.1:9/\n' >"$TMPROOT/good.targets"
 read -r -d '' HTTP_CASES <<'ROWS'
 unknown option --bogus|httpload --bogus URL
 unknown option --clinets: did you mean --clients?|httpload --clinets 5 URL
+-rate: did you mean --rate? (an option's name takes two dashes)|httpload -rate 100 URL
+-duration=10s: did you mean --duration=10s?|httpload -duration=10s URL
+--streams: 'POST' is not a stream count from 1 to 1000; hey's and oha's -m (the method) is -X/--method here|httpload -m POST URL
+unknown option -z: hey's and oha's -z (the duration) is -d/--duration here|httpload -z 10s URL
+-q 100: -q is --quiet here and takes no value; hey's and oha's -q (a rate limit) is -R/--rate (in total) here|httpload -q 100 URL
+--duration: 'x=1' is not a duration (examples: 500ms, 10s, 2m); oha's -d (the body) is --data here|httpload -d x=1 URL
+unknown option -D: hey's -D (a body file) is --data @FILE here|httpload -D body.json URL
+unknown option -T: hey's -T (the content type) is -H 'Content-Type: T' here|httpload -T application/json URL
+--header: '-rate' is not a header|httpload -H -rate URL
 option --insecure takes no value|httpload --insecure=1 URL
 option --quiet takes no value|httpload --quiet=yes URL
 --retry-delay: 'soon'|httpload --retry-delay soon URL
