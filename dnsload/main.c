@@ -82,6 +82,17 @@ static const char epilog[] =
     "set; the answer still counts by its rcode), late (the answer to a query that\n"
     "had timed out), unexpected (an ID with nothing outstanding, a duplicate).\n";
 
+/* dnsperf's letters that mean something else here, or nothing: a user who
+ * types them by habit is told which option it is here. (-c, -s and -p mean
+ * what they mean there.) */
+static const struct lg_habit dnsperf_habits[] = {
+    {'d', "dnsperf's -d (the query file)", "--queries FILE"},
+    {'q', "dnsperf's -q (the most queries in flight)", "--outstanding N (per client)"},
+    {'Q', "dnsperf's -Q (the most queries per second)", "-R/--rate"},
+    {'l', "dnsperf's -l (the run's time limit)", "-d/--duration (per level)"},
+    {'T', "dnsperf's -T (threads)", "-t/--threads"},
+};
+
 /* What the command line says, as the options come. */
 struct args {
     struct dns_ctx *ctx;
@@ -276,6 +287,12 @@ static void check_args(struct dns_ctx *ctx, struct args *a, const struct lg_tls_
         lg_usage_error(tool, "unexpected argument '%s' (the server is given with --server)",
                        argv[first]);
     if (!a->server) lg_usage_error(tool, "missing --server HOST");
+    /* dnsperf takes the port apart (-p), as this tool does */
+    char host[256];
+    unsigned long long port = 0;
+    if (lg_parse_host_port(a->server, host, sizeof(host), &port) == 0 && port)
+        lg_usage_error(tool, "--server: '%s' holds a port: give --server %s --port %llu", a->server,
+                       host, port);
     if (!a->n_sources)
         lg_usage_error(tool, "no queries: give --queries FILE or --query 'name TYPE'");
     if (a->enc.dnssec && !a->enc.edns_size) a->enc.edns_size = DNS_EDNS_DEFAULT;
@@ -387,6 +404,8 @@ int main(int argc, char **argv)
         .version = print_version,
         .handle = take_option,
         .ctx = &a,
+        .habits = dnsperf_habits,
+        .n_habits = sizeof(dnsperf_habits) / sizeof(dnsperf_habits[0]),
     };
     int first = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
     check_args(&ctx, &a, &tlsopt, first, argc, argv);

@@ -17,6 +17,10 @@ static const char *const http_error_descriptions[] = {
     "a final status outside --expect-status",
 };
 
+/* What a user can do about each class: a status outside the default 2xx is
+ * often the point of the test (a 404 page, a redirect). */
+static const char *const http_error_hints[] = {NULL, NULL, "--expect-status to accept it"};
+
 int http_status_error(struct lg_client *c, const struct http_request *rq, unsigned status)
 {
     char detail[96];
@@ -111,6 +115,7 @@ const struct lg_driver http_driver = {
     .client_state_size = sizeof(struct http_client),
     .error_names = http_error_names,
     .error_descriptions = http_error_descriptions,
+    .error_hints = http_error_hints,
     .n_errors = 3,
     .protocol_names = http_protocol_names,
     .n_protocols = 3,

@@ -72,6 +72,18 @@ static const struct lg_option options[] = {
      "connect to this Unix socket instead of the URL's host"},
 };
 
+/* hey's and oha's letters that mean something else here, or nothing: a user
+ * who types them by habit is told which option it is here. (wrk's -c, -d,
+ * -t, -H and h2load's -n, -c, -t, -m, -H mean what they mean there.) */
+static const struct lg_habit hey_habits[] = {
+    {'m', "hey's and oha's -m (the method)", "-X/--method"},
+    {'z', "hey's and oha's -z (the duration)", "-d/--duration"},
+    {'q', "hey's and oha's -q (a rate limit)", "-R/--rate (in total)"},
+    {'d', "oha's -d (the body)", "--data"},
+    {'D', "hey's -D (a body file)", "--data @FILE"},
+    {'T', "hey's -T (the content type)", "-H 'Content-Type: T'"},
+};
+
 /* What the command line says, as the options come. */
 struct args {
     struct request_spec spec;
@@ -569,6 +581,8 @@ int main(int argc, char **argv)
         .version = print_version,
         .handle = take_option,
         .ctx = &a,
+        .habits = hey_habits,
+        .n_habits = sizeof(hey_habits) / sizeof(hey_habits[0]),
     };
     int first_arg = lg_cmdline_parse(&cl, argc, argv, &cfg, &tlsopt);
     check_args(&a, first_arg, argc, argv);

@@ -46,6 +46,9 @@ struct lg_driver {
     /* What each of those classes means, for the summary when no reason was
      * recorded (one sentence each, same order as error_names) */
     const char *const *error_descriptions;
+    /* Optional: what the user can do about each class, said after its
+     * reason ("--expect-status to accept it"), NULL for none */
+    const char *const *error_hints;
     unsigned n_errors;
     const char *const *counter_names; /* extra exact counts of the driver's own */
     unsigned n_counters;
@@ -120,17 +123,24 @@ struct lg_config {
     const char *tool; /* program name for messages */
     unsigned *levels; /* client count per level */
     size_t n_levels;
-    uint64_t duration_ns;    /* per level */
+    uint64_t duration_ns; /* per level; LG_NO_DEADLINE_NS: none (-n alone, closed loop) */
+    bool duration_given;  /* --duration was given (with -n, it bounds the level) */
+    /* -n: a closed loop's level ends once this many requests have ended; an
+     * open loop's schedule makes this many due (0: --duration alone) */
+    uint64_t level_requests;
     uint64_t timeout_ns;     /* per request, and the drain window after the deadline */
     uint64_t retry_delay_ns; /* closed loop: pause after a connection on which nothing succeeded */
     /* --conn-requests: a connection carries at most this many requests, then
      * closes once idle and the next request opens a new one (0: no limit) */
     uint64_t conn_requests;
     unsigned threads;
-    double rate;             /* requests per second across all clients; 0 = closed loop */
-    unsigned slots;          /* requests in flight per client (streams, outstanding) */
-    size_t max_samples;      /* per metric per level */
-    double max_error_rate;   /* errors / attempts allowed before exit status 1 */
+    double rate;           /* requests per second across all clients; 0 = closed loop */
+    unsigned slots;        /* requests in flight per client (streams, outstanding) */
+    size_t max_samples;    /* per metric per level */
+    double max_error_rate; /* errors / attempts allowed before exit status 1 */
+    /* --fail-fast: a level in whose first second nothing succeeded and
+     * something failed ends the run (exit status 7) */
+    bool fail_fast;
     bool quiet, summary;     /* stderr summary: suppressed / forced */
     bool progress;           /* one-line progress on stderr (default: when a terminal) */
     const char *meta_path;   /* --meta FILE */
@@ -174,15 +184,20 @@ struct lg_config {
     size_t probe_datagram_len;
 };
 
+/* The duration of a level that only -n ends: about 31 years, so that its
+ * deadline is never reached and start + duration cannot overflow. */
+#define LG_NO_DEADLINE_NS UINT64_C(1000000000000000000)
+
 /* Exit statuses. */
 enum {
     LG_EXIT_OK = 0,
     LG_EXIT_ERRORS = 1,
     LG_EXIT_USAGE = 2,
     LG_EXIT_INVALID = 3,
-    LG_EXIT_FAILED = 4, /* the run could not be carried out (e.g. out of memory) */
-    LG_EXIT_LATE = 5,   /* a level's common start (--start-at) passed by more than --max-late */
-    LG_EXIT_UNFIT = 6,  /* the machine is unfit for the options (--preflight, --require-fit) */
+    LG_EXIT_FAILED = 4,    /* the run could not be carried out (e.g. out of memory) */
+    LG_EXIT_LATE = 5,      /* a level's common start (--start-at) passed by more than --max-late */
+    LG_EXIT_UNFIT = 6,     /* the machine is unfit for the options (--preflight, --require-fit) */
+    LG_EXIT_FAIL_FAST = 7, /* --fail-fast: nothing succeeded in a level's first second */
     LG_EXIT_INTERRUPTED = 130, /* SIGINT or SIGTERM */
 };
 

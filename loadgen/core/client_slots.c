@@ -68,13 +68,22 @@ static bool send_warm(struct lg_client *c)
     return lg_conn_usable(c);
 }
 
+/* -n: whether the loop's share has room for another request of c: what is
+ * left of it beyond one for each client that has not started yet. */
+static bool quota_allows(const struct lg_client *c)
+{
+    const struct lg_worker *w = c->w;
+    return !w->quota || c->attempts == 0 ||
+           w->store.counters[LG_C_ATTEMPTS] + w->unstarted < w->quota;
+}
+
 /* Whether the client may start a request now (the loop below rechecks each
  * time: a send can fail the connection or pause the client). */
 static bool may_start(const struct lg_client *c)
 {
     const struct lg_worker *w = c->w;
     return !w->stopped && !w->draining && !c->abort_pending && !ev_is_active(&c->restart) &&
-           (w->cfg->rate <= 0 || c->started < c->due);
+           (w->cfg->rate <= 0 || c->started < c->due) && quota_allows(c);
 }
 
 /* Starts what the client may start now: in a closed loop, as many requests

@@ -1,5 +1,6 @@
-/* The names of the error classes every driver shares, and what each means
- * (the summary's line for a class whose errors came with no reason). */
+/* The names of the error classes every driver shares, what each means (the
+ * summary's line for a class whose errors came with no reason), and what a
+ * user can do about those an option accepts or avoids. */
 #include "loadgen/core/internal.h"
 
 static const char *const base_error_names[LG_ERR__BASE_COUNT] = {
@@ -37,6 +38,12 @@ static const char *const base_error_descriptions[LG_ERR__BASE_COUNT] = {
     [LG_ERR_SOCKET] = "no socket could be created (out of descriptors or memory)",
 };
 
+/* The fix an option offers, said after the class's reason. A certificate
+ * that fails to verify is most often a test server's own CA. */
+static const char *const base_error_hints[LG_ERR__BASE_COUNT] = {
+    [LG_ERR_TLS_VERIFY] = "--cacert FILE trusts a CA; -k skips verification",
+};
+
 const char *lg_error_name(const struct lg_driver *d, unsigned cls)
 {
     if (cls < LG_ERR__BASE_COUNT) return base_error_names[cls];
@@ -49,4 +56,10 @@ const char *lg_error_description(const struct lg_driver *d, unsigned cls)
     const char *what =
         d->error_descriptions ? d->error_descriptions[cls - LG_ERR__BASE_COUNT] : NULL;
     return what ? what : "no reason recorded";
+}
+
+const char *lg_error_hint(const struct lg_driver *d, unsigned cls)
+{
+    if (cls < LG_ERR__BASE_COUNT) return base_error_hints[cls];
+    return d->error_hints ? d->error_hints[cls - LG_ERR__BASE_COUNT] : NULL;
 }

@@ -28,6 +28,11 @@ enum lg_series_id {
     LG_S__COUNT,
 };
 
+/* The seconds a level's per-second counts (and its loops' tick lateness)
+ * are first given room for: an hour. A longer level (-n alone sets no
+ * deadline) doubles the room as it goes, a few times a level. */
+#define LG_TIMELINE_FIRST_S 3600
+
 /* Exact counts every level has. */
 enum lg_counter_id {
     LG_C_ATTEMPTS,
@@ -54,9 +59,9 @@ struct lg_store {
     char **error_detail;      /* first reason seen per class, or NULL */
     uint64_t *timeline;       /* completed responses per whole second */
     uint64_t *error_timeline; /* failed requests per whole second */
-    size_t timeline_len;
-    bool peer_limited;   /* a server allowed fewer requests at once than the slots */
-    unsigned peer_limit; /* the smallest such limit */
+    size_t timeline_len;      /* the room of both (grows: lg_store_grow_timeline) */
+    bool peer_limited;        /* a server allowed fewer requests at once than the slots */
+    unsigned peer_limit;      /* the smallest such limit */
     /* --tls-resume: TLS handshakes of a client's later connections, and those
      * that offered the server a session it could resume */
     uint64_t tls_rehandshakes, tls_sessions_offered;
@@ -182,6 +187,15 @@ struct lg_worker {
     struct lg_client *clients;
     unsigned n_clients;
     unsigned level_clients; /* clients in the whole level */
+    /* -n, closed loop: the requests this loop's clients start in the level
+     * (their share of -n), 0: no limit; once all have started, the loop
+     * ends as the last of them ends */
+    uint64_t quota;
+    bool quota_reached;
+    /* its clients that have not started a request yet: the quota keeps one
+     * for each (a client waiting for its --max-handshakes turn would
+     * otherwise find none left, and the level be invalid) */
+    unsigned unstarted;
     struct lg_store store;
     struct stats_rng rng;
     uint8_t *rbuf; /* one read buffer per thread, shared by its clients */
@@ -222,6 +236,17 @@ struct lg_worker {
         unsigned cursor;       /* index of the client whose request is due next */
         uint64_t next_due_ns;
     } sched;
+    /* the level's first second as this loop saw it, published once
+     * (firstsec.h): written before first_sec_ready is set, read after */
+    struct lg_first_second {
+        uint64_t requests, errors;
+        int cls;             /* the class it saw most of, 0: none */
+        uint64_t cls_errors; /* how many of that class */
+        const char *detail;  /* that class's first reason (the store's), or NULL */
+        bool whole;          /* a whole second; false: the loop ended sooner */
+    } first_sec;
+    bool first_sec_sent;
+    _Atomic bool first_sec_ready;
     _Atomic uint64_t progress_requests; /* published once per tick for the progress line */
     _Atomic uint64_t progress_errors;
     struct lg_reqlog *log;
@@ -253,6 +278,9 @@ struct lg_worker {
 const char *lg_error_name(const struct lg_driver *d, unsigned cls);
 /* What a class means, for a class whose errors came with no reason. */
 const char *lg_error_description(const struct lg_driver *d, unsigned cls);
+/* What the user can do about a class (the option that accepts or avoids
+ * it), or NULL. */
+const char *lg_error_hint(const struct lg_driver *d, unsigned cls);
 
 /* request.c */
 /* Starts a request in a free slot: latency counts from `origin` (its
@@ -311,6 +339,9 @@ void lg_worker_untrack(struct lg_worker *w, struct lg_req *r);
 void lg_worker_maybe_finish(struct lg_worker *w);
 /* The level's deadline: no request starts from now; the drain window begins. */
 void lg_worker_deadline(struct lg_worker *w);
+/* -n: the loop's last request has started: none starts after it, and the
+ * loop ends as soon as nothing is in flight. */
+void lg_worker_quota_reached(struct lg_worker *w);
 void lg_worker_init_async(struct lg_worker *w);
 /* Starts the settle watchers; client.c queues, worker.c settles. */
 void lg_worker_want_settle(struct lg_worker *w);
@@ -323,6 +354,8 @@ int lg_store_init_groups(struct lg_store *s, unsigned n_groups, size_t max_sampl
 /* Open loop: room made, and touched, for the samples of `requests` requests
  * on `connections` connections (see lg_series_prepare). */
 int lg_store_prepare(struct lg_store *s, size_t requests, size_t connections);
+/* Room in the per-second counts for at least `seconds` (doubling). */
+int lg_store_grow_timeline(struct lg_store *s, size_t seconds);
 void lg_store_free(struct lg_store *s, unsigned n_classes);
 void lg_store_error(struct lg_worker *w, int cls, const char *detail);
 

@@ -135,15 +135,16 @@ static int collect_timeline(struct lg_levels *lv, struct lg_level_result *res, c
                             bool errors, uint64_t ran_ns)
 {
     const struct lg_worker *ws = lv->ws;
-    size_t tl = ws[0].store.timeline_len;
     uint64_t whole = ran_ns / LG_NS_PER_S;
-    size_t n = whole ? (whole < tl ? (size_t)whole : tl) : ran_ns > 0;
+    size_t n = whole ? (size_t)whole : ran_ns > 0;
     double *per_second = calloc(n ? n : 1, sizeof(*per_second));
     if (!per_second) return -1;
+    /* a loop that -n ended early kept no room for the seconds after it */
     for (size_t k = 0; k < n; k++)
         for (unsigned i = 0; i < lv->nw; i++)
-            per_second[k] +=
-                (double)(errors ? ws[i].store.error_timeline[k] : ws[i].store.timeline[k]);
+            if (k < ws[i].store.timeline_len)
+                per_second[k] +=
+                    (double)(errors ? ws[i].store.error_timeline[k] : ws[i].store.timeline[k]);
     if (whole == 0 && n == 1) per_second[0] = per_second[0] / ((double)ran_ns / 1e9);
     return lg_result_add(res, name, "requests_per_second", per_second, n, n);
 }
@@ -301,6 +302,16 @@ static void cohort_place(struct lg_levels *lv, struct cohort *co, unsigned clien
         w->level_clients = clients;
         w->draining = false;
         w->stopped = false;
+        w->quota_reached = false;
+        w->unstarted = share;
+        w->first_sec_sent = false;
+        atomic_store(&w->first_sec_ready, false);
+        /* -n's share of these clients; the open loop's schedule deals its
+         * requests by itself */
+        w->quota = cfg->level_requests && cfg->rate <= 0
+                       ? lg_shard_requests(cfg->level_requests, clients, cfg->shard_index,
+                                           cfg->shard_count, next, share)
+                       : 0;
         for (unsigned k = 0; k < share; k++) {
             unsigned j = next + k;
             lg_client_setup(
@@ -391,7 +402,7 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     /* everything that takes time happens before the start */
     if (cohort_alloc(&co, mine, cfg->slots, lv->drv->client_state_size) < 0) goto out;
     uint64_t whole = cfg->duration_ns / LG_NS_PER_S;
-    size_t tl = whole ? (size_t)whole : 1;
+    size_t tl = whole ? (whole < LG_TIMELINE_FIRST_S ? (size_t)whole : LG_TIMELINE_FIRST_S) : 1;
     for (unsigned i = 0; i < lv->nw; i++)
         if (lg_store_init(&lv->ws[i].store, lv->n_classes, lv->drv->n_counters, cfg->max_samples,
                           tl) < 0 ||
@@ -433,6 +444,8 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     res->requested_start_ns = at;
     res->actual_start_ns = wall;
     res->interrupted = lg_control_interrupted(lv->run) != 0;
+    for (unsigned i = 0; i < lv->nw; i++)
+        res->stopped |= lv->ws[i].stopped;
     res->transport = lv->ws[0].tp->name;
     res->seconds = (double)ran_ns / 1e9;
     for (unsigned j = 0; j < mine; j++)
@@ -440,6 +453,8 @@ enum lg_level_outcome lg_level_run(struct lg_levels *lv, unsigned k, struct lg_l
     if (level_collect(lv, res, ran_ns) < 0 || collect_client_attempts(res, &co, mine) < 0) goto out;
     level_active = false;
     if (lg_control_level_end(lv->run, res) < 0) goto out;
+    /* judged by the control thread during the level, or just now */
+    res->failed_fast = lg_control_failed_fast(lv->run);
     /* the level's last samples (sampling, --watch) may have failed the run */
     out = LG_LEVEL_NOT_RUN;
     if (lg_control_failure(lv->run)) goto out;

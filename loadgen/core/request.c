@@ -3,6 +3,7 @@
  * counted in the worker's store, and logged. */
 #include "loadgen/core/internal.h"
 #include "loadgen/output/reqlog.h"
+#include "loadgen/watching/control.h"
 
 void lg_req_record_send_lag(struct lg_worker *w, const struct lg_req *r)
 {
@@ -25,12 +26,13 @@ struct lg_req *lg_req_start(struct lg_client *c, uint64_t origin, uint64_t now, 
     r->sent_ns = now;
     r->deadline_ns = now + w->cfg->timeout_ns;
     c->inflight++;
-    c->attempts++;
+    if (c->attempts++ == 0) w->unstarted--;
     /* --conn-requests: the connection's last request; none starts after it,
      * and the connection closes once idle (no --retry-delay: nothing failed) */
     if (++c->conn_requests == w->cfg->conn_requests) c->close_when_idle = true;
     w->store.counters[LG_C_ATTEMPTS]++;
     lg_worker_track(w, r);
+    if (w->store.counters[LG_C_ATTEMPTS] == w->quota) lg_worker_quota_reached(w);
     return r;
 }
 
@@ -41,16 +43,27 @@ int lg_checked_class(const struct lg_worker *w, int cls)
     return cls > 0 && (unsigned)cls < w->n_classes ? cls : LG_ERR_RESET;
 }
 
-/* The whole second of the level that `now` falls in, as a bin of `timeline`
- * (requests or errors per second); NULL after the deadline. */
-static uint64_t *timeline_bin(struct lg_worker *w, uint64_t now, uint64_t *timeline)
+/* The whole second of the level that `now` falls in, as a bin of the
+ * completions' (or the errors') timeline; NULL after the deadline, and in
+ * the part of a second before it, which is no sample. A level longer than
+ * the room made for it grows the room: a few times a level, not per
+ * request. */
+static uint64_t *timeline_bin(struct lg_worker *w, uint64_t now, bool errors)
 {
+    struct lg_store *st = &w->store;
     if (now >= w->deadline_ns) return NULL;
     while (now >= w->sec_end_ns) {
         w->sec_index++;
         w->sec_end_ns += LG_NS_PER_S;
     }
-    return w->sec_index < w->store.timeline_len ? &timeline[w->sec_index] : NULL;
+    if (w->sec_index >= st->timeline_len) {
+        if (w->sec_end_ns > w->deadline_ns) return NULL;
+        if (lg_store_grow_timeline(st, w->sec_index + 1) < 0) {
+            lg_control_fail(w->run, "out of memory for the per-second counts");
+            return NULL;
+        }
+    }
+    return errors ? &st->error_timeline[w->sec_index] : &st->timeline[w->sec_index];
 }
 
 /* Samples and counts a request that ended at `now`, and frees its slot. */
@@ -71,13 +84,13 @@ static void req_record(struct lg_client *c, struct lg_req *r, int cls, bool unfi
             lg_series_add(&st->series[LG_S_TTFB], r->first_byte_ns - r->sent_ns, &w->rng);
         st->counters[LG_C_REQUESTS]++;
         c->conn_succeeded = true;
-        uint64_t *bin = timeline_bin(w, now, st->timeline);
+        uint64_t *bin = timeline_bin(w, now, false);
         if (bin) ++*bin;
     } else {
         cls = lg_checked_class(w, cls);
         st->counters[LG_C_ERRORS]++;
         st->errors[cls]++;
-        uint64_t *bin = timeline_bin(w, now, st->error_timeline);
+        uint64_t *bin = timeline_bin(w, now, true);
         if (bin) ++*bin;
     }
     if (w->log) lg_reqlog_write(w->log, c, r, now, unfinished ? -1 : cls);

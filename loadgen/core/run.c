@@ -146,9 +146,27 @@ static void resume_note(const struct lg_config *cfg, const struct lg_level_resul
                 n == 1 ? "was" : "were");
 }
 
+/* -n asked for more requests than --duration left room for: say so, or the
+ * user takes the counts for the N asked for. An open loop's are those the
+ * schedule made due, a closed loop's those started. */
+static void requests_note(const struct lg_config *cfg, const struct lg_level_result *r)
+{
+    if (!cfg->level_requests || r->stopped) return; /* a signal or --fail-fast cut it */
+    uint64_t asked = lg_shard_requests(cfg->level_requests, r->clients, cfg->shard_index,
+                                       cfg->shard_count, 0, r->shard_clients);
+    uint64_t made = cfg->rate > 0 ? r->scheduled : r->attempts;
+    if (made >= asked) return;
+    fprintf(stderr,
+            "%s: level c%u: --duration ended it after %llu of the %llu requests -n asked for%s; "
+            "lengthen --duration, or leave it out\n",
+            cfg->tool, r->clients, (unsigned long long)made, (unsigned long long)asked,
+            cfg->rate > 0 ? " (made due by --rate)" : "");
+}
+
 /* What stderr says after a level, besides the summary. */
 static void level_notes(const struct lg_config *cfg, const struct lg_level_result *r)
 {
+    requests_note(cfg, r);
     if (r->peer_limited)
         fprintf(stderr,
                 "%s: level c%u: the server allows %u concurrent stream%s per connection: %s %u "
@@ -196,7 +214,7 @@ static int run_status(const struct lg_config *cfg, const struct lg_level_result 
     int status = LG_EXIT_OK;
     for (size_t l = 0; l < done; l++) {
         const struct lg_level_result *r = &results[l];
-        if (r->interrupted) continue;
+        if (r->interrupted || r->failed_fast) continue; /* cut short, or exit 7 says it */
         if (r->idle_clients || r->attempts < r->shard_clients) {
             fprintf(stderr,
                     "%s: level c%u is invalid: %u of %u clients made no attempt and the level "
@@ -213,6 +231,7 @@ static int run_status(const struct lg_config *cfg, const struct lg_level_result 
             interrupted_error_rate(cfg, r);
             continue;
         }
+        if (r->failed_fast) continue; /* the run's exit status 7 says it */
         /* in an open loop, a request that was due but never sent failed too */
         double bad = (double)(r->errors + r->unfinished + r->unsent);
         double tried = (double)(r->attempts + r->unsent);
@@ -245,8 +264,8 @@ static size_t run_levels(struct lg_levels *lv, struct lg_level_result *results,
 {
     const struct lg_config *cfg = lv->cfg;
     size_t done = 0;
-    for (size_t l = 0;
-         l < cfg->n_levels && !lg_control_interrupted(lv->run) && !lg_control_failure(lv->run);
+    for (size_t l = 0; l < cfg->n_levels && !lg_control_interrupted(lv->run) &&
+                       !lg_control_failure(lv->run) && !lg_control_failed_fast(lv->run);
          l++) {
         enum lg_level_outcome out = lg_level_run(lv, (unsigned)l, &results[l]);
         if (out == LG_LEVEL_NO_MEMORY) {
@@ -438,6 +457,15 @@ static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const str
         goto out;
     }
     if (status == LG_EXIT_OK) status = run_status(cfg, results, done);
+    if (lg_control_failed_fast(lv.run)) {
+        /* the note above it said why */
+        fprintf(stderr,
+                "%s: --fail-fast ended the run at level c%u%s; the document holds what was "
+                "measured\n",
+                cfg->tool, results[done - 1].clients,
+                done < cfg->n_levels ? ", and the levels after it were not run" : "");
+        status = LG_EXIT_FAIL_FAST;
+    }
     if (lg_control_interrupted(lv.run)) {
         fprintf(stderr, "%s: interrupted by signal %d: the document holds what was measured\n",
                 cfg->tool, lg_control_interrupted(lv.run));

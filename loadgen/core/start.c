@@ -23,6 +23,16 @@ double lg_shard_rate(double rate, unsigned clients, unsigned shard_clients)
     return clients ? rate * (double)shard_clients / (double)clients : rate;
 }
 
+uint64_t lg_shard_requests(uint64_t requests, unsigned clients, unsigned index, unsigned count,
+                           unsigned first, unsigned n)
+{
+    uint64_t each = requests / clients;
+    /* the clients below the remainder make one more: the shard's j < with_one */
+    unsigned with_one = lg_shard_clients((unsigned)(requests % clients), index, count);
+    unsigned end = first + n < with_one ? first + n : with_one;
+    return (uint64_t)n * each + (end > first ? end - first : 0);
+}
+
 uint64_t lg_wall_ns(void)
 {
     struct timespec ts;

@@ -23,6 +23,12 @@ unsigned lg_shard_clients(unsigned clients, unsigned index, unsigned count);
  * a shard running `shard_clients` of a level's `clients` is asked for:
  * request n goes to client n mod clients, so a shard gets its clients' share. */
 double lg_shard_rate(double rate, unsigned clients, unsigned shard_clients);
+/* -n's requests of a level of `clients` that the shard's clients j from
+ * `first` to first + n - 1 make between them: request k goes to client k
+ * mod clients, as the open loop's schedule deals them, so the shares of all
+ * shards and all their event loops add up to `requests`. */
+uint64_t lg_shard_requests(uint64_t requests, unsigned clients, unsigned index, unsigned count,
+                           unsigned first, unsigned n);
 /* The global id of the shard's j-th client. */
 static inline unsigned lg_shard_client_id(unsigned j, unsigned index, unsigned count)
 {

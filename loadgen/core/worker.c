@@ -3,6 +3,7 @@
  * expires requests in start order, and the once-a-second tick. */
 #include "loadgen/core/internal.h"
 #include "loadgen/watching/control.h"
+#include "loadgen/watching/firstsec.h"
 #include "loadgen/core/schedule.h"
 #include "loadgen/watching/selfwatch.h"
 #include "loadgen/watching/wakewatch.h"
@@ -93,6 +94,15 @@ void lg_worker_deadline(struct lg_worker *w)
     ev_timer_start(w->loop, &w->deadline_timer);
 }
 
+void lg_worker_quota_reached(struct lg_worker *w)
+{
+    /* what is in flight ends by its own timeout: no drain window is needed */
+    w->quota_reached = true;
+    ev_timer_stop(w->loop, &w->deadline_timer);
+    begin_drain(w);
+    lg_worker_maybe_finish(w);
+}
+
 /* The deadline: no request starts after it; the drain window then gives what
  * is in flight up to --timeout to finish. (In an open loop the schedule's
  * timer usually gets there first: libev's timers fire up to 1 ms late.) */
@@ -124,6 +134,7 @@ static void on_tick_timer(struct ev_loop *loop, ev_timer *t, int revents)
     ev_timer_set(t, lg_selfwatch_tick(w, lg_now_ns()), 0.);
     ev_timer_start(loop, t);
     on_tick(loop, t, revents);
+    lg_firstsec_publish(w, true); /* the first tick's alone */
 }
 
 static void on_wakeup(struct ev_loop *loop, ev_async *a, int revents)
@@ -239,15 +250,17 @@ void lg_worker_run_level(struct lg_worker *w)
         ev_run(loop, 0);
     }
     /* a loop that was not stopped ran to its deadline, whatever the clock
-     * says now: libev may fire the deadline's timer a little before it */
-    w->loop_end_ns = w->stopped ? lg_now_ns() : w->deadline_ns;
+     * says now: libev may fire the deadline's timer a little before it; one
+     * that -n ended ran until its last request ended */
+    w->loop_end_ns = w->stopped || w->quota_reached ? lg_now_ns() : w->deadline_ns;
 
     lg_wakewatch_loop_stop(w);
     ev_timer_stop(loop, &w->deadline_timer);
     ev_timer_stop(loop, &w->tick_timer);
     ev_timer_stop(loop, &w->timeout_timer);
     w->event_ns = 0;
-    end_drain(w); /* anything still in flight (interrupted) is unfinished */
+    end_drain(w);                  /* anything still in flight (interrupted) is unfinished */
+    lg_firstsec_publish(w, false); /* a level shorter than a second: all of it */
     ev_check_stop(loop, &w->settle_check);
     ev_idle_stop(loop, &w->settle_idle);
     w->settle_head = w->settle_tail = NULL;

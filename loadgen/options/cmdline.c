@@ -5,7 +5,9 @@
 #include "loadgen/core/clock.h"
 #include "loadgen/core/start.h"
 #include "loadgen/watching/watch.h"
+#include "stats/read/nearest.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +20,15 @@ static const struct lg_option shared_options[] = {
     {"levels", 0, required_argument, LG_OPT_LEVELS, "Load", "    --levels N,N,...",
      "run several levels in turn, each with a fresh cohort"},
     {"duration", 'd', required_argument, 'd', "Load", "-d, --duration TIME",
-     "per level: 500ms, 10s, 2m (default 10s)"},
+     "per level: 500ms, 10s, 2m (default 10s; with -n: none,\nor a bound)"},
+    {"requests", 'n', required_argument, 'n', "Load", "-n, --requests N",
+     "per level, as hey and h2load: closed loop, the level\nends once N requests have ended; "
+     "open loop, --rate\nmakes N due, the level lasting N/rate seconds"},
     {"threads", 't', required_argument, 't', "Load", "-t, --threads N",
      "event-loop threads (default 1)"},
     {"rate", 'R', required_argument, 'R', "Load", "-R, --rate R",
-     "open loop: R requests per second in total; latency is\ntaken from each request's "
-     "scheduled time"},
+     "open loop: R requests per second in total (500, 5k, 1.5M,\n500/s, 30k/1m); latency is "
+     "taken from each request's\nscheduled time"},
     {"timeout", 0, required_argument, LG_OPT_TIMEOUT, "Load", "    --timeout TIME",
      "per request, and the drain window after the deadline\n(default %s)"},
     {"retry-delay", 0, required_argument, LG_OPT_RETRY_DELAY, "Load", "    --retry-delay TIME",
@@ -32,6 +37,9 @@ static const struct lg_option shared_options[] = {
     {"conn-requests", 0, required_argument, LG_OPT_CONN_REQUESTS, "Load", "    --conn-requests N",
      "a client closes its connection (or UDP socket) after N\nrequests and opens a new one, "
      "whose first request is\ncold (1: a connection per request; default: no limit)"},
+    {"fail-fast", 0, no_argument, LG_OPT_FAIL_FAST, "Load", "    --fail-fast",
+     "end the run at the first level in whose first second\nno request succeeded and some "
+     "failed (exit status 7)"},
     {"max-error-rate", 0, required_argument, LG_OPT_MAX_ERROR_RATE, "Load",
      "    --max-error-rate X",
      "errors/attempts allowed before exit status 1 (0..1, default 0;\nopen loop: unsent "
@@ -109,8 +117,9 @@ static const char exit_statuses[] =
     "Exit status: 0 success; 1 errors above --max-error-rate (the document is still\n"
     "printed); 2 bad usage or input; 3 a level was invalid; 4 the run failed;\n"
     "5 a level's common start had passed by more than --max-late; 6 the machine is\n"
-    "unfit (--preflight, --require-fit); 130 interrupted (the document holds what\n"
-    "was measured).\n";
+    "unfit (--preflight, --require-fit); 7 --fail-fast ended the run (the document\n"
+    "holds what was measured); 130 interrupted (the document holds what was\n"
+    "measured).\n";
 
 /* The options in --help order: the tool's, TLS, then the shared ones. */
 static const struct lg_option *nth_option(const struct lg_cmdline *cl, size_t i, const char **group)
@@ -223,6 +232,12 @@ static int load_option(struct lg_config *cfg, int opt, const char *arg)
         if (lg_parse_duration(arg, &cfg->duration_ns) < 0)
             lg_usage_error(tool, "--duration: '%s' is not a duration (examples: 500ms, 10s, 2m)",
                            arg);
+        cfg->duration_given = true;
+        return 1;
+    case 'n':
+        if (lg_parse_unsigned(arg, 1, 1000000000000ull, &u) < 0)
+            lg_usage_error(tool, "--requests: '%s' is not a request count from 1 to 10^12", arg);
+        cfg->level_requests = u;
         return 1;
     case LG_OPT_TIMEOUT:
         if (lg_parse_duration(arg, &cfg->timeout_ns) < 0)
@@ -246,10 +261,14 @@ static int load_option(struct lg_config *cfg, int opt, const char *arg)
             lg_usage_error(tool, "--threads: '%s' is not a thread count from 1 to 256", arg);
         cfg->threads = (unsigned)u;
         return 1;
-    case 'R':
-        if (lg_parse_double(arg, 1e-3, 1e9, &cfg->rate) < 0)
-            lg_usage_error(tool, "--rate: '%s' is not a positive number of requests per second",
-                           arg);
+    case 'R': {
+        const char *why;
+        if (lg_parse_rate(arg, &cfg->rate, &why) < 0)
+            lg_usage_error(tool, "--rate: '%s' %s", arg, why);
+        return 1;
+    }
+    case LG_OPT_FAIL_FAST:
+        cfg->fail_fast = true;
         return 1;
     case LG_OPT_MAX_ERROR_RATE:
         if (lg_parse_double(arg, 0, 1, &cfg->max_error_rate) < 0)
@@ -381,6 +400,130 @@ static int config_option(struct lg_config *cfg, int opt, const char *arg)
            scale_option(cfg, opt, arg) || machine_option(cfg, opt, arg);
 }
 
+/* The habit another tool's users have for the letter, or NULL. */
+static const struct lg_habit *habit_of(const struct lg_cmdline *cl, int letter)
+{
+    for (size_t i = 0; i < cl->n_habits; i++)
+        if (cl->habits[i].short_name == letter) return &cl->habits[i];
+    return NULL;
+}
+
+/* "dnsperf's -Q (...) is -R/--rate here" */
+static const char *habit_text(const struct lg_habit *h, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s is %s here", h->there, h->here);
+    return buf;
+}
+
+/* Whether the option getopt just returned, which takes a value, was written
+ * with its letter (-d 5s, -d5s) rather than its name (--duration 5s). */
+static bool value_given_short(char **argv)
+{
+    const char *element =
+        optind >= 2 && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
+    return element[0] == '-' && element[1] != '-';
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s) return false;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s)) return false;
+    return true;
+}
+
+/* Option `letter`, which takes no value here, was written alone (-q) and a
+ * number follows it: another tool's users give that letter a value. */
+static void check_valueless_habit(const struct lg_cmdline *cl, int letter, int argc, char **argv)
+{
+    const struct lg_habit *h = habit_of(cl, letter);
+    const char *alone = argv[optind - 1];
+    if (!h || alone[0] != '-' || alone[1] != letter || alone[2] || optind >= argc ||
+        !all_digits(argv[optind]))
+        return;
+    const char *name = NULL;
+    const char *group;
+    const struct lg_option *o;
+    for (size_t i = 0; (o = nth_option(cl, i, &group)); i++)
+        if (o->short_name == letter) name = o->name;
+    char text[256];
+    lg_usage_error(cl->tool, "-%c %s: -%c is --%s here and takes no value; %s", letter,
+                   argv[optind], letter, name ? name : "?", habit_text(h, text, sizeof(text)));
+}
+
+/* An option getopt does not know: a letter another tool's users type, or a
+ * name near one of ours (--clinets), is said so. */
+__attribute__((noreturn)) static void unknown_option(const struct lg_cmdline *cl, const char *given)
+{
+    char text[256];
+    const struct lg_habit *h = optopt && optopt < 256 ? habit_of(cl, optopt) : NULL;
+    if (h)
+        lg_usage_error(cl->tool, "unknown option -%c: %s", optopt,
+                       habit_text(h, text, sizeof(text)));
+    if (optopt && optopt < 256) lg_usage_error(cl->tool, "unknown option -%c", optopt);
+    if (strncmp(given, "--", 2) == 0) {
+        char name[STATS_NEAREST_MAX_LEN + 1];
+        size_t len = strcspn(given + 2, "=");
+        if (len < sizeof(name)) {
+            memcpy(name, given + 2, len);
+            name[len] = '\0';
+            struct stats_nearest near;
+            stats_nearest_init(&near, name);
+            const char *group;
+            const struct lg_option *o;
+            for (size_t i = 0; (o = nth_option(cl, i, &group)); i++)
+                stats_nearest_offer(&near, o->name);
+            if (near.best)
+                lg_usage_error(cl->tool, "unknown option %s: did you mean --%s?", given, near.best);
+        }
+    }
+    lg_usage_error(cl->tool, "unknown option %s", given);
+}
+
+/* The option named `name` (len bytes), or NULL. */
+static const struct lg_option *option_named(const struct lg_cmdline *cl, const char *name,
+                                            size_t len)
+{
+    const char *group;
+    const struct lg_option *o;
+    for (size_t i = 0; (o = nth_option(cl, i, &group)); i++)
+        if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) return o;
+    return NULL;
+}
+
+/* vegeta's users write -rate 100 and -duration 10s: getopt would read
+ * letters (-r, -d with "uration"). An option's name after one dash is said
+ * to take two, before anything is read. Values of options are skipped. */
+static void check_single_dash_names(const struct lg_cmdline *cl, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) return;
+        if (a[0] != '-' || a[1] == '\0') continue; /* an operand */
+        if (a[1] == '-') {                         /* --name VALUE: skip the value */
+            const struct lg_option *o =
+                strchr(a, '=') ? NULL : option_named(cl, a + 2, strlen(a + 2));
+            if (o && o->has_arg == required_argument) i++;
+            continue;
+        }
+        size_t len = strcspn(a + 1, "=");
+        if (len > 1 && option_named(cl, a + 1, len))
+            lg_usage_error(cl->tool, "%s: did you mean -%s? (an option's name takes two dashes)", a,
+                           a);
+        /* -cN, -c N: a letter that takes a value ends the cluster */
+        for (const char *p = a + 1; *p; p++) {
+            const char *group;
+            const struct lg_option *o = NULL;
+            for (size_t k = 0; (o = nth_option(cl, k, &group)); k++)
+                if (o->short_name == *p) break;
+            if (o && o->has_arg == required_argument) {
+                if (!p[1]) i++;
+                break;
+            }
+        }
+    }
+}
+
 /* getopt's tables, made from ours, on the stack (about 4 KiB): a usage
  * error exits from inside the parse loop, and an allocation would then be a
  * leak, whose report (LeakSanitizer's) would add lines to the one-line
@@ -408,6 +551,7 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
         }
     }
     shortopts[k] = '\0';
+    check_single_dash_names(cl, argc, argv);
     opterr = 0;
     int opt;
     while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -426,12 +570,19 @@ int lg_cmdline_parse(const struct lg_cmdline *cl, int argc, char **argv, struct 
              * by its id: say which option it was */
             if (optopt && strncmp(a, "--", 2) == 0)
                 lg_usage_error(cl->tool, "option %.*s takes no value", (int)strcspn(a, "="), a);
-            if (optopt && optopt < 256) lg_usage_error(cl->tool, "unknown option -%c", optopt);
-            lg_usage_error(cl->tool, "unknown option %s", a);
+            unknown_option(cl, a);
         }
-        if (config_option(cfg, opt, optarg)) continue;
-        if (cl->tls && tls_option(cl->tool, tls, opt, optarg)) continue;
-        cl->handle(cl->ctx, opt, optarg);
+        /* a value that does not fit ours, given to a letter another tool's
+         * users know, says what that letter is here */
+        char hint[256];
+        const struct lg_habit *h = opt < 256 ? habit_of(cl, opt) : NULL;
+        if (h && optarg && value_given_short(argv))
+            lg_usage_hint(habit_text(h, hint, sizeof(hint)));
+        if (h && !optarg) check_valueless_habit(cl, opt, argc, argv);
+        bool taken =
+            config_option(cfg, opt, optarg) || (cl->tls && tls_option(cl->tool, tls, opt, optarg));
+        if (!taken) cl->handle(cl->ctx, opt, optarg);
+        lg_usage_hint(NULL);
     }
     return optind;
 }

@@ -14,6 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The options are read on main's thread alone, before any other exists. */
+static const char *usage_hint;
+
+void lg_usage_hint(const char *hint)
+{
+    usage_hint = hint;
+}
+
 void lg_usage_error(const char *tool, const char *fmt, ...)
 {
     va_list ap;
@@ -21,6 +29,7 @@ void lg_usage_error(const char *tool, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
+    if (usage_hint) fprintf(stderr, "; %s", usage_hint);
     fprintf(stderr, " (see %s --help)\n", tool);
     exit(LG_EXIT_USAGE);
 }
@@ -92,6 +101,65 @@ int lg_parse_size(const char *s, size_t min, size_t *bytes)
     return 0;
 }
 
+/* The count of a rate: a number with an optional k (1000) or M (1e6). */
+static int parse_count(const char *s, size_t len, double *count, const char **why)
+{
+    char num[64];
+    if (len == 0 || len >= sizeof(num) || !(isdigit((unsigned char)s[0]) || s[0] == '.')) return -1;
+    memcpy(num, s, len);
+    num[len] = '\0';
+    char *end;
+    errno = 0;
+    double v = strtod(num, &end);
+    if (errno || end == num || !isfinite(v)) return -1;
+    double scale = 1;
+    if (strcmp(end, "k") == 0) {
+        scale = 1e3;
+    } else if (strcmp(end, "M") == 0) {
+        scale = 1e6;
+    } else if (strcmp(end, "m") == 0) {
+        *why = "is ambiguous: m is milli or mega; write M for millions per second, or /m "
+               "for per minute (5/m)";
+        return -1;
+    } else if (strcmp(end, "K") == 0) {
+        *why = "is ambiguous: K is 1000 or 1024; write k for thousands per second";
+        return -1;
+    } else if (*end) {
+        return -1;
+    }
+    *count = v * scale;
+    return 0;
+}
+
+int lg_parse_rate(const char *s, double *per_second, const char **why)
+{
+    static const char *const units[] = {"ns", "us", "ms", "s", "m", "h"};
+    *why = "is not a rate (examples: 500, 5k, 1.5M, 500/s, 30k/1m)";
+    const char *slash = strchr(s, '/');
+    double count, period_s = 1;
+    if (parse_count(s, slash ? (size_t)(slash - s) : strlen(s), &count, why) < 0) return -1;
+    if (slash) {
+        /* per a unit alone (/s, /m) or a duration (/1m, /100ms) */
+        char one[8];
+        const char *per = slash + 1;
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+            if (strcmp(per, units[i]) == 0) {
+                snprintf(one, sizeof(one), "1%s", units[i]);
+                per = one;
+            }
+        uint64_t ns;
+        if (lg_parse_duration(per, &ns) < 0) return -1;
+        period_s = (double)ns / 1e9;
+    }
+    double rate = count / period_s;
+    if (!(rate >= 1e-3 && rate <= 1e9)) {
+        *why = "is not from 0.001 to 1000000000 requests per second";
+        return -1;
+    }
+    *per_second = rate;
+    return 0;
+}
+
 int lg_parse_double(const char *s, double min, double max, double *out)
 {
     if (!s || !*s || isspace((unsigned char)*s)) return -1;
@@ -145,6 +213,31 @@ int lg_parse_levels(const char *s, unsigned **levels, size_t *n)
     return 0;
 }
 
+int lg_parse_host_port(const char *s, char *host, size_t len, unsigned long long *port)
+{
+    const char *colon = strrchr(s, ':');
+    size_t n = strlen(s);
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (!close) return -1;
+        n = (size_t)(close - s - 1);
+        s++;
+        colon = close[1] == ':' ? close + 1 : NULL;
+        if (close[1] && !colon) return -1;
+    } else if (colon && strchr(s, ':') == colon) {
+        n = (size_t)(colon - s);
+    } else {
+        colon = NULL; /* a bare IPv6 address */
+    }
+    unsigned long long p;
+    if (n == 0 || n >= len) return -1;
+    if (colon && lg_parse_unsigned(colon + 1, 1, 65535, &p) < 0) return -1;
+    memcpy(host, s, n);
+    host[n] = '\0';
+    if (colon) *port = p;
+    return 0;
+}
+
 bool lg_tls_options_given(const struct lg_tls_options *t)
 {
     return t->cacert || t->sni || t->insecure || t->resume || t->max_handshakes;
@@ -191,6 +284,32 @@ void lg_config_defaults(struct lg_config *cfg, const char *tool, uint64_t defaul
     cfg->max_timer_floor_ns = LG_NS_PER_MS;
 }
 
+/* -n: every client of every level makes a request, so N covers the largest
+ * level; an open loop's levels last while its rate makes N due (--duration
+ * may cut that short), a closed loop's until the last ends (or --duration). */
+static void requests_per_level(struct lg_config *cfg)
+{
+    unsigned most = 0;
+    for (size_t i = 0; i < cfg->n_levels; i++)
+        if (cfg->levels[i] > most) most = cfg->levels[i];
+    if (cfg->level_requests < most)
+        lg_usage_error(cfg->tool,
+                       "--requests: %llu is fewer than the %u clients of level c%u, each of which "
+                       "makes a request; give -n %u or more",
+                       (unsigned long long)cfg->level_requests, most, most, most);
+    uint64_t span = LG_NO_DEADLINE_NS;
+    if (cfg->rate > 0) {
+        /* request k is due k/rate after the start (the schedule's own
+         * arithmetic): those before this moment are the first N */
+        double ns = (double)cfg->level_requests * (1e9 / cfg->rate);
+        span = ns < (double)LG_NO_DEADLINE_NS ? (uint64_t)ns : LG_NO_DEADLINE_NS;
+    }
+    if (!cfg->duration_given || span < cfg->duration_ns) cfg->duration_ns = span;
+    if (cfg->duration_ns == LG_NO_DEADLINE_NS && cfg->start_at_ns)
+        lg_usage_error(cfg->tool, "--start-at needs --duration with -n in a closed loop: the "
+                                  "levels' common starts are a duration apart");
+}
+
 void lg_config_finish(struct lg_config *cfg)
 {
     if (!cfg->levels) {
@@ -200,38 +319,19 @@ void lg_config_finish(struct lg_config *cfg)
         cfg->n_levels = 1;
     }
     if (cfg->quiet && !cfg->summary) cfg->progress = false;
+    if (cfg->level_requests) requests_per_level(cfg);
     if (cfg->clock_ref) {
-        /* HOST, HOST:PORT or [V6]:PORT; NTP's port by default */
         char host[256];
-        unsigned long long port = 123;
-        const char *s = cfg->clock_ref, *colon = strrchr(s, ':');
-        size_t n = strlen(s);
-        if (s[0] == '[') {
-            const char *close = strchr(s, ']');
-            if (!close) goto bad_ref;
-            n = (size_t)(close - s - 1);
-            s++;
-            colon = close[1] == ':' ? close + 1 : NULL;
-            if (close[1] && !colon) goto bad_ref;
-        } else if (colon && strchr(s, ':') == colon) {
-            n = (size_t)(colon - s);
-        } else {
-            colon = NULL; /* a bare IPv6 address */
-        }
-        if (n == 0 || n >= sizeof(host)) goto bad_ref;
-        memcpy(host, s, n);
-        host[n] = '\0';
-        if (colon && lg_parse_unsigned(colon + 1, 1, 65535, &port) < 0) goto bad_ref;
+        unsigned long long port = 123; /* NTP's */
+        if (lg_parse_host_port(cfg->clock_ref, host, sizeof(host), &port) < 0)
+            lg_usage_error(cfg->tool, "--clock-ref: '%s' is not HOST, HOST:PORT or [IPv6]:PORT",
+                           cfg->clock_ref);
         struct lg_target t;
         memset(&t, 0, sizeof(t));
         lg_resolve_target(cfg->tool, "--clock-ref", host, (unsigned)port, true, &t);
         cfg->clock_ref_addr = t.addr;
         cfg->clock_ref_addrlen = t.addrlen;
     }
-    return;
-bad_ref:
-    lg_usage_error(cfg->tool, "--clock-ref: '%s' is not HOST, HOST:PORT or [IPv6]:PORT",
-                   cfg->clock_ref);
 }
 
 void lg_config_free(struct lg_config *cfg)

@@ -21,10 +21,21 @@ int lg_parse_unsigned(const char *s, unsigned long long min, unsigned long long 
 int lg_parse_double(const char *s, double min, double max, double *out);
 int lg_parse_shard(const char *s, unsigned *index, unsigned *count); /* I/N, 0 <= I < N */
 int lg_parse_size(const char *s, size_t min, size_t *bytes);         /* 60000, 64k, 1M */
+/* Requests per second, from 0.001 to 1e9: 500, 5k, 1.5M (k 1000, M 1e6),
+ * each optionally per a time (500/s, 30k/1m, 50/100ms: vegeta's form). On
+ * -1, *why says what is wrong with it, to follow the quoted text. */
+int lg_parse_rate(const char *s, double *per_second, const char **why);
+/* HOST, HOST:PORT, [IPv6] or [IPv6]:PORT (a bare IPv6 address has no port):
+ * the host into host (len bytes), and the port, when one is given, into
+ * *port (left as it is otherwise). */
+int lg_parse_host_port(const char *s, char *host, size_t len, unsigned long long *port);
 
 /* Prints "<tool>: <message>" and a hint to stderr, exits with status 2. */
 __attribute__((noreturn, format(printf, 2, 3))) void lg_usage_error(const char *tool,
                                                                     const char *fmt, ...);
+/* Until set again (NULL: none), a usage error adds "; <hint>" to its line:
+ * what the option being read means to a user of another tool. */
+void lg_usage_hint(const char *hint);
 
 /* Ids of the shared long options without a short form. */
 enum {
@@ -57,6 +68,7 @@ enum {
     LG_OPT_VERBOSE,
     LG_OPT_MAX_TIMER_FLOOR,
     LG_OPT_MAX_HANDSHAKES,
+    LG_OPT_FAIL_FAST,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
 
@@ -71,6 +83,16 @@ struct lg_option {
     const char *group;
     const char *display;
     const char *help;
+};
+
+/* An option another tool's users type by habit whose letter means something
+ * else here, or nothing: what it is there and what to give here. Said when
+ * the letter is unknown here, when its value does not fit ours, or when ours
+ * takes no value and a number follows it (dnsperf's -q 100). */
+struct lg_habit {
+    int short_name;    /* 'Q' */
+    const char *there; /* "dnsperf's -Q (the most queries per second)" */
+    const char *here;  /* "-R/--rate" */
 };
 
 /* A tool's command line: its own options and what --help says around them. */
@@ -89,6 +111,8 @@ struct lg_cmdline {
      * value is reported with lg_usage_error. */
     void (*handle)(void *ctx, int id, const char *arg);
     void *ctx;
+    const struct lg_habit *habits; /* other tools' letters its users may type */
+    size_t n_habits;
 };
 
 /* TLS options both tools share (short form -k). */

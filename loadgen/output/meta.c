@@ -174,8 +174,12 @@ static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
             lg_json_lit(o, ", \"achieved_rate\": ");
             lg_json_double(o, r->seconds > 0 ? (double)r->attempts / r->seconds : 0);
         }
+        /* cut short before its deadline, by a signal or by --fail-fast: what
+         * a merge of shards must know either way */
         lg_json_lit(o, ", \"interrupted\": ");
-        lg_json_lit(o, r->interrupted ? "true" : "false");
+        lg_json_lit(o, r->interrupted || (r->failed_fast && r->stopped) ? "true" : "false");
+        lg_json_lit(o, ", \"fail_fast\": ");
+        lg_json_lit(o, r->failed_fast ? "true" : "false");
         if (r->transport) {
             lg_json_lit(o, ", \"transport\": ");
             lg_json_str(o, r->transport);
@@ -289,7 +293,15 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     lg_json_lit(&o, ",\n  \"options\": {\"threads\": ");
     lg_json_u64(&o, cfg->threads);
     lg_json_lit(&o, ", \"duration_s\": ");
-    lg_json_double(&o, (double)cfg->duration_ns / 1e9);
+    if (cfg->duration_ns == LG_NO_DEADLINE_NS) /* -n alone ends the levels */
+        lg_json_lit(&o, "null");
+    else
+        lg_json_double(&o, (double)cfg->duration_ns / 1e9);
+    lg_json_lit(&o, ", \"requests_per_level\": ");
+    if (cfg->level_requests)
+        lg_json_u64(&o, cfg->level_requests);
+    else
+        lg_json_lit(&o, "null");
     lg_json_lit(&o, ", \"timeout_s\": ");
     lg_json_double(&o, (double)cfg->timeout_ns / 1e9);
     lg_json_lit(&o, ", \"rate\": ");

@@ -30,7 +30,11 @@ struct lg_level_result {
     uint64_t scheduled, unsent; /* open loop */
     unsigned idle_clients;      /* clients that made no attempt */
     double seconds;             /* how long the level ran until its deadline */
-    bool interrupted;
+    bool interrupted;           /* a signal stopped the run */
+    /* --fail-fast ended the run at this level (nothing succeeded in its
+     * first second), and its loops were stopped before the deadline
+     * (stopped: by a signal or by --fail-fast) */
+    bool failed_fast, stopped;
     const char *transport; /* how the level's bytes moved (its loops' transport's name) */
     bool peer_limited;     /* a server allowed fewer requests at once than the slots */
     unsigned peer_limit;   /* the smallest limit a server gave, when peer_limited */

@@ -21,6 +21,25 @@ int lg_store_init(struct lg_store *s, unsigned n_classes, unsigned n_extra, size
     return 0;
 }
 
+int lg_store_grow_timeline(struct lg_store *s, size_t seconds)
+{
+    size_t len = s->timeline_len ? s->timeline_len : 1;
+    while (len < seconds)
+        len *= 2;
+    if (len == s->timeline_len) return 0;
+    uint64_t *done = realloc(s->timeline, len * sizeof(*done));
+    if (!done) return -1;
+    s->timeline = done;
+    uint64_t *failed = realloc(s->error_timeline, len * sizeof(*failed));
+    if (!failed) return -1; /* the first is merely longer than it need be */
+    s->error_timeline = failed;
+    size_t old = s->timeline_len;
+    memset(s->timeline + old, 0, (len - old) * sizeof(*done));
+    memset(s->error_timeline + old, 0, (len - old) * sizeof(*failed));
+    s->timeline_len = len;
+    return 0;
+}
+
 int lg_store_init_groups(struct lg_store *s, unsigned n_groups, size_t max_samples)
 {
     if (n_groups == 0) return 0;

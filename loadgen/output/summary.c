@@ -1,6 +1,7 @@
 /* Per-level summary on stderr. See summary.h. */
 #include "loadgen/output/summary.h"
 #include "loadgen/engine.h"
+#include "loadgen/core/internal.h"
 #include "loadgen/output/bytesize.h"
 #include "loadgen/output/results.h"
 #include "loadgen/core/start.h"
@@ -71,7 +72,10 @@ static void transport_line(FILE *out, const struct lg_level_result *r, const str
     }
     if (lg_result_find(r, "tls_resumed"))
         fprintf(out, "TLS sessions resumed %.0f, ", count_of(r, "tls_resumed"));
-    fprintf(out, "%s received%s\n", received, r->interrupted ? " (interrupted)" : "");
+    fprintf(out, "%s received%s\n", received,
+            r->interrupted                 ? " (interrupted)"
+            : r->failed_fast && r->stopped ? " (cut short by --fail-fast)"
+                                           : "");
 }
 
 static double largest(const struct lg_metric *m)
@@ -134,7 +138,10 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
             cfg->tool, r->clients, shard, (double)r->requests / secs, rate,
             (unsigned long long)r->requests, r->seconds, (unsigned long long)r->errors,
             (unsigned long long)r->unfinished,
-            r->interrupted && r->unfinished ? " (cut off by the interrupt)" : "");
+            !r->unfinished                 ? ""
+            : r->interrupted               ? " (cut off by the interrupt)"
+            : r->failed_fast && r->stopped ? " (cut off by --fail-fast)"
+                                           : "");
     if (cfg->rate > 0) /* a shard is asked for its clients' share of the rate */
         fprintf(out, "; rate %.1f/s of %.1f/s requested", (double)r->attempts / secs,
                 lg_shard_rate(cfg->rate, r->clients, r->shard_clients));
@@ -156,9 +163,11 @@ void lg_summary_level(FILE *out, const struct lg_level_result *r, const struct l
         char key[96];
         snprintf(key, sizeof(key), "errors.%s", name(drv, cls));
         double n = count_of(r, key);
-        if (n > 0)
-            fprintf(out, "  errors.%-14s %9.0f  %s\n", name(drv, cls), n,
-                    r->error_detail && r->error_detail[cls] ? r->error_detail[cls] : "");
+        if (n <= 0) continue;
+        const char *hint = lg_error_hint(drv, cls);
+        fprintf(out, "  errors.%-14s %9.0f  %s%s%s%s\n", name(drv, cls), n,
+                r->error_detail && r->error_detail[cls] ? r->error_detail[cls] : "",
+                hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
     }
     for (unsigned k = 0; k < drv->n_counters; k++) {
         double n = count_of(r, drv->counter_names[k]);

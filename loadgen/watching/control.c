@@ -3,6 +3,7 @@
  * over), with the next whole second of the level as its timeout. */
 #include "loadgen/watching/control.h"
 #include "loadgen/core/internal.h"
+#include "loadgen/watching/firstsec.h"
 #include "loadgen/watching/sampler.h"
 #include "loadgen/watching/wakewatch.h"
 #include "loadgen/core/runctx.h"
@@ -41,6 +42,16 @@ static void wake(struct lg_control *ctl)
     if (fd < 0) return; /* no control thread: nothing runs that must stop */
     ssize_t rc = write(fd, &one, sizeof(one));
     (void)rc; /* an eventfd counter cannot overflow here */
+}
+
+void lg_control_wake(struct lg_run_ctx *run)
+{
+    wake(&run->control);
+}
+
+bool lg_control_failed_fast(struct lg_run_ctx *run)
+{
+    return atomic_load(&run->control.failed_fast);
 }
 
 static void stop_workers(struct lg_control *ctl)
@@ -101,6 +112,9 @@ static void *control_main(void *arg)
                 ctl->next_tick_ns += LG_NS_PER_S;
             while (ctl->next_tick_ns <= now);
         }
+        /* --fail-fast: the workers stop, as for a signal, once the lock is let go */
+        bool fail_fast = ctl->level_active && lg_firstsec_check(run);
+        if (fail_fast) atomic_store(&ctl->failed_fast, true);
         if (ctl->level_active && ctl->wake_watch && now >= ctl->next_wake_look_ns) {
             lg_wakewatch_sample(ctl->ws, ctl->n, now);
             do
@@ -117,6 +131,7 @@ static void *control_main(void *arg)
             timeout = &ts;
         }
         pthread_mutex_unlock(&ctl->mu);
+        if (fail_fast) stop_workers(ctl);
 
         struct pollfd fds[2] = {{.fd = ctl->sigfd, .events = POLLIN},
                                 {.fd = ctl->wakefd, .events = POLLIN}};
@@ -166,6 +181,7 @@ int lg_control_start(struct lg_run_ctx *run, const struct lg_config *cfg)
     atomic_store(&ctl->interrupted_by, 0);
     ctl->quit = false;
     ctl->failure_handled = false;
+    atomic_store(&ctl->failed_fast, false);
     ctl->sigfd = signalfd(-1, &set, SFD_CLOEXEC);
     int wakefd = eventfd(0, EFD_CLOEXEC);
     atomic_store(&ctl->wakefd, wakefd);
@@ -216,6 +232,7 @@ void lg_control_level_begin(struct lg_run_ctx *run, struct lg_worker *ws, unsign
     ctl->next_tick_ns = start_ns + LG_NS_PER_S;
     ctl->wake_watch = lg_wakewatch_begin(ws, n);
     ctl->next_wake_look_ns = start_ns + LG_WAKEWATCH_PERIOD_NS;
+    ctl->first_sec_checked = false;
     ctl->level_active = true;
     pthread_mutex_unlock(&ctl->mu);
     wake(ctl);
@@ -229,6 +246,8 @@ int lg_control_level_end(struct lg_run_ctx *run, struct lg_level_result *res)
 {
     struct lg_control *ctl = &run->control;
     pthread_mutex_lock(&ctl->mu);
+    /* a level shorter than a second is judged on the whole of it */
+    if (res && ctl->level_active && lg_firstsec_check(run)) atomic_store(&ctl->failed_fast, true);
     ctl->level_active = false;
     int rc = res ? lg_sampler_collect(run, res) : 0;
     lg_sampler_end(run);

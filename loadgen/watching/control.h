@@ -33,6 +33,8 @@ struct lg_control {
     _Atomic int failed;   /* 1 while the reason is written, 2 once it is complete */
     bool failure_handled; /* the control thread has stopped the workers for it */
     char failure[256];
+    bool first_sec_checked;   /* the level's first second was judged (firstsec.h) */
+    _Atomic bool failed_fast; /* --fail-fast ended the run */
 };
 
 /* Sets up the state before lg_control_start. */
@@ -51,6 +53,11 @@ int lg_control_interrupted(struct lg_run_ctx *run);
  * kept, every worker stops, and lg_run exits with status 4. Any thread,
  * holding any lock: it takes none and allocates nothing. */
 void lg_control_fail(struct lg_run_ctx *run, const char *why);
+/* Wakes the control thread to look at what the loops published (any
+ * thread, any lock held). */
+void lg_control_wake(struct lg_run_ctx *run);
+/* Whether --fail-fast ended the run (at the level running, or the last). */
+bool lg_control_failed_fast(struct lg_run_ctx *run);
 /* The reason given to lg_control_fail, or NULL. */
 const char *lg_control_failure(struct lg_run_ctx *run);
 /* A level's workers start at start_ns: sampling begins, and a signal from

@@ -68,9 +68,14 @@ void lg_sampler_tick(struct lg_run_ctx *run)
     }
     double elapsed = (double)(now - smp->start_ns) / 1e9;
     double total = (double)smp->cfg->duration_ns / 1e9;
-    fprintf(stderr, "\r\033[K%s c%u  %5.1fs/%.1fs  %8llu req/s  %llu errors", smp->cfg->tool,
-            smp->clients, elapsed < total ? elapsed : total, total,
-            (unsigned long long)(req - smp->last_requests), (unsigned long long)err);
+    if (smp->cfg->duration_ns == LG_NO_DEADLINE_NS) /* -n alone: no end to show */
+        fprintf(stderr, "\r\033[K%s c%u  %5.1fs  %8llu req/s  %llu done of -n %llu", smp->cfg->tool,
+                smp->clients, elapsed, (unsigned long long)(req - smp->last_requests),
+                (unsigned long long)(req + err), (unsigned long long)smp->cfg->level_requests);
+    else
+        fprintf(stderr, "\r\033[K%s c%u  %5.1fs/%.1fs  %8llu req/s  %llu errors", smp->cfg->tool,
+                smp->clients, elapsed < total ? elapsed : total, total,
+                (unsigned long long)(req - smp->last_requests), (unsigned long long)err);
     smp->last_requests = req;
     smp->shown = 1;
 }

@@ -54,8 +54,10 @@ void lg_selfwatch_worker_begin(struct lg_worker *w, uint64_t now)
     w->n_lag = 0;
     w->rx_dropped = 0;
     w->have_rx_dropped = false;
-    /* ticks run through the level and its drain window */
-    size_t need = (size_t)((w->cfg->duration_ns + w->cfg->timeout_ns) / LG_NS_PER_S) + 2;
+    /* ticks run through the level and its drain window (a longer level, -n
+     * alone, makes more room as it goes) */
+    uint64_t seconds = (w->cfg->duration_ns + w->cfg->timeout_ns) / LG_NS_PER_S;
+    size_t need = (seconds < LG_TIMELINE_FIRST_S ? (size_t)seconds : LG_TIMELINE_FIRST_S) + 2;
     if (need > w->cap_lag) {
         double *v = realloc(w->lag_ms, need * sizeof(*v));
         if (v) {
@@ -68,6 +70,13 @@ void lg_selfwatch_worker_begin(struct lg_worker *w, uint64_t now)
 double lg_selfwatch_tick(struct lg_worker *w, uint64_t now)
 {
     uint64_t lag = now > w->tick_due_ns ? now - w->tick_due_ns : 0;
+    if (w->n_lag == w->cap_lag && w->cap_lag) { /* once an hour, off the request path */
+        double *v = realloc(w->lag_ms, 2 * w->cap_lag * sizeof(*v));
+        if (v) {
+            w->lag_ms = v;
+            w->cap_lag *= 2;
+        }
+    }
     if (w->n_lag < w->cap_lag) w->lag_ms[w->n_lag++] = (double)lag / 1e6;
     /* the next whole second after the level's start; a stall skips ticks */
     do

@@ -3,6 +3,7 @@
  * and the errors every command words alike: unknown option, missing value,
  * wrong number of operands. */
 #include "stats/cmd/cmd.h"
+#include "stats/read/nearest.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -39,6 +40,22 @@ void cmd_write_help(const struct cmd_spec *spec, FILE *out)
     fprintf(out, "\n%s", spec->epilog);
 }
 
+/* The command's option nearest a mistyped long one (--qiet), or NULL. */
+static const char *nearest_option(const struct cmd_spec *spec, const char *given)
+{
+    char name[STATS_NEAREST_MAX_LEN + 1];
+    if (strncmp(given, "--", 2) != 0) return NULL;
+    size_t len = strcspn(given + 2, "=");
+    if (len >= sizeof name) return NULL;
+    memcpy(name, given + 2, len);
+    name[len] = '\0';
+    struct stats_nearest near;
+    stats_nearest_init(&near, name);
+    for (size_t i = 0; i <= spec->n_options; i++)
+        stats_nearest_offer(&near, i < spec->n_options ? spec->options[i].name : help_option.name);
+    return near.best;
+}
+
 /* getopt reports a missing value as ':' and anything else as '?', with optopt
  * the unknown letter, 0 for an unknown long option, or the id of an option
  * that takes no value but was given one (--quiet=1). */
@@ -53,6 +70,11 @@ static int option_error(const struct cmd_spec *spec, int opt, char **argv)
     if (optopt > 0 && optopt < 128)
         return usage_error(command, "unknown option -%c (see loadstats %s --help)", optopt,
                            command);
+    const char *near = nearest_option(spec, given);
+    if (near != NULL)
+        return usage_error(command,
+                           "unknown option %s: did you mean --%s? (see loadstats %s --help)", given,
+                           near, command);
     return usage_error(command, "unknown option %s (see loadstats %s --help)", given, command);
 }
 

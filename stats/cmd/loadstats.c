@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "stats/cmd/cmd.h"
+#include "stats/read/nearest.h"
 
 /* The commands, in the order --help lists them. */
 static const struct {
@@ -95,7 +96,13 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < N_COMMANDS; i++)
         if (strcmp(name, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "loadstats: unknown command '%s' (commands: %s)\n", name,
+    struct stats_nearest near;
+    stats_nearest_init(&near, name);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        stats_nearest_offer(&near, commands[i].name);
+    char guess[64] = "";
+    if (near.best != NULL) snprintf(guess, sizeof guess, ": did you mean %s?", near.best);
+    fprintf(stderr, "loadstats: unknown command '%s'%s (commands: %s)\n", name, guess,
             command_list(", ", list, sizeof list));
     return EXIT_USAGE;
 }

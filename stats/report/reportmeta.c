@@ -32,6 +32,9 @@ const char *report_exit_meaning(int status)
                "levels before it were run";
     case 6:
         return "the machine was unfit for the options";
+    case 7:
+        return "--fail-fast ended the run: no request succeeded and some failed in a level's "
+               "first second; the document holds what was measured, that level last";
     case 130:
         return "interrupted by SIGINT or SIGTERM: the document holds what was measured, what was "
                "in flight as unfinished";

@@ -207,7 +207,7 @@ static int read_level(struct reading *r, const struct stats_json *level, size_t 
 }
 
 static const char *const option_names[STATS_OPT__COUNT] = {
-    "duration_s", "timeout_s", "rate", "slots_per_client", "conn_requests",
+    "duration_s", "timeout_s", "rate", "slots_per_client", "conn_requests", "requests_per_level",
 };
 
 const char *stats_runmeta_option_name(enum stats_runmeta_option option)

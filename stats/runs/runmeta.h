@@ -37,11 +37,12 @@ struct stats_runmeta_level {
 /* The options that shape the load (the descriptor's "options"): a field is
  * compared only when present. */
 enum stats_runmeta_option {
-    STATS_OPT_DURATION,      /* duration_s */
-    STATS_OPT_TIMEOUT,       /* timeout_s */
-    STATS_OPT_RATE,          /* rate */
-    STATS_OPT_SLOTS,         /* slots_per_client */
-    STATS_OPT_CONN_REQUESTS, /* conn_requests */
+    STATS_OPT_DURATION,       /* duration_s */
+    STATS_OPT_TIMEOUT,        /* timeout_s */
+    STATS_OPT_RATE,           /* rate */
+    STATS_OPT_SLOTS,          /* slots_per_client */
+    STATS_OPT_CONN_REQUESTS,  /* conn_requests */
+    STATS_OPT_LEVEL_REQUESTS, /* requests_per_level (-n; null without it) */
     STATS_OPT__COUNT,
 };
 

@@ -17,6 +17,16 @@ printf 'GET http://127.0.0.1:9/\n' >"$TMPROOT/good.targets"
 # expected substring | tool | arguments...
 read -r -d '' HTTP_CASES <<'ROWS'
 unknown option --bogus|httpload --bogus URL
+unknown option --clinets: did you mean --clients?|httpload --clinets 5 URL
+-rate: did you mean --rate? (an option's name takes two dashes)|httpload -rate 100 URL
+-duration=10s: did you mean --duration=10s?|httpload -duration=10s URL
+--streams: 'POST' is not a stream count from 1 to 1000; hey's and oha's -m (the method) is -X/--method here|httpload -m POST URL
+unknown option -z: hey's and oha's -z (the duration) is -d/--duration here|httpload -z 10s URL
+-q 100: -q is --quiet here and takes no value; hey's and oha's -q (a rate limit) is -R/--rate (in total) here|httpload -q 100 URL
+--duration: 'x=1' is not a duration (examples: 500ms, 10s, 2m); oha's -d (the body) is --data here|httpload -d x=1 URL
+unknown option -D: hey's -D (a body file) is --data @FILE here|httpload -D body.json URL
+unknown option -T: hey's -T (the content type) is -H 'Content-Type: T' here|httpload -T application/json URL
+--header: '-rate' is not a header|httpload -H -rate URL
 option --insecure takes no value|httpload --insecure=1 URL
 option --quiet takes no value|httpload --quiet=yes URL
 --retry-delay: 'soon'|httpload --retry-delay soon URL
@@ -40,6 +50,12 @@ option --preflight takes no value|httpload --preflight=yes URL
 --threads: '-1'|httpload -t -1 URL
 --rate: '0'|httpload -R 0 URL
 --rate: '-5'|httpload -R -5 URL
+--requests: 5 is fewer than the 10 clients of level c10, each of which makes a request; give -n 10 or more|httpload -c 10 -n 5 URL
+--requests: '0'|httpload -n 0 URL
+--start-at needs --duration with -n in a closed loop|httpload -n 50 --start-at @2000000000 URL
+--rate: '5m' is ambiguous: m is milli or mega|httpload -R 5m URL
+--rate: '5K' is ambiguous: K is 1000 or 1024|httpload --rate 5K URL
+--rate: '5/x' is not a rate (examples: 500, 5k, 1.5M, 500/s, 30k/1m)|httpload -R 5/x URL
 --timeout: '0s'|httpload --timeout 0s URL
 --timeout: '-1s'|httpload --timeout -1s URL
 --duration: '10parsecs'|httpload -d 10parsecs URL
@@ -152,11 +168,26 @@ t_loadstats_bad_input_table() {
     run_table "$(
         cat <<'ROWS'
 unknown|loadstats frobnicate /dev/null
+unknown command 'sumary': did you mean summary?|loadstats sumary /dev/null
+unknown option --qiet: did you mean --quiet?|loadstats check --qiet /dev/null
 /nonexistent/doc.json|loadstats summary /nonexistent/doc.json
 /nonexistent/doc.json|loadstats check /nonexistent/doc.json
 /nonexistent|loadstats compare /nonexistent/a.json /nonexistent/b.json
 ROWS
     )"
+}
+
+t_dnsperf_hint_only_for_the_letter_dnsperf_users_type() {
+    [ -x "$DNSLOAD" ] || { fail "dnsload not built"; return; }
+    # --duration written out is this tool's own option: no word of dnsperf
+    run_tool "$TMPROOT/o" "$TMPROOT/e" "$DNSLOAD" -s 127.0.0.1 --duration q.txt --query 'a.test A'
+    assert_eq "$RC" 2 "exit status"
+    assert_contains "$TMPROOT/e" "--duration: 'q.txt' is not a duration"
+    assert_eq "$(count_lines dnsperf "$TMPROOT/e")" 0 "lines naming dnsperf"
+    # --quiet followed by a number is an operand, not dnsperf's -q
+    run_tool "$TMPROOT/o" "$TMPROOT/e" "$DNSLOAD" -s 127.0.0.1 --quiet 100 --query 'a.test A'
+    assert_eq "$RC" 2 "exit status"
+    assert_contains "$TMPROOT/e" "unexpected argument '100'"
 }
 
 t_too_many_clients_for_the_fd_limit_is_refused_up_front() {

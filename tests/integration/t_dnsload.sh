@@ -136,6 +136,17 @@ unbound_run() { # name transport port extra...
         'v("c4.reconnects") == 0' 'n("c4.latency_cold_ms") == 4' 'v("c4.unexpected") == 0'
 }
 
+t_requests_per_level_end_each_level() {
+    need_knot || { fail "knot did not start"; return; }
+    # -n: each level ends once 301 queries have ended, over 2 loops, with 2
+    # in flight per client
+    dns kn -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' --levels 3,7 -t 2 \
+        --outstanding 2 -n 301 -q
+    assert_eq "$RC" 0 "exit status"
+    check "$W/kn.json" --invariants 'v("c3.attempts") == 301' 'v("c3.requests") == 301' \
+        'v("c7.attempts") == 301' 'v("c7.requests") == 301' 'v("c7.unfinished") == 0'
+}
+
 t_unbound_udp() {
     unbound_run u_udp udp "$UNBOUND_PORT"
 }
@@ -491,6 +502,16 @@ t_icmp_port_unreachable() {
 }
 
 # --- usage -----------------------------------------------------------------
+
+t_fail_fast_ends_the_run_when_nothing_answers() {
+    # ICMP refuses every query of the first level: exit 7, no second level
+    dns ff -s 127.0.0.1 -p 15399 --query 'www.example.test A' --levels 2,3 -d 300ms --fail-fast
+    assert_eq "$RC" 7 "exit status"
+    check "$W/ff.json" --invariants 'levels() == [2]' 'v("c2.requests") == 0'
+    assert_contains "$W/ff.err" "dnsload: level c2: no request succeeded in the time it ran: "
+    assert_contains "$W/ff.err" "most of them errors.icmp"
+    assert_contains "$W/ff.err" "--fail-fast ended the run at level c2"
+}
 
 t_bad_query_file_line_names_file_and_line() {
     printf '# ok\nwww.example.test A\n\nwww.example.test AAA\n' >"$W/bad.queries"

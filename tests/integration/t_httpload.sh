@@ -42,6 +42,40 @@ t_levels_run_in_turn_with_fresh_cohorts() {
         "v('c8.connections')==8" "n('c8.latency_cold_ms')==8"
 }
 
+t_requests_per_level_end_a_closed_loop_level() {
+    # -n 1001 over 2 loops and 2 levels: each level makes 1001 requests and
+    # ends once they have ended (nothing cut off, no deadline: --meta says so)
+    run_tool $O $E $H --levels 3,5 -t 2 -n 1001 --meta $TMPROOT/meta.json "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "levels()==[3,5]" "v('c3.attempts')==1001" "v('c3.requests')==1001" \
+        "v('c5.attempts')==1001" "v('c5.requests')==1001" "v('c5.unfinished')==0"
+    python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))["options"]
+assert o["duration_s"] is None and o["requests_per_level"] == 1001, o
+' $TMPROOT/meta.json || fail "--meta options: duration_s null, requests_per_level 1001"
+}
+
+# -n keeps one request for each client that has not started yet: the first
+# to connect must not take the clients' share while they wait their turn
+# to set up a connection (the level would be invalid, exit 3).
+t_requests_per_level_leave_one_for_each_client_waiting_its_turn() {
+    run_tool $O $E $H -c 8 -n 8 --max-handshakes 1 --http 1.1 --cacert "$CA_PEM" \
+        "https://127.0.0.1:$NGINX_HTTPS_PORT/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c8.attempts')==8" "s('c8.client_attempts')==[1]*8"
+}
+
+t_requests_per_level_cut_by_duration_say_so() {
+    # a 100 ms bound cannot hold 10^9 requests: the level ends at the
+    # deadline, counted as ever, and stderr names both options
+    run_tool $O $E $H -c 2 -n 1000000000 -d 100ms "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.attempts')>=2"
+    assert_contains $E "--duration ended it after"
+    assert_contains $E "of the 1000000000 requests -n asked for"
+}
+
 t_duration_two_seconds_gives_two_rps_samples() {
     run_tool $O $E $H -c 2 -d 2s "$BASE/"
     assert_eq "$RC" 0 "exit status"
@@ -62,7 +96,7 @@ t_status_404_is_a_status_error_and_exit_1() {
     assert_eq "$RC" 1 "exit status"
     doc $O --invariants "v('c2.errors')>0" "v('c2.errors.status')==v('c2.errors')" \
         "v('c2.requests')==0"
-    assert_contains $E "unexpected status 404"
+    assert_contains $E "unexpected status 404 (--expect-status to accept it)"
 }
 
 t_expect_status_makes_404_a_success() {
@@ -117,6 +151,8 @@ t_tls_untrusted_certificate_is_tls_verify() {
     assert_eq "$RC" 1 "exit status"
     doc $O --invariants "v('c2.errors.tls_verify')>0" "v('c2.requests')==0"
     assert_contains $E "certificate"
+    # the summary names the two ways out
+    assert_contains $E "unable to get local issuer certificate (--cacert FILE trusts a CA; -k skips verification)"
 }
 
 t_tls_insecure_skips_verification() {
@@ -254,6 +290,50 @@ t_closed_port_is_connect_refused() {
     doc $O --invariants "v('c2.errors.connect_refused')==v('c2.errors')" "v('c2.connections')==0" \
         "v('c2.reconnects')==0" "v('c2.connect_attempts')==v('c2.attempts')" "v('c2.attempts')>4"
     assert_contains $E "connections 0 established of"
+}
+
+# A target that refuses every connection is named once the level's first
+# second is over, before the level ends (the note comes before its summary).
+t_refusing_target_is_named_after_the_first_second() {
+    run_tool $O $E $H -c 2 -d 2s "http://127.0.0.1:1/"
+    assert_eq "$RC" 1 "exit status"
+    doc $O --invariants "v('c2.requests')==0"
+    assert_contains $E "httpload: level c2: no request succeeded in its first second: "
+    assert_contains $E "failed, most of them errors.connect_refused (Connection refused); the level goes on (--fail-fast would end the run here)"
+    local note summary
+    note=$(grep -n "no request succeeded" $E | cut -d: -f1)
+    summary=$(grep -n "level c2: 0 requests in" $E | cut -d: -f1)
+    assert_eq "$(count_lines "no request succeeded" $E)" 1 "notes"
+    [ "$note" -lt "$summary" ] || fail "the note (line $note) came after the summary (line $summary)"
+}
+
+# --fail-fast stops the level there and runs no other: exit 7, the
+# document whole with what was measured, --meta marking the level cut short.
+t_fail_fast_ends_the_run_at_a_refusing_level() {
+    # (with -n, the level cut short is not taken for one --duration ended)
+    run_tool $O $E $H --levels 2,3 -d 10s -n 1000000 --fail-fast --meta $TMPROOT/meta.json \
+        "http://127.0.0.1:1/"
+    assert_eq "$RC" 7 "exit status"
+    assert_eq "$(count_lines "--duration ended it" $E)" 0 "notes that --duration ended the level"
+    doc $O --invariants "levels()==[2]" "v('c2.requests')==0" "v('c2.errors')>0" \
+        "s('c2.ran_s')[0]<10"
+    assert_contains $E "--fail-fast ends the run here"
+    assert_contains $E "httpload: --fail-fast ended the run at level c2, and the levels after it were not run"
+    python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+l = m["levels"]
+assert m["exit_status"] == 7 and len(l) == 1, m
+assert l[0]["interrupted"] is True and l[0]["fail_fast"] is True, l[0]
+' $TMPROOT/meta.json || fail "--meta: exit_status 7, the one level interrupted and fail_fast"
+    # a level shorter than a second is judged on all of it: not cut, but last
+    run_tool $O $E $H --levels 2,3 -d 300ms --fail-fast "http://127.0.0.1:1/"
+    assert_eq "$RC" 7 "exit status of a short level"
+    doc $O --invariants "levels()==[2]"
+    assert_contains $E "no request succeeded in the time it ran"
+    # a target that answers is not stopped (exit 0: both levels ran)
+    run_tool $O $E $H --levels 2,3 -d 300ms --fail-fast "$BASE/"
+    assert_eq "$RC" 0 "exit status against nginx"
 }
 
 t_proxy_absolute_form_through_squid_keeps_alive() {

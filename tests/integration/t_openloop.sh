@@ -62,6 +62,23 @@ t_schedule_is_exact_when_the_target_keeps_up() {
         "n('c4.send_lag_ms')==400" "min(s('c4.send_lag_ms'))>=0"
 }
 
+t_rate_is_read_with_suffixes_and_per_a_time() {
+    # 6k/1m is 100 per second: request n is due n/100 s after the start,
+    # so exactly 100 fall before a 1 s deadline
+    run_tool $O $E $H -c 2 -R 6k/1m -d 1s --max-error-rate 1 "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.scheduled')==100"
+}
+
+t_requests_per_level_at_a_rate_schedule_exactly_n() {
+    # -n 150 at 500/s: the schedule makes requests 0..149 due, the level
+    # lasting 0.3 s; every one of them is accounted for
+    run_tool $O $E $H -c 3 -R 500 -n 150 --max-error-rate 1 "$BASE/"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c3.scheduled')==150" "v('c3.attempts')+v('c3.unsent')==150" \
+        "s('c3.ran_s')[0]==0.3"
+}
+
 t_overload_accounts_for_every_scheduled_request() {
     run_tool $O $E $H -c 2 -R 100000 -d 1s "$BASE/"
     assert_eq "$RC" 1 "exit status: unsent requests fail the run by default"

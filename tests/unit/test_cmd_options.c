@@ -185,6 +185,24 @@ static void test_unknown_options_are_named(void **state)
     assert_string_equal(o.out, "");
 }
 
+static void test_a_mistyped_option_gets_the_nearest(void **state)
+{
+    (void)state;
+    struct cmd_spec s = spec(CMD_ONE_FILE);
+    struct seen seen = {0};
+    struct outcome o = parse(&s, &seen, "t --otput x.json doc.json");
+    assert_int_equal(o.status, EXIT_USAGE);
+    assert_string_equal(o.err, "loadstats t: unknown option --otput: did you mean --output? "
+                               "(see loadstats t --help)\n");
+    o = parse(&s, &seen, "t --qiuet=1 doc.json"); /* a swap is one edit */
+    assert_string_equal(o.err, "loadstats t: unknown option --qiuet=1: did you mean --quiet? "
+                               "(see loadstats t --help)\n");
+    o = parse(&s, &seen, "t --hlep doc.json"); /* the loop's own --help too */
+    assert_string_equal(o.err, "loadstats t: unknown option --hlep: did you mean --help? "
+                               "(see loadstats t --help)\n");
+    assert_string_equal(seen.log, "");
+}
+
 static void test_a_missing_value_is_named(void **state)
 {
     (void)state;
@@ -277,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_options_reach_the_handler_in_order),
         cmocka_unit_test(test_double_dash_ends_the_options),
         cmocka_unit_test(test_unknown_options_are_named),
+        cmocka_unit_test(test_a_mistyped_option_gets_the_nearest),
         cmocka_unit_test(test_a_missing_value_is_named),
         cmocka_unit_test(test_a_value_for_an_option_without_one_is_refused),
         cmocka_unit_test(test_a_refused_value_stops_the_parse),

@@ -419,6 +419,17 @@ static void test_shards_of_another_test_are_refused(void **state)
     expect_line(&f.refusals, "s1.json (shard 1 of 2): timeout_s none differs from 10");
     stats_shard_findings_free(&f);
     free_set(&set);
+    /* another -n (a descriptor without one writes null) */
+    make_pair(&set, base,
+              SHARD_HEAD(1) "\"target\": \"http://a/\", \"options\": {\"duration_s\": 3, "
+                            "\"rate\": 0, \"timeout_s\": 10, \"requests_per_level\": 500}, "
+                            "\"levels\": [{\"clients\": 2, \"requested_start\": \"T0\"}, "
+                            "{\"clients\": 4, \"requested_start\": \"T1\"}]}");
+    check(&set, &f);
+    expect_line(&f.refusals, "s1.json (shard 1 of 2): requests_per_level 500 differs from none");
+    assert_int_equal(f.refusals.count, 1);
+    stats_shard_findings_free(&f);
+    free_set(&set);
 }
 
 static void test_interrupted_shards_are_partial(void **state)
