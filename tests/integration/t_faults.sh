@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# run: once
+# (the normal build only: each test is a few seconds of load through a fault,
+# and the CI budget is nearly spent; the error paths they reach run under the
+# sanitizers in the torture's injected failures)
+# The faults a harness meets in a long run, against real servers: the server
+# dies mid-level and comes back, the link drops and returns, the disk fills,
+# the wall clock jumps, the descriptors run out. Each run must classify every
+# failure, keep every client going, keep its accounts, and say what it lost.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/servers.sh"
+source "$(dirname "$0")/servers_dns.sh"
+source "$(dirname "$0")/netns.sh"
+trap 'cleanup_mounts; stop_servers' EXIT
+
+W=$TMPROOT/faults
+mkdir -p "$W"
+# cleanup_mounts: unmounts what small_disk mounted, should a test have ended
+# before it did so itself
+cleanup_mounts() {
+    local m
+    [ -f "$W/mounts" ] || return 0
+    while read -r m; do mountpoint -q "$m" && umount "$m"; done <"$W/mounts"
+    rm -f "$W/mounts"
+}
+FAULTLOG="python3 $TESTDIR/faultlog.py"
+# One tick of the loop's millisecond timers (libev's epoll back end sleeps in
+# whole milliseconds): the bound of every time the tests below judge.
+TICK_MS=1
+# The generator at a real-time priority where a test judges its timers: a
+# neighbour's build would otherwise delay a wake-up by milliseconds (see
+# t_openloop.sh). The runs it applies to are open loops at low rates.
+RT="chrt -f 10"
+
+# --- the server dies mid-level and comes back --------------------------------
+
+# An nginx of this file's own (HTTP/1.1 and HTTPS with h2), to be killed
+# without disturbing the servers of the other tests.
+OWN_NGINX=$SRV/nginx-faults
+OWN_HTTP_PORT=$((LG_PORT_BASE + 470))
+OWN_HTTPS_PORT=$((LG_PORT_BASE + 471))
+own_nginx_start() {
+    local d=$OWN_NGINX
+    if [ ! -f "$d/nginx.conf" ]; then
+        need_certs || return 1
+        _port_free "$OWN_HTTP_PORT" "$OWN_HTTPS_PORT" || return 1
+        mkdir -p "$d/www" "$d/tmp"
+        echo "hello from nginx" >"$d/www/index.html"
+        {
+            nginx_conf_head "$d"
+            cat <<CONF
+    server {
+        listen 127.0.0.1:$OWN_HTTP_PORT;
+        listen 127.0.0.1:$OWN_HTTPS_PORT ssl http2;
+        ssl_certificate $SRV/certs/server.pem;
+        ssl_certificate_key $SRV/certs/server.key;
+        root $d/www;
+    }
+}
+CONF
+        } >"$d/nginx.conf"
+    fi
+    nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log" || { cat "$d/error.log" >&2; return 1; }
+    _wait_port 127.0.0.1 "$OWN_HTTP_PORT" && _wait_port 127.0.0.1 "$OWN_HTTPS_PORT"
+}
+
+# kill_nginx_tree: SIGKILL to the master and its workers at once: nothing is
+# closed gracefully and the listening sockets go with them.
+kill_nginx_tree() {
+    local master
+    master=$(cat "$OWN_NGINX/nginx.pid")
+    # shellcheck disable=SC2046 # one word per pid
+    kill -9 "$master" $(pgrep -P "$master")
+}
+
+knot_restart() {
+    knotd -c "$SRV/knot/knot.conf" >>"$SRV/knot/stdout.log" 2>&1 &
+    echo $! >"$SRV/knot/knotd.pid"
+    _wait_udp_dns "$KNOT_PORT" 10
+}
+
+# The level runs 4 s; the servers die 1 s in and come back 1 s later. Four
+# generators at once through the same outage: httpload over HTTP/1.1 and over
+# TLS with HTTP/2, dnsload over UDP and over TCP. Every failure must be of a
+# class that names what happened (the in-flight requests reset, cut off, or
+# timed out while the dying server still held them: on a busy machine a
+# killed nginx held its sockets for 0.5 s; then connections refused, or a
+# handshake cut off; over UDP the queries lost, then refused by ICMP),
+# every client must fail and then complete requests again, a client whose
+# connection failed must wait --retry-delay before its next attempt, and the
+# level is valid (exit status 0 under --max-error-rate 1).
+t_servers_die_mid_level_and_come_back() {
+    own_nginx_start || { fail "nginx did not start"; return; }
+    need_knot || { fail "knot did not start"; return; }
+    local common=(-c 8 -d 4s --timeout 1s --retry-delay 100ms --max-error-rate 1)
+    local q=(-s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A')
+    local pids=() t0
+    "$HTTPLOAD" "${common[@]}" --log "$W/h1.log" "http://127.0.0.1:$OWN_HTTP_PORT/" \
+        >"$W/h1.json" 2>"$W/h1.err" &
+    pids+=($!)
+    "$HTTPLOAD" "${common[@]}" --http 2 --cacert "$CA_PEM" --log "$W/h2.log" \
+        "https://127.0.0.1:$OWN_HTTPS_PORT/" >"$W/h2.json" 2>"$W/h2.err" &
+    pids+=($!)
+    "$DNSLOAD" "${q[@]}" "${common[@]}" --log "$W/udp.log" >"$W/udp.json" 2>"$W/udp.err" &
+    pids+=($!)
+    "$DNSLOAD" "${q[@]}" "${common[@]}" --transport tcp --log "$W/tcp.log" >"$W/tcp.json" \
+        2>"$W/tcp.err" &
+    pids+=($!)
+    sleep 1
+    kill_nginx_tree
+    kill -9 "$(cat "$SRV/knot/knotd.pid")"
+    sleep 1
+    own_nginx_start || fail "nginx did not start again"
+    knot_restart || fail "knot did not start again"
+    local p name allowed
+    for p in "${pids[@]}"; do
+        RC=0
+        wait "$p" || RC=$?
+        assert_eq "$RC" 0 "exit status of pid $p"
+    done
+    for name in h1:reset,eof,timeout,connect_refused \
+        h2:reset,eof,timeout,connect_refused,tls_handshake udp:timeout,icmp \
+        tcp:reset,eof,timeout,connect_refused; do
+        allowed=${name#*:}
+        name=${name%%:*}
+        echo "== $name: $(grep -E '^  errors\.' "$W/$name.err" | tr -s ' ' | paste -sd';')"
+        doc "$W/$name.json" --invariants "v('c8.errors')>0" "s('c8.requests_per_second')[-1]>0"
+        $FAULTLOG recovered "$W/$name.json" "$W/$name.log" --allowed "$allowed" \
+            --retry-delay-ms 100 --tick-ms "$TICK_MS" || fail "$name: through the outage"
+        assert_errors_described "$W/$name.err"
+    done
+}
+
+run_tests
