@@ -73,7 +73,22 @@ kill_nginx_tree() {
     kill -9 "$master" $(pgrep -P "$master")
 }
 
+# port_released PORT: nothing listens on the loopback PORT (TCP or UDP) any
+# more, within 10 s: a process SIGKILL ended holds its sockets until it has
+# finished dying, which on a busy machine took half a second, and a server
+# started before then cannot bind
+port_released() {
+    local i
+    for ((i = 0; i < 100; i++)); do
+        [ -z "$(ss -Hln "sport = :$1")" ] && return 0
+        sleep 0.1
+    done
+    echo "port $1 still in use 10 s after its server was killed: $(ss -Hlnp "sport = :$1")" >&2
+    return 1
+}
+
 knot_restart() {
+    port_released "$KNOT_PORT" || return 1
     knotd -c "$SRV/knot/knot.conf" >>"$SRV/knot/stdout.log" 2>&1 &
     echo $! >"$SRV/knot/knotd.pid"
     _wait_udp_dns "$KNOT_PORT" 10
@@ -110,7 +125,8 @@ t_servers_die_mid_level_and_come_back() {
     kill_nginx_tree
     kill -9 "$(cat "$SRV/knot/knotd.pid")"
     sleep 1
-    own_nginx_start || fail "nginx did not start again"
+    port_released "$OWN_HTTP_PORT" && port_released "$OWN_HTTPS_PORT" && own_nginx_start ||
+        fail "nginx did not start again"
     knot_restart || fail "knot did not start again"
     local p name allowed
     for p in "${pids[@]}"; do
