@@ -6,6 +6,7 @@
 #include "loadgen/watching/control.h"
 #include "loadgen/core/level.h"
 #include "loadgen/output/docfit.h"
+#include "loadgen/core/expiry.h"
 #include "loadgen/core/evalloc.h"
 #include "loadgen/output/meta.h"
 #include "loadgen/output/outfile.h"
@@ -63,6 +64,10 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
 {
     const struct lg_config *cfg = lv->cfg;
     const struct lg_driver *drv = lv->drv;
+    /* none holds a timer yet: workers_free closes only what was made, also
+     * after a failure part of the way through */
+    for (unsigned i = 0; i < lv->nw; i++)
+        lv->ws[i].sched.fd = lv->ws[i].expiry.fd = -1;
     for (unsigned i = 0; i < lv->nw; i++) {
         struct lg_worker *w = &lv->ws[i];
         w->run = lv->run;
@@ -75,7 +80,6 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
         w->rbuf = rbufs + (size_t)i * 65536;
         w->rbuf_len = 65536;
         w->log = log;
-        w->sched.fd = -1;
         if (pthread_mutex_init(&w->ww_mu, NULL) != 0) {
             fprintf(stderr, "%s: cannot create a mutex for an event loop\n", cfg->tool);
             return -1;
@@ -103,6 +107,11 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
             return -1;
         }
         lg_worker_init_async(w);
+        if (lg_expiry_init(w) < 0) {
+            fprintf(stderr, "%s: cannot create the timer of the requests' timeouts: %s\n",
+                    cfg->tool, strerror(errno));
+            return -1;
+        }
         if (cfg->rate > 0 && lg_schedule_init(w) < 0) {
             fprintf(stderr, "%s: cannot create the open loop's timer: %s\n", cfg->tool,
                     strerror(errno));
@@ -119,6 +128,7 @@ static void workers_free(struct lg_worker *ws, unsigned nw)
         if (ws[i].tp_state && ws[i].tp->worker_end) ws[i].tp->worker_end(&ws[i]);
         if (ws[i].loop) ev_loop_destroy(ws[i].loop);
         lg_schedule_free(&ws[i]);
+        lg_expiry_free(&ws[i]);
         lg_selfwatch_free(&ws[i]);
         if (ws[i].ww_mu_made) pthread_mutex_destroy(&ws[i].ww_mu);
     }

@@ -80,15 +80,20 @@ kill_nginx_tree() {
 port_released() {
     local i
     for ((i = 0; i < 100; i++)); do
-        [ -z "$(ss -Hln "sport = :$1")" ] && return 0
+        [ -z "$(ss -Hltun "sport = :$1")" ] && return 0
         sleep 0.1
     done
-    echo "port $1 still in use 10 s after its server was killed: $(ss -Hlnp "sport = :$1")" >&2
+    echo "port $1 still in use 10 s after its server was killed: $(ss -Hltunp "sport = :$1")" >&2
     return 1
 }
 
+# knot_restart: knotd again, once the killed one's ports are free; its pid
+# file goes first: the killed knotd may linger as a zombie nobody reaps (when
+# the shell that started it has gone, in a container whose first process
+# reaps nothing), and knotd refuses to start while the pid it names exists
 knot_restart() {
     port_released "$KNOT_PORT" || return 1
+    rm -f "$SRV/knot/run/knot.pid"
     knotd -c "$SRV/knot/knot.conf" >>"$SRV/knot/stdout.log" 2>&1 &
     echo $! >"$SRV/knot/knotd.pid"
     _wait_udp_dns "$KNOT_PORT" 10
@@ -144,6 +149,56 @@ t_servers_die_mid_level_and_come_back() {
         $FAULTLOG recovered "$W/$name.json" "$W/$name.log" --allowed "$allowed" \
             --retry-delay-ms 100 --tick-ms "$TICK_MS" || fail "$name: through the outage"
         assert_errors_described "$W/$name.err"
+    done
+}
+
+# --- the link drops and returns ---------------------------------------------
+
+# The server's end of the veth pair goes down for 2 s, 1 s into a 5-s level,
+# then up: the client's packets vanish, as on a cut cable. httpload and dnsload
+# run at once, each an open loop at 1000/s of 8 clients (at the real-time
+# priority: the test judges their timers): every request in flight when the
+# link went, and every connection attempt while it was down, ends as timeout
+# or connect_timeout at --timeout, not sooner and not later than one tick of
+# the loop's timer; the schedule goes on: every request due meanwhile is
+# scheduled and either sent late or counted unsent (scheduled = attempts +
+# unsent, scheduled = rate x duration exactly); after the link returns the
+# requests complete again.
+t_link_drops_and_returns() {
+    [ "$(id -u)" = 0 ] || skip "network namespaces need root"
+    $RT true || skip "no real-time scheduling here (chrt -f 10 fails)"
+    need_netns 1 || { fail "cannot make the namespaces"; return; }
+    need_nginx_netns || { fail "nginx in a namespace did not start"; return; }
+    need_knot_netns || { fail "knot in a namespace did not start"; return; }
+    local ns addr dev pids=() p
+    ns=$(netns_client 0)
+    addr=$(netns_server_addr 0)
+    dev="v$LG_PORT_BASE""s0"
+    local common=(-c 8 -R 1000 -d 5s --timeout 800ms --max-error-rate 1)
+    ip netns exec "$ns" $RT "$HTTPLOAD" "${common[@]}" --log "$W/link-h.log" "http://$addr/" \
+        >"$W/link-h.json" 2>"$W/link-h.err" &
+    pids+=($!)
+    ip netns exec "$ns" $RT "$DNSLOAD" -s "$addr" -p 53 --query 'www.example.test A' \
+        "${common[@]}" --log "$W/link-d.log" >"$W/link-d.json" 2>"$W/link-d.err" &
+    pids+=($!)
+    sleep 1
+    ip -n "$NETNS_SERVER" link set "$dev" down
+    sleep 2
+    ip -n "$NETNS_SERVER" link set "$dev" up
+    for p in "${pids[@]}"; do
+        RC=0
+        wait "$p" || RC=$?
+        assert_eq "$RC" 0 "exit status of pid $p"
+    done
+    local name
+    for name in link-h link-d; do
+        echo "== $name: $(grep -E '^  errors\.' "$W/$name.err" | tr -s ' ' | paste -sd';')"
+        doc "$W/$name.json" --invariants "v('c8.scheduled')==5000" "v('c8.errors')>0" \
+            "set(k for k in m if k.startswith('c8.errors.'))<={'c8.errors.timeout','c8.errors.connect_timeout'}" \
+            "s('c8.requests_per_second')[-1]>0"
+        # each client had a request in flight when the link went
+        $FAULTLOG timeouts "$W/$name.log" --timeout-ms 800 --tick-ms "$TICK_MS" --min 8 ||
+            fail "$name: requests timed out at the wrong moment"
     done
 }
 
