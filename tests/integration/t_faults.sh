@@ -202,4 +202,112 @@ t_link_drops_and_returns() {
     done
 }
 
+# --- the disk fills ------------------------------------------------------------
+
+# small_disk DIR: a 256 KiB tmpfs at DIR, made here (unmounted at the test's
+# end, or by cleanup_mounts)
+small_disk() {
+    mkdir -p "$1"
+    mount -t tmpfs -o size=256k tmpfs "$1" || return 1
+    echo "$1" >>"$W/mounts"
+}
+
+# attempts_in_summary ERR: the attempts of the run's one level, from the
+# summary's first line (requests, errors, unfinished)
+attempts_in_summary() {
+    sed -nE 's/.*level c[0-9]+: ([0-9]+) requests in .*, ([0-9]+) errors, ([0-9]+) unfinished.*/\1 \2 \3/p' "$1" |
+        awk '{ print $1 + $2 + $3 }'
+}
+
+# log_loss_said ERR LOG ATTEMPTS: stderr says how many of the run's records
+# --log lost ("--log FILE: N of M records lost ...; the file holds the first
+# K"), N + K = M = ATTEMPTS, and the file holds K whole records
+log_loss_said() {
+    local err=$1 log=$2 attempts=$3 line lost total kept lines
+    line=$(grep -E -- "--log .*: [0-9]+ of [0-9]+ records lost" "$err") ||
+        { fail "stderr does not say how many --log records were lost: $(cat "$err")"; return; }
+    echo "$line"
+    read -r lost total kept < <(sed -nE 's/.*: ([0-9]+) of ([0-9]+) records lost.*holds the first ([0-9]+).*/\1 \2 \3/p' <<<"$line")
+    assert_eq "$total" "$attempts" "records the run made (its attempts)"
+    assert_eq "$((lost + kept))" "$total" "lost + kept"
+    lines=$(wc -l <"$log")
+    assert_eq "$lines" "$kept" "records in $log"
+    python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    json.loads(line)' "$log" || fail "$log holds a record cut short"
+}
+
+# no_temporaries DIR: nothing the tool wrote under a temporary name is left
+no_temporaries() {
+    if ls -A "$1" | grep -qE '^\..*\.[A-Za-z0-9]{6}$'; then
+        fail "temporary files left in $1: $(ls -A "$1" | tr '\n' ' ')"
+    fi
+}
+
+# The log fills the disk a moment into the run; the document and --meta,
+# on the same disk, cannot be written at its end: neither is there (no file
+# cut short under its name, no temporary file left), the exit status is 4,
+# and stderr says how many --log records were lost. Then the log alone on
+# the small disk: the document is whole, the exit status still 4 (--meta
+# records it), and the count of lost records is said. Then the document and
+# --meta each alone on a disk too full for them. Both tools.
+t_disk_fills_mid_run() {
+    need_nginx || { fail "nginx did not start"; return; }
+    need_knot || { fail "knot did not start"; return; }
+    local d=$W/disk attempts
+    local dns=("$DNSLOAD" -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 4 -d 1s)
+    local http=("$HTTPLOAD" -c 4 -d 1s "http://127.0.0.1:$NGINX_HTTP_PORT/")
+    small_disk "$d" || { fail "cannot mount a tmpfs"; return; }
+    local tool name
+    for tool in http dns; do
+        local -n cmd=$tool
+        name=$tool-all
+        run_tool "$W/$name.out" "$W/$name.err" "${cmd[@]}" -o "$d/$name.json" \
+            --log "$d/$name.log" --meta "$d/$name.meta.json"
+        assert_eq "$RC" 4 "$name: exit status"
+        [ ! -e "$d/$name.json" ] || fail "$name: a document under its name on a full disk"
+        [ ! -e "$d/$name.meta.json" ] || fail "$name: --meta under its name on a full disk"
+        assert_empty_file "$W/$name.out" "$name: stdout"
+        assert_contains "$W/$name.err" "writing the document to $d/$name.json failed: No space left on device"
+        no_temporaries "$d"
+        attempts=$(attempts_in_summary "$W/$name.err")
+        log_loss_said "$W/$name.err" "$d/$name.log" "$attempts"
+        rm -f "$d/$name.log"
+
+        name=$tool-log
+        run_tool "$W/$name.out" "$W/$name.err" "${cmd[@]}" -o "$W/$name.json" \
+            --log "$d/$name.log" --meta "$W/$name.meta.json"
+        assert_eq "$RC" 4 "$name: exit status"
+        doc "$W/$name.json" --invariants
+        python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["exit_status"] != 4)' \
+            "$W/$name.meta.json" || fail "$name: --meta does not record exit status 4"
+        attempts=$(python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))["metrics"]
+print(sum(v["samples"][0] for k, v in m.items() if k.endswith(".attempts")))' "$W/$name.json")
+        log_loss_said "$W/$name.err" "$d/$name.log" "$attempts"
+        rm -f "$d/$name.log"
+
+        # a disk with 8 KiB left: the document of a second's run needs more
+        head -c $((248 * 1024)) /dev/zero >"$d/filler" 2>/dev/null || true
+        name=$tool-doc
+        run_tool "$W/$name.out" "$W/$name.err" "${cmd[@]}" -o "$d/$name.json"
+        assert_eq "$RC" 4 "$name: exit status"
+        [ ! -e "$d/$name.json" ] || fail "$name: a document under its name on a full disk"
+        assert_contains "$W/$name.err" "writing the document to $d/$name.json failed: No space left on device"
+        no_temporaries "$d"
+
+        # and none left: --meta alone cannot be written
+        head -c $((256 * 1024)) /dev/zero >>"$d/filler" 2>/dev/null || true
+        name=$tool-meta
+        run_tool "$W/$name.out" "$W/$name.err" "${cmd[@]}" -o "$W/$name.json" --meta "$d/$name.meta.json"
+        assert_eq "$RC" 4 "$name: exit status"
+        doc "$W/$name.json" --invariants
+        [ ! -e "$d/$name.meta.json" ] || fail "$name: --meta under its name on a full disk"
+        assert_contains "$W/$name.err" "--meta $d/$name.meta.json: No space left on device"
+        no_temporaries "$d"
+        rm -f "$d/filler"
+    done
+    umount "$d"
+}
+
 run_tests
