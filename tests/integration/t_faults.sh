@@ -310,4 +310,62 @@ print(sum(v["samples"][0] for k, v in m.items() if k.endswith(".attempts")))' "$
     umount "$d"
 }
 
+# --- the wall clock jumps --------------------------------------------------------
+
+# A run with --start-at whose wall clock (CLOCK_REALTIME) is stepped 1.5 s
+# back half a second into its first level, as an NTP step would, by
+# tests/fixtures/clockstep.c (this process alone; the machine's clock is not
+# touched). The levels run by the monotonic clock: the first keeps its exact
+# schedule (request n due n/rate after its start, 1000 in its second at
+# 1000/s), and so does the second; only the moment the second starts moves,
+# since it is a wall-clock moment: it starts when the stepped clock shows it
+# (--meta: on time), 1.5 s later than it would have.
+t_wall_clock_steps_mid_run() {
+    need_nginx || { fail "nginx did not start"; return; }
+    local so=$W/clockstep.so
+    cc -shared -fPIC -O2 -o "$so" "$TESTDIR/../fixtures/clockstep.c" -ldl -lpthread ||
+        { fail "cannot build tests/fixtures/clockstep.c"; return; }
+    local at t0 t1
+    at=$(awk -v now="$(date +%s.%N)" 'BEGIN { printf "@%.3f", now + 0.5 }')
+    t0=$(date +%s.%N)
+    # 20 and 40 clients at 1000/s: each client's requests 20 or 40 ms apart,
+    # so a stall of this busy host leaves none unsent at the deadline
+    # (t_openloop.sh), and a run at the real-time priority
+    run_tool "$W/clock.json" "$W/clock.err" env LD_PRELOAD="$so" CLOCKSTEP_AFTER_MS=1000 \
+        CLOCKSTEP_BY_MS=-1500 CLOCKSTEP_MARK="$W/clock.stepped" $RT "$HTTPLOAD" --levels 20,40 \
+        -R 1000 -d 1s --timeout 500ms --start-at "$at" --meta "$W/clock.meta.json" \
+        --log "$W/clock.log" "http://127.0.0.1:$NGINX_HTTP_PORT/"
+    t1=$(date +%s.%N)
+    assert_eq "$RC" 0 "exit status ($(cat "$W/clock.err"))"
+    [ -e "$W/clock.stepped" ] || fail "the wall clock was not stepped"
+    doc "$W/clock.json" --invariants "v('c20.scheduled')==1000" "v('c40.scheduled')==1000" \
+        "v('c20.unsent')==0" "v('c40.unsent')==0" "s('c20.ran_s')==[1]" "s('c40.ran_s')==[1]"
+    python3 - "$W/clock.log" "$W/clock.meta.json" "$t0" "$t1" <<'PY' || fail "a level's schedule, or its start"
+import collections, json, sys
+log, meta, t0, t1 = sys.argv[1], json.load(open(sys.argv[2])), float(sys.argv[3]), float(sys.argv[4])
+origins = collections.defaultdict(list)
+for line in open(log):
+    r = json.loads(line)
+    origins[r["level"]].append(r["origin_ms"])
+bad = []
+for level, o in sorted(origins.items()):
+    o.sort()
+    # request n is due n/1000 s after the level's start, by the monotonic clock
+    off = max(abs(x - n * 1.0) for n, x in enumerate(o))
+    print("level c%d: %d requests, due at n x 1 ms to within %.6f ms" % (level, len(o), off))
+    if len(o) != 1000 or off > 0.001:
+        bad.append("level c%d: its schedule moved" % level)
+for l in meta["levels"]:
+    print("level c%d: requested start %s, actual %s, lag %s s" % (l["clients"], l["requested_start"], l["actual_start"], l["start_lag_s"]))
+    if not abs(l["start_lag_s"]) < 0.5:
+        bad.append("level c%d did not start when its (wall) clock said: lag %s s" % (l["clients"], l["start_lag_s"]))
+# without the step: 0.5 s to the start, 1 + 0.5 + 1 s to the second level's, 1 s of it
+took = t1 - t0
+print("the run took %.2f s, 4.0 without the step" % took)
+if took < 4.0 + 1.5 / 2:
+    bad.append("the second level did not start later by the step: the run took %.2f s" % took)
+sys.exit("; ".join(bad) or None)
+PY
+}
+
 run_tests
