@@ -368,4 +368,87 @@ sys.exit("; ".join(bad) or None)
 PY
 }
 
+# --- the descriptors run out -------------------------------------------------
+
+# soft_nofile PID [LIMIT]: the soft descriptor limit of a running process, or
+# set it (the hard limit stays: lowering that could not be undone without
+# CAP_SYS_RESOURCE)
+soft_nofile() {
+    if [ $# -eq 1 ]; then
+        prlimit --pid "$1" --nofile --output SOFT --noheadings | tr -d ' '
+    else
+        prlimit --pid "$1" --nofile="$2:$(prlimit --pid "$1" --nofile --output HARD --noheadings | tr -d ' ')"
+    fi
+}
+
+# The start-up check passed, and a second into the level the generator's soft
+# descriptor limit drops to 3 (prlimit: every descriptor it opens from then on
+# fails with EMFILE, sockets and its reads of /proc alike), and a second later
+# it is back. Every client opens a connection (httpload) or a UDP socket
+# (dnsload) per request (--conn-requests 1). Each attempt while it lasts fails
+# as a socket error whose reason names EMFILE, and costs one socket() call
+# (tests/fixtures/failsys.c counts them): nothing retries inside the tool,
+# and a client waits --retry-delay before its next attempt, so the failures
+# are at most a client's share of the outage over --retry-delay; requests
+# complete again once descriptors are there, every client's. The generator's
+# own samples are all there (generator_rss_bytes, one a second), and --watch
+# does not take its own want of descriptors for the watched server's exit:
+# it leaves out the seconds it could not read, and says how many.
+t_descriptors_run_out_mid_run() {
+    need_nginx || { fail "nginx did not start"; return; }
+    need_knot || { fail "knot did not start"; return; }
+    local so=$W/failsys.so
+    cc -shared -fPIC -O2 -o "$so" "$TESTDIR/../fixtures/failsys.c" -ldl -lpthread ||
+        { fail "cannot build tests/fixtures/failsys.c"; return; }
+    local common=(--conn-requests 1 -c 8 -d 4s --timeout 1s --retry-delay 100ms --max-error-rate 1)
+    local pids=() p soft t0 t1
+    env LD_PRELOAD="$so" FAILSYS_COUNT="$W/fd-h.count" "$HTTPLOAD" "${common[@]}" \
+        --watch "ngx=pidfile:$SRV/nginx/nginx.pid" --log "$W/fd-h.log" \
+        "http://127.0.0.1:$NGINX_HTTP_PORT/" >"$W/fd-h.json" 2>"$W/fd-h.err" &
+    pids+=($!)
+    env LD_PRELOAD="$so" FAILSYS_COUNT="$W/fd-d.count" "$DNSLOAD" -s 127.0.0.1 -p "$KNOT_PORT" \
+        --query 'www.example.test A' "${common[@]}" --log "$W/fd-d.log" >"$W/fd-d.json" \
+        2>"$W/fd-d.err" &
+    pids+=($!)
+    sleep 1
+    soft=$(soft_nofile "${pids[0]}")
+    t0=$(date +%s.%N)
+    for p in "${pids[@]}"; do soft_nofile "$p" 3 || fail "prlimit $p"; done
+    sleep 1
+    for p in "${pids[@]}"; do soft_nofile "$p" "$soft" || fail "prlimit $p back"; done
+    t1=$(date +%s.%N)
+    for p in "${pids[@]}"; do
+        RC=0
+        wait "$p" || RC=$?
+        assert_eq "$RC" 0 "exit status of pid $p"
+    done
+    local name outage
+    outage=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+    echo "descriptors out for $outage s"
+    for name in fd-h fd-d; do
+        echo "== $name: $(grep -E '^  errors\.' "$W/$name.err" | tr -s ' ' | paste -sd';'); $(paste -sd' ' "$W/$name.count")"
+        doc "$W/$name.json" --invariants "v('c8.errors.socket')>0" "v('c8.errors')==v('c8.errors.socket')" \
+            "s('c8.requests_per_second')[-1]>0" "n('c8.generator_rss_bytes')==4" \
+            "v('c8.errors.socket')<=8*($outage/0.1+2)"
+        assert_contains "$W/$name.err" "errors.socket .*Too many open files (EMFILE)"
+        # one socket() call per connection attempt, failed or not
+        python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))["metrics"]
+calls = dict(line.split() for line in open(sys.argv[2]))["socket"]
+print("socket() calls %s, connection attempts %s" % (calls, m["c8.connect_attempts"]["samples"][0]))
+sys.exit(int(calls) != m["c8.connect_attempts"]["samples"][0])' "$W/$name.json" "$W/$name.count" ||
+            fail "$name: socket() calls are not one per connection attempt"
+        $FAULTLOG recovered "$W/$name.json" "$W/$name.log" --allowed socket --retry-delay-ms 100 \
+            --tick-ms "$TICK_MS" || fail "$name: through the outage"
+    done
+    if grep -q "exited during level" "$W/fd-h.err"; then
+        fail "--watch took the generator's own want of descriptors for nginx's exit: $(grep exited "$W/fd-h.err")"
+    fi
+    # the seconds it could not read /proc are left out, and said so; the others are there
+    local left
+    left=$(sed -nE 's/.*--watch ngx: ([0-9]+) seconds? of level c8 left out.*/\1/p' "$W/fd-h.err")
+    [ -n "$left" ] || fail "--watch does not say which seconds it left out: $(cat "$W/fd-h.err")"
+    doc "$W/fd-h.json" "n('c8.watch.ngx.cpu_s')+${left:-0}==4" "n('c8.watch.ngx.fds')+${left:-0}==4"
+}
+
 run_tests
