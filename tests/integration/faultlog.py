@@ -9,10 +9,10 @@ recovered: the log holds one record per attempt of the document's one level
 and its error classes are the document's; every failure is of an allowed
 class; every client failed at least once and completed a request after its
 last failure (nobody stuck); after a failure that left a client without a
-working connection (a cold request that failed: its connection never carried
-a success; a datagram refused by ICMP) its next request started no sooner
-than --retry-delay, less one timer tick (libev arms a timer from the loop's
-time, read before the failure's own clock read).
+working connection (a cold request that failed, its connection closed with
+no success on it; a datagram refused by ICMP) its next request started no
+sooner than --retry-delay, less one timer tick (--tick-ms: the kernel's,
+1/HZ).
 
 timeouts: every request that ended as timeout or connect_timeout lasted
 --timeout, not less, and not more than one timer tick more: from its start,
@@ -89,7 +89,13 @@ def recovered(argv):
                         % (c, rs[failed[-1]]["outcome"], rs[failed[-1]]["done_ms"]))
         for i in failed:
             r = rs[i]
-            if not (r["cold"] or r["outcome"] == "icmp") or i + 1 == len(rs):
+            if i + 1 == len(rs):
+                continue
+            # a cold request's connection carried no success: closed after
+            # the failure (the next request is on another), it is owed the
+            # pause; an HTTP/2 stream that timed out leaves it open
+            replaced = r["cold"] and rs[i + 1]["connection"] != r["connection"]
+            if not (replaced or r["outcome"] == "icmp"):
                 continue
             gap = start_bounds(rs[i + 1])[0] - r["done_ms"]
             shortest = gap if shortest is None else min(shortest, gap)
