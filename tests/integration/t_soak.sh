@@ -21,15 +21,15 @@ mkdir -p "$W"
 # The counts: 2 M requests took 25 to 29 s for dnsload here (a 2-core host
 # shared with other work), so it is 1 M then 2 M. httpload over TLS made
 # 400,000 in 31 to 52 s over HTTP/1.1 and 22 to 35 s over HTTP/2 (8 streams
-# per client), the whole test's budget being about two minutes: 150,000 then
-# 300,000 for each.
-N_HTTP=150000
+# per client), the whole test's budget being about two minutes: 100,000 then
+# 200,000 for each.
+N_HTTP=100000
 N_DNS=1000000
 # The tolerance, for RSS at 2N against N: in 9 runs (3 per protocol) at
 # N = 200,000 (HTTP) and 1 M (DNS), sampled at every quarter of N up to 2N,
 # RSS did not move by a single page within a run (15.0, 16.1 and 4.8 MiB).
 # 64 KiB (16 pages) leaves room for a buffer grown once late, and still
-# catches a leak of half a byte per HTTP request or a tenth per query.
+# catches a leak of two thirds of a byte per HTTP request or a tenth per query.
 # Descriptors: exactly the same (64 sockets and the run's own).
 RSS_TOLERANCE=$((64 * 1024))
 # The bound of one protocol's run: ten times what it took here.
