@@ -320,6 +320,7 @@ struct outputs {
     struct lg_outfile doc, meta;
     uint64_t handoff_ns; /* how long a child may take to write stdout's rest */
     bool log_checked, log_lost;
+    bool term_withheld; /* stdout is a terminal: no document (termdoc.h) */
 };
 
 /* Opens them before anything runs, so an unwritable path is a usage error,
@@ -340,6 +341,9 @@ static int outputs_open(struct lg_run_ctx *run, const struct lg_config *cfg,
     what = "--meta";
     path = cfg->meta_path;
     if (cfg->meta_path && lg_outfile_open(&o->meta, cfg->meta_path) < 0) goto fail;
+    /* said before the run, not after it: whoever started a minute's run on
+     * a terminal can stop it and keep the document with -o */
+    if (!cfg->output_path) o->term_withheld = lg_termdoc_withheld(cfg->tool);
     return LG_EXIT_OK;
 fail:;
     int err = errno;
@@ -374,7 +378,7 @@ static bool outputs_log_lost(const struct lg_config *cfg, struct outputs *o)
 static int outputs_write(const struct lg_config *cfg, struct outputs *o,
                          struct lg_level_result *results, size_t done)
 {
-    if (o->doc.fd < 0 && lg_termdoc_withheld(cfg->tool)) return LG_EXIT_OK;
+    if (o->doc.fd < 0 && o->term_withheld) return LG_EXIT_OK;
     if (cfg->max_doc_bytes) {
         struct stats_rng rng;
         stats_rng_seed(&rng, cfg->seed + 31);
