@@ -235,7 +235,7 @@ small_disk() {
 # attempts_in_summary ERR: the attempts of the run's one level, from the
 # summary's first line (requests, errors, unfinished)
 attempts_in_summary() {
-    sed -nE 's/.*level c[0-9]+: ([0-9]+) requests in .*, ([0-9]+) errors, ([0-9]+) unfinished.*/\1 \2 \3/p' "$1" |
+    sed -nE 's/.*level c[0-9]+: [0-9.]+ requests\/s, [^;]*; ([0-9]+) requests in .*, ([0-9]+) errors, ([0-9]+) unfinished.*/\1 \2 \3/p' "$1" |
         awk '{ print $1 + $2 + $3 }'
 }
 

@@ -302,7 +302,7 @@ t_refusing_target_is_named_after_the_first_second() {
     assert_contains $E "failed, most of them errors.connect_refused (Connection refused); the level goes on (--fail-fast would end the run here)"
     local note summary
     note=$(grep -n "no request succeeded" $E | cut -d: -f1)
-    summary=$(grep -n "level c2: 0 requests in" $E | cut -d: -f1)
+    summary=$(grep -n "level c2: 0.0 requests/s" $E | cut -d: -f1)
     assert_eq "$(count_lines "no request succeeded" $E)" 1 "notes"
     [ "$note" -lt "$summary" ] || fail "the note (line $note) came after the summary (line $summary)"
 }
