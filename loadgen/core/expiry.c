@@ -19,16 +19,10 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-/* Arms the timer for at_ns (absolute, CLOCK_MONOTONIC), or disarms it (0);
- * either clears a readiness it had. */
+/* Arms the timer for at_ns, or disarms it (0). */
 static void timer_set(struct lg_worker *w, uint64_t at_ns)
 {
-    struct itimerspec its;
-    memset(&its, 0, sizeof(its));
-    its.it_value.tv_sec = (time_t)(at_ns / LG_NS_PER_S);
-    its.it_value.tv_nsec = (long)(at_ns % LG_NS_PER_S);
-    /* Cannot fail for a valid descriptor and a valid time: both are ours. */
-    timerfd_settime(w->expiry.fd, TFD_TIMER_ABSTIME, &its, NULL);
+    lg_timerfd_at(w->expiry.fd, at_ns);
     w->expiry.armed_ns = at_ns;
 }
 
