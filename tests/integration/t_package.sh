@@ -83,7 +83,9 @@ t_debian_package_builds_installs_and_purges() {
     grep -q "^AC_INIT(\[loadgen\], \[$version\]" "$W/src/configure.ac" ||
         fail "debian/changelog's version $version is not configure.ac's"
 
-    (cd "$W/src" && timeout -k 10 "$BUILD_BOUND" dpkg-buildpackage -us -uc -b) >"$W/build.log" 2>&1 ||
+    # -J: debhelper builds and runs make check with one job unless told the
+    # machine's count
+    (cd "$W/src" && timeout -k 10 "$BUILD_BOUND" dpkg-buildpackage -us -uc -b -J"$(nproc)") >"$W/build.log" 2>&1 ||
         { fail "dpkg-buildpackage failed: $(tail -n 5 "$W/build.log")"; return; }
     local deb=$W/loadgen_${version}_${arch}.deb
     [ -f "$deb" ] || { fail "no $(basename "$deb")"; return; }

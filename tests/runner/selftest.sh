@@ -174,6 +174,7 @@ nested() {
     RC=0
     (cd "$copy" && env -u LOADGEN_CI -u ONLY -u SKIP_FUZZ -u SKIP_INTEGRATION LOADGEN_IN_SELFTEST=1 \
         SKIP_SANITIZERS=1 SKIP_SELFTEST=1 FUZZ_SECONDS=1 KEEP_RESULTS="$scratch/kept" \
+        NORMAL_CONFIGURE="--disable-lto CFLAGS=-O0" \
         LG_PORT_BASE="${LG_PORT_BASE:-18000}" "$@" timeout -k 10 400 scripts/test) >"$out" 2>&1 || RC=$?
 }
 
@@ -216,10 +217,10 @@ check ci_mode_refuses_skip_knobs bash -c '[ "$1" -eq 2 ] && grep -q SKIP_SANITIZ
 # 4. .ci/run drops the knobs it inherits and sets CI mode (scripts/test
 # replaced by one that prints its environment)
 printf '#!/bin/sh\nenv\n' >"$copy/scripts/test"
-env SKIP_SANITIZERS=1 SKIP_ANYTHING=1 ONLY=x FUZZ_SECONDS=1 FILE_BOUND=1 LOADGEN_IN_SELFTEST=1 \
+env SKIP_SANITIZERS=1 SKIP_ANYTHING=1 ONLY=x FUZZ_SECONDS=1 FILE_BOUND=1 NORMAL_CONFIGURE=x LOADGEN_IN_SELFTEST=1 \
     bash "$copy/.ci/run" >"$scratch/ci-env.out" 2>&1
 check ci_run_sets_ci_mode grep -qx 'LOADGEN_CI=1' "$scratch/ci-env.out"
-check ci_run_drops_inherited_knobs bash -c '! grep -E "^(SKIP_|ONLY=|FUZZ_SECONDS=|FILE_BOUND=|LOADGEN_IN_SELFTEST=)" "$1"' \
+check ci_run_drops_inherited_knobs bash -c '! grep -E "^(SKIP_|ONLY=|FUZZ_SECONDS=|FILE_BOUND=|NORMAL_CONFIGURE=|LOADGEN_IN_SELFTEST=)" "$1"' \
     _ "$scratch/ci-env.out"
 
 # 5. lib.sh: a test that calls skip is a skip with its reason, never ok; an
