@@ -181,6 +181,24 @@ assert m["options"]["ramp_s"] == 1, m["options"]
 PY
 }
 
+t_dns_ramp_spreads_the_clients_sockets() {
+    need_src_unbound || fail "unbound did not start"
+    # 5 UDP clients over 500 ms: client i's first query at about i x 100 ms
+    run_tool $W/dr.out $W/dr.err $D -s 127.0.0.1 -p $SRC_DNS_PORT --query 'www.example.test A' \
+        -c 5 -d 1s --ramp 500ms --log $W/dr.log
+    assert_eq "$RC" 0 "exit status ($(head -c 300 $W/dr.err))"
+    python3 - $W/dr.log <<'PY' || fail "the UDP clients did not begin 100 ms apart"
+import json, sys
+first = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    first[r["client"]] = min(first.get(r["client"], 1e9), r["origin_ms"])
+assert sorted(first) == list(range(5)), first
+for i, t in first.items():
+    assert i * 100 - 1 <= t <= i * 100 + 50, (i, t)
+PY
+}
+
 t_ramp_open_loop_counts_nothing_before_a_client_began() {
     need_src_nginx || fail "nginx did not start"
     # 100/s over 10 clients for 2 s: 200 due, less those of each client due
@@ -244,6 +262,70 @@ t_ports_are_counted_per_source_address() {
     run_tool $W/p.out $W/p.err $H --preflight -c 100000 --source 127.0.4.1,127.0.4.2,127.0.4.3,127.0.4.4 "$URL"
     grep -E '^httpload: preflight ports: ok; [0-9]+ ports \(4 sources\)' $W/p.err >/dev/null ||
         fail "four sources: $(grep 'preflight ports' $W/p.err)"
+}
+
+# need_src_netns: a network namespace of its own (lo only) whose port range
+# is 100 ports wide, with an nginx inside on 127.0.0.1:SRC_HTTP_PORT.
+SRC_NS=lg$LG_PORT_BASE-src
+need_src_netns() {
+    [ "$(id -u)" = 0 ] && command -v ip >/dev/null || return 1
+    local d=$SRV/srcns
+    [ -f "$d/nginx.pid" ] && kill -0 "$(cat "$d/nginx.pid")" 2>/dev/null && return 0
+    mkdir -p "$d/tmp"
+    # stop_servers runs it after it has stopped the servers
+    printf '#!/bin/sh\nip netns delete %s 2>/dev/null\n' "$SRC_NS" >"$d/netns.stop"
+    chmod +x "$d/netns.stop"
+    ip netns add "$SRC_NS" && ip -n "$SRC_NS" link set lo up || return 1
+    ip netns exec "$SRC_NS" sysctl -q -w net.ipv4.ip_local_port_range="40000 40099" || return 1
+    {
+        nginx_conf_head "$d" workers=1 nofile=4096 connections=4000
+        cat <<CONF
+    log_format src '\$remote_addr \$connection';
+    server {
+        listen 127.0.0.1:$SRC_HTTP_PORT;
+        access_log $d/access.log src;
+        location / { return 200 "namespace\n"; }
+    }
+}
+CONF
+    } >"$d/nginx.conf"
+    ip netns exec "$SRC_NS" nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log" || return 1
+    local i
+    for ((i = 0; i < 50; i++)); do
+        ip netns exec "$SRC_NS" bash -c "exec 3<>/dev/tcp/127.0.0.1/$SRC_HTTP_PORT" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+t_sources_multiply_the_ports_one_address_has() {
+    need_src_netns || skip "no network namespace here (root and iproute2)"
+    local u=http://127.0.0.1:$SRC_HTTP_PORT/
+    # 300 clients, 100 ports: from one address most connects fail
+    # (EADDRNOTAVAIL), and the preflight says so first
+    run_tool $W/ns1.out $W/ns1.err ip netns exec "$SRC_NS" $H -c 300 -d 1s --ramp 300ms "$u"
+    assert_eq "$RC" 1 "exit status from one address ($(head -c 300 $W/ns1.err))"
+    assert_contains $W/ns1.err "preflight ports: unfit; 100 ports"
+    python3 - $W/ns1.out <<'PY' || fail "300 clients fit 100 ports"
+import json, sys
+m = json.load(open(sys.argv[1]))["metrics"]
+assert m["c300.errors.connect"]["samples"][0] > 0, m.get("c300.errors.connect")
+PY
+    # from the six hosts of a /29, 600 ports: every client connects (not
+    # 127.0.0.1, whose ports the run above left in TIME_WAIT)
+    local log=$SRV/srcns/access.log
+    : >"$log"
+    run_tool $W/ns6.out $W/ns6.err ip netns exec "$SRC_NS" $H -c 300 -d 1s --ramp 300ms \
+        --source 127.0.1.0/29 "$u"
+    assert_eq "$RC" 0 "exit status from six addresses ($(head -c 300 $W/ns6.err))"
+    grep -q "preflight ports" $W/ns6.err && fail "a preflight line: $(grep 'preflight ports' $W/ns6.err)"
+    python3 - $W/ns6.out <<'PY' || fail "not every client connected"
+import json, sys
+m = json.load(open(sys.argv[1]))["metrics"]
+assert m["c300.connections"]["samples"][0] == 300, m["c300.connections"]
+assert m["c300.errors"]["samples"][0] == 0, m["c300.errors"]
+PY
+    assert_eq "$(awk '{print $1}' "$log" | sort -u | wc -l)" 6 "client addresses nginx saw"
 }
 
 run_tests
