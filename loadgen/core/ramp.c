@@ -23,6 +23,7 @@ uint64_t lg_ramp_begin_ns(const struct lg_worker *w, const struct lg_client *c)
  * next one's. */
 static void begin_due(struct lg_worker *w)
 {
+    if (w->draining || w->stopped) return; /* no request starts any more */
     uint64_t now = lg_now_ns();
     unsigned from = w->ramp_next, to = from;
     while (to < w->n_clients && lg_ramp_begin_ns(w, &w->clients[to]) <= now)
