@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# udp: both transports
 # Source addresses (--source), the ramp (--ramp) and the descriptor limit,
 # against real servers on loopback: nginx logs each connection's
 # $remote_addr, unbound (log-queries) each query's client address, so the
@@ -9,6 +10,8 @@ source "$(dirname "$0")/lib.sh"
 source "$TESTDIR/servers.sh"
 source "$TESTDIR/servers_dns.sh"
 trap stop_servers EXIT
+# the second UDP transport's pass: the tests whose sockets are UDP
+UDP_TESTS="t_dns_udp_sockets_come_from_each_source t_dns_ramp_spreads_the_clients_sockets"
 
 H=$HTTPLOAD
 D=$DNSLOAD
