@@ -115,11 +115,12 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
     double avail = per_source * (double)sources;
     unsigned tw = lg_fit_time_wait_s(n, m);
     double hold = tw < n->churn_s ? tw : n->churn_s;
+    char from[64] = "";
+    if (sources > 1) snprintf(from, sizeof(from), " from each of %zu source addresses", sources);
     snprintf(c->found, sizeof(c->found),
-             "ip_local_port_range %u-%u: %.0f ports toward one address (%u reserved) from each "
-             "of %zu source address%s; tcp_tw_reuse %d: a closed port is free again after %u s",
-             m->port_lo, m->port_hi, per_source, m->ports_reserved, sources,
-             sources == 1 ? "" : "es", m->tw_reuse, tw);
+             "ip_local_port_range %u-%u: %.0f ports toward one address (%u reserved)%s; "
+             "tcp_tw_reuse %d: a closed port is free again after %u s",
+             m->port_lo, m->port_hi, per_source, m->ports_reserved, from, m->tw_reuse, tw);
     bool churn = !n->datagram && n->cfg->conn_requests > 0;
     double need_min = lg_fit_ports_needed(n, m, n->conn_rate_min);
     double need_max = n->conn_rate_max < 0 ? -1 : lg_fit_ports_needed(n, m, n->conn_rate_max);
