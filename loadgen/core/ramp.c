@@ -8,9 +8,12 @@
 uint64_t lg_ramp_offset_ns(uint64_t ramp_ns, unsigned id, unsigned clients)
 {
     if (clients == 0) return 0;
-    /* 128-bit: an hour's ramp (3.6e12 ns) times ten million clients
-     * overflows 64 bits */
-    return (uint64_t)((unsigned __int128)ramp_ns * id / clients);
+    /* ramp * id / clients exactly, without the product: an hour's ramp
+     * (3.6e12 ns) times ten million clients overflows 64 bits, and not
+     * every target has a 128-bit integer (ramp = q * clients + r, r * id
+     * stays below 1e14) */
+    uint64_t q = ramp_ns / clients, r = ramp_ns % clients;
+    return q * id + r * id / clients;
 }
 
 uint64_t lg_ramp_begin_ns(const struct lg_worker *w, const struct lg_client *c)
