@@ -182,6 +182,22 @@ struct lg_config {
     size_t answer_bytes;
     const void *probe_datagram;
     size_t probe_datagram_len;
+    /* --source: the local addresses new connections and UDP sockets bind,
+     * in turn (n_sources 0: the kernel's choice); sources_text is the
+     * option as given, for messages and --meta. Owned by the configuration
+     * (lg_config_free). */
+    struct lg_source *sources;
+    size_t n_sources;
+    const char *sources_text;
+    /* --ramp: a level's clients begin spread evenly over this time (0: all
+     * at its start) */
+    uint64_t ramp_ns;
+};
+
+/* One --source address: a port of 0, bound before connect. */
+struct lg_source {
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
 };
 
 /* The duration of a level that only -n ends: about 31 years, so that its

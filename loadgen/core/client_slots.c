@@ -55,7 +55,7 @@ static bool send_warm(struct lg_client *c)
     /* a closed loop stops at the deadline; an open loop's requests due before
      * it start until the drain begins, however late the generator woke */
     if (now >= w->deadline_ns && !open_loop) return false;
-    uint64_t origin = open_loop ? lg_schedule_due(w, c, c->started) : now;
+    uint64_t origin = open_loop ? lg_schedule_due(w, c, c->started + c->ramp_skipped) : now;
     struct lg_req *r = lg_req_start(c, origin, now, false);
     if (open_loop) {
         r->flags |= LG_REQ_UNSENT;
@@ -107,7 +107,8 @@ static void start_requests(struct lg_client *c)
     for (unsigned budget = c->n_free; budget > 0 && may_start(c); budget--) {
         if (c->state == LG_CONN_CLOSED) {
             if (c->inflight || lg_client_wait_turn(c)) break;
-            lg_conn_open(c, w->cfg->rate > 0 ? lg_schedule_due(w, c, c->started) : 0);
+            lg_conn_open(c, w->cfg->rate > 0 ? lg_schedule_due(w, c, c->started + c->ramp_skipped)
+                                             : 0);
             continue; /* a datagram socket is ready at once: its other slots follow */
         }
         if (!lg_conn_usable(c) || c->close_when_idle || !c->n_free || c->inflight >= c->capacity)

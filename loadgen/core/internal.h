@@ -162,6 +162,9 @@ struct lg_client {
     /* open loop: the client's requests the schedule made due, and those
      * started; the difference is its backlog, waiting for a slot */
     uint64_t due, started;
+    /* --ramp, open loop: its turns of the schedule that came before it
+     * began (none of them a request): its k-th request is turn k + this */
+    uint64_t ramp_skipped;
     uint64_t conn_requests; /* requests started on the current connection */
     uint64_t attempts;      /* this level, for the validity check */
     struct lg_req *slots;
@@ -266,6 +269,12 @@ struct lg_worker {
     uint64_t rx_dropped; /* datagram drivers: the sockets' receive-queue drops */
     bool have_rx_dropped;
     void *tp_state; /* the transport's own state for this worker (the io_uring ring), or NULL */
+    /* --source: the next address's turn (transport/source.c) */
+    size_t source_next;
+    /* --ramp, closed loop: the first of its clients not begun yet, and the
+     * timer that begins it (ramp.c) */
+    unsigned ramp_next;
+    ev_timer ramp_timer;
     /* the wake watch (wakewatch.c): the loop's sleeps, odd while asleep; the
      * control thread's last look, and the time asleep with work waiting;
      * ww_mu keeps tp_state from going away while a look reads it */
@@ -348,6 +357,10 @@ void lg_worker_deadline(struct lg_worker *w);
  * loop ends as soon as nothing is in flight. */
 void lg_worker_quota_reached(struct lg_worker *w);
 void lg_worker_init_async(struct lg_worker *w);
+/* Closed loop: clients [from, to) make their first attempt, then those
+ * ready at once start their other slots. Returns the end of those begun
+ * (short of `to` when an interrupt or a failure stopped it). */
+unsigned lg_worker_begin_clients(struct lg_worker *w, unsigned from, unsigned to);
 /* Starts the settle watchers; client.c queues, worker.c settles. */
 void lg_worker_want_settle(struct lg_worker *w);
 

@@ -13,6 +13,7 @@
 #include "loadgen/output/pipedoc.h"
 #include "loadgen/preflight/preflight.h"
 #include "loadgen/transport/quic.h"
+#include "loadgen/transport/source.h"
 #include "loadgen/output/reqlog.h"
 #include "loadgen/output/results.h"
 #include "loadgen/core/runctx.h"
@@ -31,8 +32,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-/* Raise the soft descriptor limit to the hard one; refuse a level that
- * cannot fit before anything starts. */
+/* The run needs more descriptors than the soft limit allows: the soft one
+ * is raised to the hard one (a process may, unprivileged). A run that fits
+ * the soft limit leaves it as it was, for what this process starts. When
+ * even the hard limit is short, one line says what to raise, before
+ * anything starts. */
 static int check_fd_limit(const struct lg_config *cfg)
 {
     unsigned most = 0;
@@ -42,17 +46,20 @@ static int check_fd_limit(const struct lg_config *cfg)
     }
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
-    if (rl.rlim_cur < rl.rlim_max) {
+    rlim_t need = (rlim_t)lg_descriptors_needed(most, cfg->threads ? cfg->threads : 1,
+                                                (unsigned)cfg->n_watches);
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
         getrlimit(RLIMIT_NOFILE, &rl);
     }
-    rlim_t need = (rlim_t)most + 16 + 4 * (rlim_t)cfg->threads;
     if (rl.rlim_cur != RLIM_INFINITY && need > rl.rlim_cur) {
+        unsigned long long n = (unsigned long long)need;
         fprintf(stderr,
-                "%s: %u clients need about %llu file descriptors but the limit is %llu "
-                "(raise it with ulimit -n, or use fewer clients)\n",
-                cfg->tool, most, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+                "%s: %u clients need %llu file descriptors but the hard limit is %llu: raise it "
+                "(as root: ulimit -Hn %llu, prlimit --nofile=%llu; LimitNOFILE=%llu in a systemd "
+                "unit) or use fewer clients per process (--shard)\n",
+                cfg->tool, most, n, (unsigned long long)rl.rlim_max, n, n, n);
         return -1;
     }
     return 0;
@@ -540,6 +547,7 @@ out:
 int lg_run(const struct lg_config *cfg, const struct lg_driver *drv, const struct lg_target *tgt,
            void *driver_ctx, const struct lg_meta_section *meta_extra)
 {
+    if (lg_sources_fit_target(cfg, tgt) < 0) return LG_EXIT_USAGE;
     if (cfg->preflight) return lg_preflight_main(cfg, drv, tgt);
     struct lg_run_ctx run;
     lg_run_ctx_init(&run);

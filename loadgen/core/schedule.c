@@ -7,6 +7,7 @@
  * costs one timerfd_settime and no read. */
 #include "loadgen/core/schedule.h"
 #include "loadgen/core/internal.h"
+#include "loadgen/core/ramp.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,14 +42,21 @@ static void dispatch(struct lg_worker *w, uint64_t until, bool catch_up)
             extra--;
         }
         struct lg_client *c = &w->clients[s->cursor];
-        c->due++;
-        w->store.counters[LG_C_SCHEDULED]++;
+        /* --ramp: a request due before its client began is no request at
+         * all, neither scheduled nor unsent */
+        bool begun = !w->cfg->ramp_ns || s->next_due_ns >= lg_ramp_begin_ns(w, c);
+        if (begun) {
+            c->due++;
+            w->store.counters[LG_C_SCHEDULED]++;
+        } else {
+            c->ramp_skipped++;
+        }
         if (++s->cursor == w->n_clients) {
             s->cursor = 0;
             s->cycle++;
         }
         s->next_due_ns = lg_schedule_due(w, &w->clients[s->cursor], s->cycle);
-        lg_client_kick(c);
+        if (begun) lg_client_kick(c);
     }
 }
 

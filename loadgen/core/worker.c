@@ -6,6 +6,7 @@
 #include "loadgen/core/expiry.h"
 #include "loadgen/watching/control.h"
 #include "loadgen/watching/firstsec.h"
+#include "loadgen/core/ramp.h"
 #include "loadgen/core/schedule.h"
 #include "loadgen/watching/selfwatch.h"
 #include "loadgen/watching/wakewatch.h"
@@ -170,6 +171,28 @@ void lg_worker_init_async(struct lg_worker *w)
     ev_unref(w->loop);
 }
 
+unsigned lg_worker_begin_clients(struct lg_worker *w, unsigned from, unsigned to)
+{
+    unsigned begun = from;
+    for (; begun < to; begun++) {
+        /* tens of thousands of connects take a while: a signal or a
+         * failure must not wait for all of them */
+        if (((begun - from) & 255) == 255 &&
+            (lg_control_interrupted(w->run) || lg_control_failure(w->run)))
+            break;
+        w->event_ns = 0;
+        lg_client_begin(&w->clients[begun]);
+    }
+    /* every client has made its first attempt: what their sends left is
+     * settled, and those whose connection is ready at once (a datagram
+     * socket) start the rest of their slots; the others start theirs when
+     * their setup completes */
+    settle_queued(w);
+    for (unsigned i = from; i < begun; i++)
+        if (w->clients[i].state == LG_CONN_READY) lg_client_kick(&w->clients[i]);
+    return begun;
+}
+
 void lg_worker_run_level(struct lg_worker *w)
 {
     struct ev_loop *loop = w->loop;
@@ -202,27 +225,13 @@ void lg_worker_run_level(struct lg_worker *w)
     lg_wakewatch_loop_start(w);
 
     if (!w->stopped) {
-        unsigned begun = 0;
-        for (; begun < w->n_clients; begun++) {
-            /* tens of thousands of connects take a while: a signal or a
-             * failure must not wait for all of them */
-            if ((begun & 255) == 255 &&
-                (lg_control_interrupted(w->run) || lg_control_failure(w->run)))
-                break;
-            w->event_ns = 0;
-            lg_client_begin(&w->clients[begun]);
-        }
-        /* every client has made its first attempt: what their sends left is
-         * settled, and those whose connection is ready at once (a datagram
-         * socket) start the rest of their slots; the others start theirs
-         * when their setup completes */
-        if (w->cfg->rate > 0) {
+        /* the open loop's clients begin with their first due request */
+        if (w->cfg->rate > 0)
             lg_schedule_begin(w);
-        } else {
-            settle_queued(w);
-            for (unsigned i = 0; i < begun; i++)
-                if (w->clients[i].state == LG_CONN_READY) lg_client_kick(&w->clients[i]);
-        }
+        else if (w->cfg->ramp_ns)
+            lg_ramp_start(w);
+        else
+            lg_worker_begin_clients(w, 0, w->n_clients);
         ev_run(loop, 0);
     }
     /* a loop that was not stopped ran to its deadline, whatever the clock
@@ -231,6 +240,7 @@ void lg_worker_run_level(struct lg_worker *w)
     w->loop_end_ns = w->stopped || w->quota_reached ? lg_now_ns() : w->deadline_ns;
 
     lg_wakewatch_loop_stop(w);
+    if (w->cfg->ramp_ns && w->cfg->rate <= 0) lg_ramp_stop(w);
     ev_timer_stop(loop, &w->deadline_timer);
     ev_timer_stop(loop, &w->tick_timer);
     lg_expiry_level_end(w);

@@ -2,6 +2,7 @@
  * --help text made from them and the tool's own table, and the one parse
  * loop (unknown options, missing values, --help, --version). */
 #include "loadgen/options/options.h"
+#include "loadgen/options/sources.h"
 #include "loadgen/core/clock.h"
 #include "loadgen/core/start.h"
 #include "loadgen/watching/watch.h"
@@ -37,6 +38,12 @@ static const struct lg_option shared_options[] = {
     {"conn-requests", 0, required_argument, LG_OPT_CONN_REQUESTS, "Load", "    --conn-requests N",
      "a client closes its connection (or UDP socket) after N\nrequests and opens a new one, "
      "whose first request is\ncold (1: a connection per request; default: no limit)"},
+    {"source", 0, required_argument, LG_OPT_SOURCE, "Load", "    --source ADDR[,ADDR...]",
+     "local addresses (or CIDR blocks: 127.0.0.0/29, fd00::/124)\nthat new connections and UDP "
+     "sockets bind in turn, so\nthat one process opens more than one address's ports"},
+    {"ramp", 0, required_argument, LG_OPT_RAMP, "Load", "    --ramp TIME",
+     "a level's clients begin spread evenly over TIME instead\nof all at once (open loop: "
+     "nothing is due for a client\nbefore it begins)"},
     {"fail-fast", 0, no_argument, LG_OPT_FAIL_FAST, "Load", "    --fail-fast",
      "end the run at the first level in whose first second\nno request succeeded and some "
      "failed (exit status 7)"},
@@ -269,6 +276,13 @@ static int load_option(struct lg_config *cfg, int opt, const char *arg)
     }
     case LG_OPT_FAIL_FAST:
         cfg->fail_fast = true;
+        return 1;
+    case LG_OPT_SOURCE:
+        lg_source_option(cfg, arg);
+        return 1;
+    case LG_OPT_RAMP:
+        if (lg_parse_duration(arg, &cfg->ramp_ns) < 0)
+            lg_usage_error(tool, "--ramp: '%s' is not a duration (examples: 500ms, 10s)", arg);
         return 1;
     case LG_OPT_MAX_ERROR_RATE:
         if (lg_parse_double(arg, 0, 1, &cfg->max_error_rate) < 0)

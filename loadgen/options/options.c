@@ -320,6 +320,12 @@ void lg_config_finish(struct lg_config *cfg)
     }
     if (cfg->quiet && !cfg->summary) cfg->progress = false;
     if (cfg->level_requests) requests_per_level(cfg);
+    /* every client must begin, and attempt a request, before the deadline */
+    if (cfg->ramp_ns && cfg->ramp_ns >= cfg->duration_ns)
+        lg_usage_error(cfg->tool,
+                       "--ramp: %.3g s is not shorter than the level's %.3g s: its last clients "
+                       "would begin after it ended; shorten --ramp or lengthen --duration",
+                       (double)cfg->ramp_ns / 1e9, (double)cfg->duration_ns / 1e9);
     if (cfg->clock_ref) {
         char host[256];
         unsigned long long port = 123; /* NTP's */
@@ -338,5 +344,8 @@ void lg_config_free(struct lg_config *cfg)
 {
     free(cfg->levels);
     cfg->levels = NULL;
+    free(cfg->sources);
+    cfg->sources = NULL;
+    cfg->n_sources = 0;
     lg_watch_free_specs(cfg);
 }

@@ -69,6 +69,8 @@ enum {
     LG_OPT_MAX_TIMER_FLOOR,
     LG_OPT_MAX_HANDSHAKES,
     LG_OPT_FAIL_FAST,
+    LG_OPT_SOURCE,
+    LG_OPT_RAMP,
     LG_OPT_TOOL_BASE = 1100, /* tools number their own long options from here */
 };
 

@@ -4,6 +4,7 @@
 #include "loadgen/engine.h"
 #include "loadgen/core/internal.h"
 #include "loadgen/output/jsonout.h"
+#include "loadgen/output/metasrc.h"
 #include "loadgen/preflight/preflight.h"
 #include "loadgen/output/results.h"
 #include "loadgen/core/start.h"
@@ -184,6 +185,7 @@ static void write_levels(struct lg_jsonout *o, const struct lg_config *cfg,
             lg_json_lit(o, ", \"transport\": ");
             lg_json_str(o, r->transport);
         }
+        lg_meta_write_ramp(o, cfg, r);
         write_protocols(o, r);
         write_self_watch(o, &r->self_watch);
         if (r->peer_limited) {
@@ -314,7 +316,11 @@ int lg_meta_write(int fd, const struct lg_config *cfg, const struct lg_driver *d
     lg_json_double(&o, cfg->max_error_rate);
     lg_json_lit(&o, ", \"conn_requests\": ");
     lg_json_u64(&o, cfg->conn_requests);
-    lg_json_lit(&o, "},\n  \"levels\": [");
+    lg_json_lit(&o, ", \"ramp_s\": ");
+    lg_json_double(&o, (double)cfg->ramp_ns / 1e9);
+    lg_json_lit(&o, "}");
+    lg_meta_write_sources(&o, cfg);
+    lg_json_lit(&o, ",\n  \"levels\": [");
     write_levels(&o, cfg, drv, levels, n_levels);
     lg_json_lit(&o, "\n  ]");
     write_extra(&o, extra);

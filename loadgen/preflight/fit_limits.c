@@ -18,9 +18,14 @@ static void limit_text(uint64_t v, char *buf, size_t len)
  * per event loop (epoll, its wake-up eventfd, the open loop's timerfd, one
  * spare), one per --watch tree being read, and 16 for stdio, the control
  * thread's signalfd and eventfd, --output, --meta, --log and /proc reads. */
+uint64_t lg_descriptors_needed(unsigned clients, unsigned threads, unsigned watches)
+{
+    return (uint64_t)clients + 4ull * threads + watches + 16;
+}
+
 void lg_fit_descriptors(const struct lg_needs *n, const struct lg_machine *m, struct lg_check *c)
 {
-    uint64_t need = (uint64_t)n->clients + 4ull * n->threads + n->watches + 16;
+    uint64_t need = lg_descriptors_needed(n->clients, n->threads, n->watches);
     char soft[32], hard[32];
     limit_text(m->fd_soft, soft, sizeof(soft));
     limit_text(m->fd_hard, hard, sizeof(hard));
@@ -31,9 +36,11 @@ void lg_fit_descriptors(const struct lg_needs *n, const struct lg_machine *m, st
              (unsigned long long)need, n->clients, n->threads, n->watches);
     if (m->fd_hard < need) {
         c->verdict = LG_FIT_UNFIT;
+        /* the figure is the one needed: the fix names what to raise to it,
+         * the shell's limit or a systemd unit's, within a terminal's line */
         snprintf(c->brief, sizeof(c->brief),
-                 "hard limit %s; needs %llu; fix: ulimit -n %llu, or --shard", hard,
-                 (unsigned long long)need, (unsigned long long)need);
+                 "hard limit %s; needs %llu; fix: ulimit -Hn (LimitNOFILE), or --shard", hard,
+                 (unsigned long long)need);
         snprintf(c->todo, sizeof(c->todo),
                  "raise the hard limit to %llu or more (as root: ulimit -n %llu; LimitNOFILE= "
                  "in a systemd unit; nofile in /etc/security/limits.conf), or use fewer clients "

@@ -108,13 +108,19 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
                  "ip_local_port_range unreadable; needs %u; fix: check it by hand", n->clients);
         return;
     }
-    double avail = (double)(m->port_hi - m->port_lo + 1) - m->ports_reserved;
+    /* the kernel's range is per source address (--source binds each
+     * connection to one of several): each brings the whole range again */
+    double per_source = (double)(m->port_hi - m->port_lo + 1) - m->ports_reserved;
+    size_t sources = n->cfg->n_sources ? n->cfg->n_sources : 1;
+    double avail = per_source * (double)sources;
     unsigned tw = lg_fit_time_wait_s(n, m);
     double hold = tw < n->churn_s ? tw : n->churn_s;
+    char from[64] = "";
+    if (sources > 1) snprintf(from, sizeof(from), " from each of %zu source addresses", sources);
     snprintf(c->found, sizeof(c->found),
-             "ip_local_port_range %u-%u: %.0f ports toward one address (%u reserved); "
+             "ip_local_port_range %u-%u: %.0f ports toward one address (%u reserved)%s; "
              "tcp_tw_reuse %d: a closed port is free again after %u s",
-             m->port_lo, m->port_hi, avail, m->ports_reserved, m->tw_reuse, tw);
+             m->port_lo, m->port_hi, per_source, m->ports_reserved, from, m->tw_reuse, tw);
     bool churn = !n->datagram && n->cfg->conn_requests > 0;
     double need_min = lg_fit_ports_needed(n, m, n->conn_rate_min);
     double need_max = n->conn_rate_max < 0 ? -1 : lg_fit_ports_needed(n, m, n->conn_rate_max);
@@ -144,8 +150,9 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
                      ceil_s);
         else
             snprintf(c->todo, sizeof(c->todo),
-                     "widen the range (sysctl -w net.ipv4.ip_local_port_range='1024 65535') or "
-                     "use fewer clients per generator (--shard)");
+                     "widen the range (sysctl -w net.ipv4.ip_local_port_range='1024 65535'), "
+                     "give more source addresses (--source), or use fewer clients per generator "
+                     "(--shard)");
     } else if (churn && (need_max < 0 || need_max > avail)) {
         c->verdict = LG_FIT_WARN;
         snprintf(c->todo, sizeof(c->todo),
@@ -153,16 +160,20 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
                  "set net.ipv4.tcp_tw_reuse=1, or bound the churn with --rate",
                  ceil_s);
     }
-    char avail_s[32], need_s[96];
+    char avail_s[64], need_s[96];
     count_text(avail, avail_s, sizeof(avail_s));
+    snprintf(avail_s + strlen(avail_s), sizeof(avail_s) - strlen(avail_s), " ports");
+    if (sources > 1)
+        snprintf(avail_s + strlen(avail_s), sizeof(avail_s) - strlen(avail_s), " (%zu sources)",
+                 sources);
     need_text(need_min, churn ? need_max : need_min, c->verdict, need_s, sizeof(need_s));
     if (n->datagram)
-        snprintf(c->brief, sizeof(c->brief), "%s ports; %s", avail_s, need_s);
+        snprintf(c->brief, sizeof(c->brief), "%s; %s", avail_s, need_s);
     else
-        snprintf(c->brief, sizeof(c->brief), "%s ports, %u s TIME_WAIT; %s", avail_s, tw, need_s);
+        snprintf(c->brief, sizeof(c->brief), "%s, %u s TIME_WAIT; %s", avail_s, tw, need_s);
     if (c->verdict != LG_FIT_OK)
         snprintf(c->brief + strlen(c->brief), sizeof(c->brief) - strlen(c->brief),
-                 "; fix: widen ip_local_port_range");
+                 "; fix: widen ip_local_port_range%s", churn ? "" : ", or --source");
 }
 
 void lg_fit_conntrack(const struct lg_needs *n, const struct lg_machine *m, struct lg_check *c)

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "loadgen/preflight/machine.h"
 #include "loadgen/preflight/timerfloor.h"
@@ -63,6 +64,12 @@ int lg_preflight_before_run(struct lg_fitness *result, const struct lg_config *c
                             const struct lg_driver *drv, const struct lg_target *tgt);
 
 const char *lg_verdict_name(enum lg_verdict v);
+
+/* The descriptors a run of `clients` (its largest level's share) needs:
+ * one per client, 4 per event loop, one per --watch tree, 16 more (stdio,
+ * the control thread's, --output, --meta, --log, /proc reads). The
+ * descriptor check judges it, and a run raises its soft limit to it. */
+uint64_t lg_descriptors_needed(unsigned clients, unsigned threads, unsigned watches);
 
 /* A check's line, "TOOL: preflight NAME: VERDICT; BRIEF", into buf (at
  * least LG_CHECK_LINE_MAX bytes), cut with "..." should it not fit. */

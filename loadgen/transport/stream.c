@@ -3,6 +3,7 @@
 #include "loadgen/core/internal.h"
 #include "loadgen/core/grow.h"
 #include "loadgen/transport/sockio.h"
+#include "loadgen/transport/source.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -62,7 +63,7 @@ static int stream_open(struct lg_client *c)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     }
     c->fd = fd;
-    return 0;
+    return lg_source_bind(c, fd, true);
 }
 
 ssize_t lg_stream_read(struct lg_client *c, uint8_t *buf, size_t len)

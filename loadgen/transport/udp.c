@@ -8,6 +8,7 @@
 #include "loadgen/core/internal.h"
 #include "loadgen/watching/procfs.h"
 #include "loadgen/transport/sockio.h"
+#include "loadgen/transport/source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,7 @@ int lg_udp_open(struct lg_client *c)
         return -1;
     }
     c->fd = fd;
+    if (lg_source_bind(c, fd, false) < 0) return -1;
     if (connect(fd, (const struct sockaddr *)&t->addr, t->addrlen) < 0) {
         int err = errno;
         lg_conn_fail(c, err == ECONNREFUSED ? LG_ERR_CONNECT_REFUSED : LG_ERR_CONNECT,

@@ -57,6 +57,15 @@ option --preflight takes no value|httpload --preflight=yes URL
 --rate: '5K' is ambiguous: K is 1000 or 1024|httpload --rate 5K URL
 --rate: '5/x' is not a rate (examples: 500, 5k, 1.5M, 500/s, 30k/1m)|httpload -R 5/x URL
 --timeout: '0s'|httpload --timeout 0s URL
+--source: 'localhost' is not an IPv4 or IPv6 address|httpload --source localhost URL
+--source: '127.0.0.0/33': the prefix length is not from 0 to 32|httpload --source 127.0.0.0/33 URL
+--source: '10.0.0.0/16' makes more than 1024 addresses in all|httpload --source 10.0.0.0/16 URL
+--source: mixes IPv4 and IPv6 addresses|httpload --source 127.0.0.2,::1 URL
+--source: an empty or overlong address in the list|httpload --source 127.0.0.2,,127.0.0.3 URL
+--source: 192.0.2.1 is not an address of this machine|httpload --source 127.0.0.2,192.0.2.1 URL
+--source: the target is a Unix socket, which has no source address|httpload --source 127.0.0.2 --unix /nonexistent.sock URL
+--ramp: 'soon' is not a duration|httpload --ramp soon URL
+--ramp: 10 s is not shorter than the level's 10 s|httpload --ramp 10s URL
 --timeout: '-1s'|httpload --timeout -1s URL
 --duration: '10parsecs'|httpload -d 10parsecs URL
 --duration: '0'|httpload -d 0 URL

@@ -135,6 +135,32 @@ static void ports_run_out_under_churn(void **state)
     assert_int_equal(c.verdict, LG_FIT_OK);
 }
 
+/* --source: each source address brings the whole port range again */
+static void ports_are_counted_per_source_address(void **state)
+{
+    struct lg_machine m;
+    struct lg_config cfg;
+    struct lg_needs n;
+    struct lg_check c;
+    roomy(&m); /* 32768-60999: 28232 ports */
+    config(&cfg);
+    needs(&n, &cfg, 100000);
+    lg_fit_ports(&n, &m, &c);
+    assert_int_equal(c.verdict, LG_FIT_UNFIT);
+    assert_non_null(strstr(c.todo, "--source"));
+    struct lg_source four[4];
+    memset(four, 0, sizeof(four));
+    cfg.sources = four;
+    cfg.n_sources = 4; /* 112928 ports */
+    lg_fit_ports(&n, &m, &c);
+    assert_int_equal(c.verdict, LG_FIT_OK);
+    assert_non_null(strstr(c.brief, "112928 ports (4 sources)"));
+    assert_non_null(strstr(c.found, "from each of 4 source addresses"));
+    cfg.n_sources = 3; /* 84696: still short */
+    lg_fit_ports(&n, &m, &c);
+    assert_int_equal(c.verdict, LG_FIT_UNFIT);
+}
+
 static void conntrack_table_too_small(void **state)
 {
     struct lg_machine m;
@@ -540,6 +566,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(descriptors_below_the_hard_limit_are_unfit),
         cmocka_unit_test(ports_run_out_under_churn),
+        cmocka_unit_test(ports_are_counted_per_source_address),
         cmocka_unit_test(conntrack_table_too_small),
         cmocka_unit_test(memory_for_the_clients),
         cmocka_unit_test(more_loops_than_cpus),
