@@ -7,6 +7,7 @@
 #include "loadgen/core/start.h"
 #include "stats/math/cpuwork.h"
 #include "stats/math/nsrank.h"
+#include "stats/math/stats.h"
 
 #include <math.h>
 #include <string.h>
