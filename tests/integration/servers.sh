@@ -39,6 +39,7 @@ export NGTCP2_PORT=$((LG_PORT_BASE + 456))
 export NGTCP2_OTHERNAME_PORT=$((LG_PORT_BASE + 457))
 export NAMES_HTTPS_PORT=$((LG_PORT_BASE + 470))
 export NAMES_HTTP_PORT=$((LG_PORT_BASE + 471))
+export NAMES_MITM_PORT=$((LG_PORT_BASE + 472))
 
 _wait_port() { # host port seconds
     local i
@@ -237,6 +238,28 @@ CONF
     nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log" || { cat "$d/error.log" >&2; return 1; }
     _wait_port 127.0.0.1 "$NAMES_HTTPS_PORT" && _wait_port 127.0.0.1 "$NAMES_HTTP_PORT"
 }
+
+# need_names_mitmproxy: mitmproxy on NAMES_MITM_PORT that sends every
+# upstream connection to 127.0.0.1 (tests/fixtures/mitm_resolve.py: the
+# names CONNECT carries are in no DNS), trusting the test CA upstream; its
+# own CA in $SRV/names-mitm/mitmproxy-ca-cert.pem (NAMES_MITM_CA).
+need_names_mitmproxy() {
+    [ -f "$SRV/names-mitm/mitm.pid" ] && kill -0 "$(cat "$SRV/names-mitm/mitm.pid")" 2>/dev/null && return 0
+    need_certs || return 1
+    _port_free "$NAMES_MITM_PORT" || return 1
+    local d=$SRV/names-mitm here
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)
+    mkdir -p "$d"
+    mitmdump --listen-host 127.0.0.1 -p "$NAMES_MITM_PORT" --set confdir="$d" \
+        --set ssl_verify_upstream_trusted_ca="$SRV/certs/ca.pem" -s "$here/mitm_resolve.py" \
+        -q >"$d/mitm.log" 2>&1 &
+    echo $! >"$d/mitm.pid"
+    _wait_port 127.0.0.1 "$NAMES_MITM_PORT" 30 || return 1
+    local i
+    for ((i = 0; i < 100; i++)); do [ -f "$d/mitmproxy-ca-cert.pem" ] && break; sleep 0.1; done
+    export NAMES_MITM_CA=$d/mitmproxy-ca-cert.pem
+}
+export NAMES_MITM_CA=$SRV/names-mitm/mitmproxy-ca-cert.pem
 
 # nginx_workers: the PIDs of the tests' nginx's worker processes, one a line.
 nginx_workers() { pgrep -P "$(cat "$SRV/nginx/nginx.pid")"; }
