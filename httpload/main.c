@@ -248,6 +248,8 @@ static int build_requests(struct http_ctx *ctx, const struct request_spec *spec,
                           bool absolute_form)
 {
     size_t n = tl->n ? tl->n : 1;
+    /* HTTP/1.1 alone: --http 1.1, or --http auto on http:// (no ALPN) */
+    bool no_h2 = ctx->mode == HTTP_MODE_1 || (ctx->mode == HTTP_MODE_AUTO && !url->https);
     ctx->reqs = calloc(n, sizeof(*ctx->reqs));
     if (!ctx->reqs) return -1;
     ctx->n_reqs = n;
@@ -259,6 +261,7 @@ static int build_requests(struct http_ctx *ctx, const struct request_spec *spec,
             .n_headers = spec->n_headers,
             .body = spec->body,
             .body_len = spec->body_len,
+            .no_h2 = no_h2,
         };
         return request_build(&p, absolute_form, ctx->conn_limit, &ctx->reqs[0]);
     }
@@ -277,6 +280,7 @@ static int build_requests(struct http_ctx *ctx, const struct request_spec *spec,
             .body = t->body ? t->body : spec->body,
             .body_len = t->body ? t->body_len : spec->body_len,
             .line = t->line,
+            .no_h2 = no_h2,
         };
         int rc = request_build(&p, absolute_form, ctx->conn_limit, &ctx->reqs[i]);
         free(headers);

@@ -21,7 +21,15 @@ static uint64_t origin_hash(const struct http_url *u)
         h = (h ^ c) * 1099511628211ull;
     }
     h = (h ^ u->port) * 1099511628211ull;
-    return (h ^ (u->https ? 1u : 0u)) * 1099511628211ull;
+    h = (h ^ (u->https ? 1u : 0u)) * 1099511628211ull;
+    /* FNV's low bits follow the inputs' low bits only: names that differ in
+     * a few digits would crowd into a few slots. Mixed (MurmurHash3's
+     * finalizer), every bit of the hash counts in the slot. */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
 }
 
 static bool same_origin(const struct http_url *a, const struct http_url *b)
