@@ -203,7 +203,8 @@ LIST
 # both on 127.0.0.1 and [::1]; every request logged to $SRV/names/names.log
 # as: the SNI the client sent ("-" for none), the Host (or :authority), the
 # server's port, its address, nginx's connection number, the request's
-# number on it and the URI.
+# number on it and the URI. Under /close/ nginx closes the connection after
+# each response.
 need_names_nginx() {
     [ -f "$SRV/names/nginx.pid" ] && kill -0 "$(cat "$SRV/names/nginx.pid")" 2>/dev/null && return 0
     need_certs || return 1
@@ -231,6 +232,7 @@ need_names_nginx() {
         ssl_certificate_key $SRV/certs/wild.key;
         access_log $d/names.log names;
         location / { return 200 "name \$host\n"; }
+        location /close/ { keepalive_timeout 0; return 200 "closed \$host\n"; }
     }
 }
 CONF

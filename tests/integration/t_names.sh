@@ -162,6 +162,21 @@ PY
     done
 }
 
+# The server closes every connection (/close/): the next request on the same
+# origin reconnects, one on the other origin switches; each is counted once,
+# in its own count. Walk a a b b: per client as many of one as of the other.
+t_origin_switches_apart_from_server_closes() {
+    printf 'GET https://%s.example.test:%s/close/%s\n' a "$P" 1 a "$P" 2 b "$P" 1 b "$P" 2 \
+        >"$TMPROOT/closing.txt"
+    run_tool $O $E $H -c 2 -n 200 --http 1.1 --cacert "$CA_PEM" --resolve "*:$P:127.0.0.1" \
+        --targets "$TMPROOT/closing.txt"
+    assert_eq "$RC" 0 "exit status"
+    doc $O --invariants "v('c2.errors')==0" "v('c2.requests')==200" \
+        "v('c2.connections')==200" "v('c2.reconnects')>=90" "v('c2.origin_switches')>=90" \
+        "v('c2.connections')==2+v('c2.reconnects')+v('c2.origin_switches')" \
+        "abs(v('c2.reconnects')-v('c2.origin_switches'))<=2"
+}
+
 # Through a MITM proxy every change of origin is a new CONNECT and a TLS
 # handshake with the proxy's certificate for that name; nginx sees the
 # names as SNI and Host (the proxy resolves them: tests/fixtures/mitm_resolve.py).
