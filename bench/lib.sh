@@ -252,11 +252,25 @@ profile_of() {
     python3 "$TOP/bench/perfdso.py" --symbols "${KSYMS:-12}" "${PERF_PERIOD_NS:-1000000}" "${kargs[@]}"
 }
 
+# summary_requests ERR, summary_rate ERR: a generator's completed requests
+# (all levels) and its first level's requests per second, from the
+# summary's first line on stderr: as it is now (requests/s first) and as
+# builds before 2026-12-04 wrote it (the count first), so an A/B can bench
+# both
+summary_requests() {
+    sed -nE 's/^[a-z]*load: level c[0-9]*(: |[^;]*; )([0-9]+) requests in .*/\2/p' "$1" |
+        awk '{ s += $1 } END { if (NR) print s }'
+}
+summary_rate() {
+    sed -nE -e 's/^[a-z]*load: level c[0-9]*: ([0-9.]+) requests\/s, .*/\1/p' \
+        -e 's/^[a-z]*load: level c[0-9]*: [0-9]+ requests in [0-9.]+s \(([0-9.]+)\/s\).*/\1/p' "$1" | head -n 1
+}
+
 # requests_of TOOL TAG: completed requests (queries) as the tool reports them
 requests_of() {
     local out=$WORK/$2.out err=$WORK/$2.err
     case $1 in
-    httpload | httpload_mh | dnsload | dnsload_ring) sed -n 's/^[a-z]*load: level c[0-9]*[^;]*; \([0-9]*\) requests in .*/\1/p' "$err" | awk '{ s += $1 } END { if (NR) print s }' ;;
+    httpload | httpload_mh | dnsload | dnsload_ring) summary_requests "$err" ;;
     floor | floor_uring) sed -n 's/^floor: \([0-9]*\) requests in .*/\1/p' "$err" ;;
     wrk) awk '/ requests in / { print $1 }' "$out" ;;
     h2load) awk '/^requests:/ { print $8 }' "$out" ;;
@@ -268,7 +282,7 @@ requests_of() {
 rate_of() {
     local out=$WORK/$2.out err=$WORK/$2.err
     case $1 in
-    httpload | dnsload | dnsload_ring) sed -n 's/^[a-z]*load: level c[0-9]*: \([0-9.]*\) requests\/s, .*/\1/p' "$err" | head -n 1 ;;
+    httpload | dnsload | dnsload_ring) summary_rate "$err" ;;
     floor | floor_uring) sed -n 's/^floor: [0-9]* requests in [0-9.]* s (\([0-9.]*\)\/s).*/\1/p' "$err" ;;
     wrk) awk '/^Requests\/sec:/ { print $2 }' "$out" ;;
     h2load) awk '/^finished in/ { print $4 }' "$out" ;;

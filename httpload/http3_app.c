@@ -119,29 +119,28 @@ static int on_stream_close(nghttp3_conn *conn, int64_t id, uint64_t code, void *
     return 0;
 }
 
-/* nghttp3 stops a stream whose response it found malformed. */
-static int on_stop_sending(nghttp3_conn *conn, int64_t id, uint64_t code, void *user, void *sud)
+/* The stream id's request, if it has one, is ended by our side's reset. */
+static void mark_local_reset(struct lg_client *c, int64_t id, uint64_t code, void *sud)
 {
-    struct lg_client *c = user;
     unsigned slot;
     struct h3_stream *st = slot_of(h3_of(c), id, sud, &slot);
     if (st) {
         st->flags |= H3_LOCAL_RESET;
         st->code = code;
     }
-    return lg_quic_shutdown_read(c, id, code) < 0 ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
+}
+
+/* nghttp3 stops a stream whose response it found malformed. */
+static int on_stop_sending(nghttp3_conn *conn, int64_t id, uint64_t code, void *user, void *sud)
+{
+    mark_local_reset(user, id, code, sud);
+    return lg_quic_shutdown_read(user, id, code) < 0 ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
 }
 
 static int on_reset_stream(nghttp3_conn *conn, int64_t id, uint64_t code, void *user, void *sud)
 {
-    struct lg_client *c = user;
-    unsigned slot;
-    struct h3_stream *st = slot_of(h3_of(c), id, sud, &slot);
-    if (st) {
-        st->flags |= H3_LOCAL_RESET;
-        st->code = code;
-    }
-    return lg_quic_shutdown_write(c, id, code) < 0 ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
+    mark_local_reset(user, id, code, sud);
+    return lg_quic_shutdown_write(user, id, code) < 0 ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
 }
 
 /* GOAWAY: requests on streams from `id` on will not be processed. They end

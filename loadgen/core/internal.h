@@ -222,7 +222,12 @@ struct lg_worker {
     /* in-flight requests in start order */
     struct lg_req inflight; /* sentinel */
     unsigned n_inflight;
-    ev_timer timeout_timer;
+    /* the timer that ends them at their deadlines (expiry.c) */
+    struct lg_expiry {
+        int fd; /* timerfd */
+        ev_io io;
+        uint64_t armed_ns; /* the moment it is armed for; 0: disarmed */
+    } expiry;
     ev_timer deadline_timer;
     ev_timer tick_timer;
     ev_async wakeup;

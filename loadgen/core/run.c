@@ -6,6 +6,7 @@
 #include "loadgen/watching/control.h"
 #include "loadgen/core/level.h"
 #include "loadgen/output/docfit.h"
+#include "loadgen/core/expiry.h"
 #include "loadgen/core/evalloc.h"
 #include "loadgen/output/meta.h"
 #include "loadgen/output/outfile.h"
@@ -64,6 +65,10 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
 {
     const struct lg_config *cfg = lv->cfg;
     const struct lg_driver *drv = lv->drv;
+    /* none holds a timer yet: workers_free closes only what was made, also
+     * after a failure part of the way through */
+    for (unsigned i = 0; i < lv->nw; i++)
+        lv->ws[i].sched.fd = lv->ws[i].expiry.fd = -1;
     for (unsigned i = 0; i < lv->nw; i++) {
         struct lg_worker *w = &lv->ws[i];
         w->run = lv->run;
@@ -76,7 +81,6 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
         w->rbuf = rbufs + (size_t)i * 65536;
         w->rbuf_len = 65536;
         w->log = log;
-        w->sched.fd = -1;
         if (pthread_mutex_init(&w->ww_mu, NULL) != 0) {
             fprintf(stderr, "%s: cannot create a mutex for an event loop\n", cfg->tool);
             return -1;
@@ -104,6 +108,11 @@ static int workers_init(struct lg_levels *lv, const struct lg_target *tgt, void 
             return -1;
         }
         lg_worker_init_async(w);
+        if (lg_expiry_init(w) < 0) {
+            fprintf(stderr, "%s: cannot create the timer of the requests' timeouts: %s\n",
+                    cfg->tool, strerror(errno));
+            return -1;
+        }
         if (cfg->rate > 0 && lg_schedule_init(w) < 0) {
             fprintf(stderr, "%s: cannot create the open loop's timer: %s\n", cfg->tool,
                     strerror(errno));
@@ -120,6 +129,7 @@ static void workers_free(struct lg_worker *ws, unsigned nw)
         if (ws[i].tp_state && ws[i].tp->worker_end) ws[i].tp->worker_end(&ws[i]);
         if (ws[i].loop) ev_loop_destroy(ws[i].loop);
         lg_schedule_free(&ws[i]);
+        lg_expiry_free(&ws[i]);
         lg_selfwatch_free(&ws[i]);
         if (ws[i].ww_mu_made) pthread_mutex_destroy(&ws[i].ww_mu);
     }
@@ -264,6 +274,7 @@ static size_t run_levels(struct lg_levels *lv, struct lg_level_result *results,
 {
     const struct lg_config *cfg = lv->cfg;
     size_t done = 0;
+    bool log_failure_said = false;
     for (size_t l = 0; l < cfg->n_levels && !lg_control_interrupted(lv->run) &&
                        !lg_control_failure(lv->run) && !lg_control_failed_fast(lv->run);
          l++) {
@@ -287,8 +298,15 @@ static size_t run_levels(struct lg_levels *lv, struct lg_level_result *results,
         if (out == LG_LEVEL_NOT_RUN) break;
         done = l + 1;
         level_notes(cfg, &results[l]);
-        if (log && lg_reqlog_flush(log) < 0)
-            fprintf(stderr, "%s: --log %s: write failed\n", cfg->tool, cfg->log_path);
+        /* said when it happens (a long run goes on for a while); how many
+         * records were lost is said at the end */
+        struct lg_reqlog_loss loss;
+        if (log && lg_reqlog_flush(log) < 0 && !log_failure_said &&
+            lg_reqlog_loss(log, &loss) < 0) {
+            fprintf(stderr, "%s: --log %s: %s: no more records are written\n", cfg->tool,
+                    cfg->log_path, strerror(loss.err));
+            log_failure_said = true;
+        }
         if (!cfg->quiet || cfg->summary)
             lg_summary_level(stderr, &results[l], lv->drv, lv->n_classes, lg_error_name, cfg);
     }
@@ -301,6 +319,8 @@ struct outputs {
     struct lg_reqlog *log;
     struct lg_outfile doc, meta;
     uint64_t handoff_ns; /* how long a child may take to write stdout's rest */
+    bool log_checked, log_lost;
+    bool term_withheld; /* stdout is a terminal: no document (termdoc.h) */
 };
 
 /* Opens them before anything runs, so an unwritable path is a usage error,
@@ -321,6 +341,9 @@ static int outputs_open(struct lg_run_ctx *run, const struct lg_config *cfg,
     what = "--meta";
     path = cfg->meta_path;
     if (cfg->meta_path && lg_outfile_open(&o->meta, cfg->meta_path) < 0) goto fail;
+    /* said before the run, not after it: whoever started a minute's run on
+     * a terminal can stop it and keep the document with -o */
+    if (!cfg->output_path) o->term_withheld = lg_termdoc_withheld(cfg->tool);
     return LG_EXIT_OK;
 fail:;
     int err = errno;
@@ -331,12 +354,31 @@ fail:;
     return err == ENOMEM || err == EAGAIN ? LG_EXIT_FAILED : LG_EXIT_USAGE;
 }
 
+/* Whether --log lost records (a write failed: a full disk): said on stderr
+ * once, with how many of how many, once the last record is written. The
+ * run's exit status is then 4: an output it was asked for is not whole. */
+static bool outputs_log_lost(const struct lg_config *cfg, struct outputs *o)
+{
+    if (!o->log || o->log_checked) return o->log_lost;
+    o->log_checked = true;
+    lg_reqlog_flush(o->log);
+    struct lg_reqlog_loss loss;
+    if (lg_reqlog_loss(o->log, &loss) == 0) return false;
+    o->log_lost = true;
+    fprintf(stderr,
+            "%s: --log %s: %s: %llu of %llu records lost; the file holds the first %llu, each "
+            "whole\n",
+            cfg->tool, cfg->log_path, strerror(loss.err), (unsigned long long)loss.lost,
+            (unsigned long long)(loss.lost + loss.kept), (unsigned long long)loss.kept);
+    return true;
+}
+
 /* Writes the document (cut to --max-doc-bytes first), or on a terminal
  * nothing (termdoc.h); the exit status when that fails. */
 static int outputs_write(const struct lg_config *cfg, struct outputs *o,
                          struct lg_level_result *results, size_t done)
 {
-    if (o->doc.fd < 0 && lg_termdoc_withheld(cfg->tool)) return LG_EXIT_OK;
+    if (o->doc.fd < 0 && o->term_withheld) return LG_EXIT_OK;
     if (cfg->max_doc_bytes) {
         struct stats_rng rng;
         stats_rng_seed(&rng, cfg->seed + 31);
@@ -361,26 +403,31 @@ static int outputs_write(const struct lg_config *cfg, struct outputs *o,
     return LG_EXIT_OK;
 }
 
-/* Writes --meta, once the run's exit status is known (it records it). */
-static void outputs_write_meta(const struct lg_config *cfg, const struct lg_driver *drv,
-                               struct outputs *o, const struct lg_level_result *results,
-                               size_t done, const char *started_at,
-                               const struct lg_meta_section *meta_extra,
-                               const struct lg_clock_ref *ref, const struct lg_fitness *fitness,
-                               int status)
+/* Writes --meta, once the run's exit status is known (it records it); -1
+ * (said on stderr) when it could not be written whole: there is then no file. */
+static int outputs_write_meta(const struct lg_config *cfg, const struct lg_driver *drv,
+                              struct outputs *o, const struct lg_level_result *results, size_t done,
+                              const char *started_at, const struct lg_meta_section *meta_extra,
+                              const struct lg_clock_ref *ref, const struct lg_fitness *fitness,
+                              int status)
 {
     if (o->meta.fd >= 0 && (lg_meta_write(o->meta.fd, cfg, drv, started_at, results, done,
                                           meta_extra, ref, fitness, status) < 0 ||
-                            lg_outfile_commit(&o->meta) < 0))
+                            lg_outfile_commit(&o->meta) < 0)) {
         fprintf(stderr, "%s: --meta %s: %s\n", cfg->tool, cfg->meta_path, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 static void outputs_close(const struct lg_config *cfg, struct outputs *o)
 {
     lg_outfile_abandon(&o->doc); /* when nothing was committed */
     lg_outfile_abandon(&o->meta);
-    if (o->log && lg_reqlog_close(o->log) < 0)
-        fprintf(stderr, "%s: --log %s: write failed\n", cfg->tool, cfg->log_path);
+    if (!o->log) return;
+    bool lost = outputs_log_lost(cfg, o); /* a run that failed before says it here */
+    if (lg_reqlog_close(o->log) < 0 && !lost)
+        fprintf(stderr, "%s: --log %s: %s\n", cfg->tool, cfg->log_path, strerror(errno));
 }
 
 /* lg_run with its run context. */
@@ -451,6 +498,7 @@ static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const str
         }
         goto out;
     }
+    outputs_log_lost(cfg, &out); /* said before the document's own failure, if any */
     int written = outputs_write(cfg, &out, results, done);
     if (written != LG_EXIT_OK) {
         status = written;
@@ -471,8 +519,11 @@ static int run_in(struct lg_run_ctx *run, const struct lg_config *cfg, const str
                 cfg->tool, lg_control_interrupted(lv.run));
         status = LG_EXIT_INTERRUPTED;
     }
-    outputs_write_meta(cfg, drv, &out, results, done, started_at, meta_extra,
-                       cfg->clock_ref ? &ref : NULL, &lv.run->fitness, status);
+    /* an output asked for and not whole fails the run, whatever else it did */
+    if (out.log_lost) status = LG_EXIT_FAILED;
+    if (outputs_write_meta(cfg, drv, &out, results, done, started_at, meta_extra,
+                           cfg->clock_ref ? &ref : NULL, &lv.run->fitness, status) < 0)
+        status = LG_EXIT_FAILED;
 out:
     lg_control_stop(lv.run);
     workers_free(lv.ws, lv.nw);

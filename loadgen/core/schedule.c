@@ -22,12 +22,7 @@ uint64_t lg_schedule_due(const struct lg_worker *w, const struct lg_client *c, u
 
 static void timer_set(struct lg_worker *w, uint64_t at_ns)
 {
-    struct itimerspec its;
-    memset(&its, 0, sizeof(its));
-    its.it_value.tv_sec = (time_t)(at_ns / LG_NS_PER_S);
-    its.it_value.tv_nsec = (long)(at_ns % LG_NS_PER_S);
-    /* Cannot fail for a valid descriptor and a valid time: both are ours. */
-    timerfd_settime(w->sched.fd, TFD_TIMER_ABSTIME, &its, NULL);
+    lg_timerfd_at(w->sched.fd, at_ns);
 }
 
 /* Makes every request due by `until` (and before the deadline) due at its

@@ -1,7 +1,9 @@
 /* One worker thread running one level: its event loop, its clients, the
- * timers that end the level (deadline, drain window), the single timer that
- * expires requests in start order, and the once-a-second tick. */
+ * timers that end the level (deadline, drain window), the list of requests
+ * in flight in start order (expiry.c ends them at their deadlines), and the
+ * once-a-second tick. */
 #include "loadgen/core/internal.h"
+#include "loadgen/core/expiry.h"
 #include "loadgen/watching/control.h"
 #include "loadgen/watching/firstsec.h"
 #include "loadgen/core/schedule.h"
@@ -19,10 +21,8 @@ void lg_worker_track(struct lg_worker *w, struct lg_req *r)
     r->next = head;
     head->prev->next = r;
     head->prev = r;
-    if (w->n_inflight++ == 0 && !ev_is_active(&w->timeout_timer)) {
-        ev_timer_set(&w->timeout_timer, (double)w->cfg->timeout_ns / 1e9, 0.);
-        ev_timer_start(w->loop, &w->timeout_timer);
-    }
+    w->n_inflight++;
+    lg_expiry_track(w, r->deadline_ns);
 }
 
 void lg_worker_untrack(struct lg_worker *w, struct lg_req *r)
@@ -36,29 +36,6 @@ void lg_worker_untrack(struct lg_worker *w, struct lg_req *r)
 void lg_worker_maybe_finish(struct lg_worker *w)
 {
     if ((w->draining && w->n_inflight == 0) || w->stopped) ev_break(w->loop, EVBREAK_ONE);
-}
-
-/* Expires every request whose deadline passed, oldest first, then sleeps
- * until the next deadline. The timer is not re-armed per request: when it
- * fires early it simply goes back to sleep. */
-static void on_timeouts(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    struct lg_worker *w = t->data;
-    w->event_ns = 0;
-    uint64_t now = lg_event_now(w);
-    struct lg_req *head = &w->inflight;
-    while (head->next != head && head->next->deadline_ns <= now) {
-        struct lg_req *r = head->next;
-        struct lg_client *c = r->client;
-        lg_client_timeout(r);
-        lg_client_kick(c);
-    }
-    if (head->next != head) {
-        double delay = (double)(head->next->deadline_ns - now) / 1e9;
-        ev_timer_set(t, delay, 0.);
-        ev_timer_start(loop, t);
-    }
-    lg_worker_maybe_finish(w);
 }
 
 /* No request starts from here on. In an open loop the requests due before
@@ -207,8 +184,6 @@ void lg_worker_run_level(struct lg_worker *w)
     w->sec_end_ns = w->level_start_ns + LG_NS_PER_S;
     w->sec_index = 0;
 
-    ev_init(&w->timeout_timer, on_timeouts);
-    w->timeout_timer.data = w;
     ev_timer_init(&w->deadline_timer, on_deadline, 0., 0.);
     w->deadline_timer.data = w;
     ev_timer_init(&w->tick_timer, on_tick_timer, 1., 0.);
@@ -222,6 +197,7 @@ void lg_worker_run_level(struct lg_worker *w)
     ev_timer_set(&w->deadline_timer, until_deadline, 0.);
     ev_timer_start(loop, &w->deadline_timer);
     ev_timer_start(loop, &w->tick_timer);
+    lg_expiry_level_begin(w);
     lg_selfwatch_worker_begin(w, now);
     lg_wakewatch_loop_start(w);
 
@@ -257,7 +233,7 @@ void lg_worker_run_level(struct lg_worker *w)
     lg_wakewatch_loop_stop(w);
     ev_timer_stop(loop, &w->deadline_timer);
     ev_timer_stop(loop, &w->tick_timer);
-    ev_timer_stop(loop, &w->timeout_timer);
+    lg_expiry_level_end(w);
     w->event_ns = 0;
     end_drain(w);                  /* anything still in flight (interrupted) is unfinished */
     lg_firstsec_publish(w, false); /* a level shorter than a second: all of it */

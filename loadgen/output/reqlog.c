@@ -1,7 +1,10 @@
 /* Per-request NDJSON log. Each worker formats records into a buffer of its
  * own; a full buffer goes to a writer thread, which writes it with one
  * write() of whole records on an O_APPEND descriptor, so no request loop
- * waits for the disk and threads never interleave inside a record. */
+ * waits for the disk and threads never interleave inside a record. When a
+ * write fails (a full disk), the file is cut back to its last whole record,
+ * nothing more is written or formatted, and every record from there on is
+ * counted as lost, for the run to say how many. */
 #include "loadgen/output/reqlog.h"
 #include "loadgen/watching/control.h"
 #include "loadgen/core/internal.h"
@@ -11,6 +14,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -22,6 +26,7 @@ enum { LOG_BUF = 1 << 20, LOG_RECORD_MAX = 512, LOG_THREADS = 256 };
 struct logbuf {
     struct logbuf *next;
     size_t len;
+    uint64_t records; /* whole records in data[0..len) */
     char data[LOG_BUF];
 };
 
@@ -36,25 +41,64 @@ struct lg_reqlog {
     struct logbuf *head, *tail; /* full buffers, in the order they filled */
     struct logbuf *spare;       /* written buffers, for reuse */
     bool writing, quit;
+    /* the writer's: the errno of the write that failed (0: none), and the
+     * records and bytes written whole, and the records it could not write */
     int failed;
+    uint64_t kept, dropped;
+    off_t kept_bytes;
+    atomic_bool broken; /* failed, as the request loops see it: they stop formatting */
     struct {
         struct lg_jsonout o; /* formats into b->data; never writes itself */
         struct logbuf *b;
+        uint64_t skipped; /* records this thread did not format: the log had failed */
     } out[LOG_THREADS];
 };
 
-static void write_all(struct lg_reqlog *log, const char *p, size_t n)
+/* Whole records in p[0..n). */
+static uint64_t count_records(const char *p, size_t n)
 {
-    while (n && !log->failed) {
-        ssize_t k = write(log->fd, p, n);
-        if (k < 0) {
-            if (errno == EINTR) continue;
-            log->failed = 1;
-            break;
-        }
-        p += k;
-        n -= (size_t)k;
+    uint64_t k = 0;
+    for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        k++;
+    return k;
+}
+
+/* The write failed after `done` bytes of b: the file is cut back to its last
+ * whole record (a reader never meets half a record, and the space goes back
+ * to whoever else needs it), and what did not make it is counted as lost. */
+static void write_failed(struct lg_reqlog *log, const struct logbuf *b, size_t done, int err)
+{
+    size_t whole = done;
+    while (whole && b->data[whole - 1] != '\n')
+        whole--;
+    uint64_t in = count_records(b->data, whole);
+    log->kept += in;
+    log->kept_bytes += (off_t)whole;
+    log->dropped += b->records - in;
+    while (ftruncate(log->fd, log->kept_bytes) < 0 && errno == EINTR) {
     }
+    log->failed = err ? err : EIO;
+    atomic_store_explicit(&log->broken, true, memory_order_relaxed);
+}
+
+static void write_buffer(struct lg_reqlog *log, const struct logbuf *b)
+{
+    if (log->failed) {
+        log->dropped += b->records;
+        return;
+    }
+    size_t off = 0;
+    while (off < b->len) {
+        ssize_t k = write(log->fd, b->data + off, b->len - off);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            write_failed(log, b, off, k < 0 ? errno : ENOSPC);
+            return;
+        }
+        off += (size_t)k;
+    }
+    log->kept += b->records;
+    log->kept_bytes += (off_t)b->len;
 }
 
 /* The writer yields to the request loops whenever both want a CPU: a write
@@ -89,7 +133,7 @@ static void *writer_main(void *arg)
         if (!log->head) log->tail = NULL;
         log->writing = true;
         pthread_mutex_unlock(&log->mu);
-        write_all(log, b->data, b->len);
+        write_buffer(log, b);
         pthread_mutex_lock(&log->mu);
         log->writing = false;
         b->next = log->spare;
@@ -135,6 +179,7 @@ static void hand_off(struct lg_reqlog *log, unsigned i, bool want_new)
     struct logbuf *b = log->out[i].b;
     if (b && log->out[i].o.len) {
         b->len = log->out[i].o.len;
+        b->records = count_records(b->data, b->len);
         b->next = NULL;
         if (log->tail)
             log->tail->next = b;
@@ -172,13 +217,20 @@ void lg_reqlog_write(struct lg_reqlog *log, struct lg_client *c, const struct lg
                      uint64_t done_ns, int cls)
 {
     struct lg_worker *w = c->w;
-    if (w->index >= LOG_THREADS) return;
+    if (w->index >= LOG_THREADS) return; /* --threads allows no more */
+    if (atomic_load_explicit(&log->broken, memory_order_relaxed)) {
+        log->out[w->index].skipped++; /* it could not be written: counted as lost */
+        return;
+    }
     struct lg_jsonout *o = &log->out[w->index].o;
     if (!log->out[w->index].b || o->len + LOG_RECORD_MAX > o->cap) {
         pthread_mutex_lock(&log->mu);
         hand_off(log, w->index, true);
         pthread_mutex_unlock(&log->mu);
-        if (!log->out[w->index].b) return; /* out of memory: counted in failed */
+        if (!log->out[w->index].b) { /* out of memory: the run fails, said why */
+            log->out[w->index].skipped++;
+            return;
+        }
     }
     uint64_t t0 = w->level_start_ns;
     lg_json_lit(o, "{\"level\":");
@@ -231,9 +283,22 @@ int lg_reqlog_flush(struct lg_reqlog *log)
     return failed ? -1 : 0;
 }
 
+int lg_reqlog_loss(struct lg_reqlog *log, struct lg_reqlog_loss *loss)
+{
+    pthread_mutex_lock(&log->mu);
+    uint64_t skipped = 0;
+    for (unsigned i = 0; i < LOG_THREADS; i++)
+        skipped += log->out[i].skipped;
+    loss->kept = log->kept;
+    loss->lost = log->dropped + skipped;
+    loss->err = log->failed;
+    pthread_mutex_unlock(&log->mu);
+    return loss->lost || loss->err ? -1 : 0;
+}
+
 int lg_reqlog_close(struct lg_reqlog *log)
 {
-    int failed = lg_reqlog_flush(log) < 0;
+    int err = lg_reqlog_flush(log) < 0 ? log->failed : 0;
     pthread_mutex_lock(&log->mu);
     log->quit = true;
     pthread_cond_signal(&log->work);
@@ -246,10 +311,11 @@ int lg_reqlog_close(struct lg_reqlog *log)
         log->spare = b->next;
         free(b);
     }
-    if (close(log->fd) < 0) failed = 1;
+    if (close(log->fd) < 0 && !err) err = errno;
     pthread_mutex_destroy(&log->mu);
     pthread_cond_destroy(&log->work);
     pthread_cond_destroy(&log->idle);
     free(log);
-    return failed ? -1 : 0;
+    errno = err;
+    return err ? -1 : 0;
 }

@@ -8,7 +8,8 @@
 #include <stdbool.h>
 
 /* True, after the line on stderr, when stdout is a terminal: the caller
- * writes no document and keeps the run's exit status. */
+ * writes no document and keeps the run's exit status. Asked once, before
+ * the run, so the line comes while the run can still be stopped. */
 bool lg_termdoc_withheld(const char *tool);
 
 #endif

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -34,12 +35,26 @@ static int connect_error_class(int err)
     }
 }
 
+/* The errno's name is in the reason, as the one a user searches for; the
+ * two limits it can be also say which. Only the first reason of the class
+ * is kept, so this runs in full once per run or so. */
+void lg_socket_failed(struct lg_client *c, int err)
+{
+    const char *name = strerrorname_np(err);
+    const char *which = err == EMFILE   ? ": this process's descriptor limit (ulimit -n) is used up"
+                        : err == ENFILE ? ": the system's table of open files is full"
+                                        : "";
+    char why[192];
+    snprintf(why, sizeof(why), "socket(): %s (%s)%s", strerror(err), name ? name : "?", which);
+    lg_conn_fail(c, LG_ERR_SOCKET, why);
+}
+
 static int stream_open(struct lg_client *c)
 {
     const struct lg_target *t = c->tgt;
     int fd = socket(t->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        lg_conn_fail(c, LG_ERR_SOCKET, strerror(errno));
+        lg_socket_failed(c, errno);
         return -1;
     }
     if (t->addr.ss_family == AF_INET || t->addr.ss_family == AF_INET6) {

@@ -129,6 +129,10 @@ void lg_conn_timer_stop(struct lg_client *c);
  * TLS (and for TLS itself, which reads and writes through OpenSSL). */
 ssize_t lg_stream_read(struct lg_client *c, uint8_t *buf, size_t len);
 ssize_t lg_stream_write(struct lg_client *c, const uint8_t *buf, size_t len);
+/* socket() failed with err: the client's connection fails as a socket
+ * error whose reason names the errno (EMFILE: this process's descriptor
+ * limit is used up; ENFILE: the system's). */
+void lg_socket_failed(struct lg_client *c, int err);
 /* The output queue every transport shares: append bytes to it. -1 with
  * c->fail_class set when memory runs out. */
 int lg_outq_append(struct lg_client *c, const void *data, size_t len);

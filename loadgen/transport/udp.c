@@ -35,7 +35,7 @@ int lg_udp_open(struct lg_client *c)
     const struct lg_target *t = c->tgt;
     int fd = socket(t->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        lg_conn_fail(c, LG_ERR_SOCKET, strerror(errno));
+        lg_socket_failed(c, errno);
         return -1;
     }
     c->fd = fd;

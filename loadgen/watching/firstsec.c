@@ -65,11 +65,13 @@ bool lg_firstsec_check(struct lg_run_ctx *run)
     const struct lg_config *cfg = ctl->ws[0].cfg;
     char cls[400];
     class_text(most_w, most, cls, sizeof(cls));
-    /* a progress line on the terminal is cleared first: this one stays */
+    /* a progress line on the terminal is cleared first: this one stays; a
+     * level shorter than a second has ended by now, and does not go on */
     fprintf(stderr, "%s%s: level c%u: no request succeeded in %s: %llu failed, most of them %s%s\n",
             run->sampler.shown ? "\r\033[K" : "", cfg->tool, ctl->ws[0].level_clients,
             whole ? "its first second" : "the time it ran", (unsigned long long)errors, cls,
             cfg->fail_fast ? "; --fail-fast ends the run here"
-                           : "; the level goes on (--fail-fast would end the run here)");
+            : whole        ? "; the level goes on (--fail-fast would end the run here)"
+                           : " (--fail-fast would have ended the run here)");
     return cfg->fail_fast;
 }

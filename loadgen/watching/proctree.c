@@ -29,10 +29,12 @@ int lg_proctree_dirfd(const struct lg_proctree *t)
 }
 
 /* A read of /proc that failed: the process exited since it was listed,
- * unless memory ran out, which would leave a silent gap in the samples. */
-static void read_failed(const struct lg_proctree *t)
+ * unless memory ran out, which would leave a silent gap in the samples, or
+ * the generator had no descriptor free to open the file with. */
+void lg_proctree_read_failed(struct lg_proctree *t)
 {
     if (errno == ENOMEM) lg_control_fail(t->run, "out of memory reading /proc for --watch");
+    if (errno == EMFILE || errno == ENFILE) t->short_of_fds = errno;
 }
 
 static bool read_stat(struct lg_proctree *t, const char *pid)
@@ -41,7 +43,7 @@ static bool read_stat(struct lg_proctree *t, const char *pid)
     snprintf(path, sizeof(path), "%s/stat", pid);
     long n = lg_procfs_read(dirfd(t->proc), path, &t->buf, &t->cap);
     if (n < 0) {
-        read_failed(t);
+        lg_proctree_read_failed(t);
         return false;
     }
     if (!lg_grow(&t->rows, &t->cap_rows, t->n_rows + 1, sizeof(*t->rows), 64)) {
@@ -80,12 +82,12 @@ static void queue_children(struct lg_proctree *t, const char *pid, size_t *tail)
     snprintf(path, sizeof(path), "%s/task", pid);
     int fd = openat(dirfd(t->proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-        read_failed(t);
+        lg_proctree_read_failed(t);
         return;
     }
     DIR *tasks = fdopendir(fd);
     if (!tasks) {
-        read_failed(t);
+        lg_proctree_read_failed(t);
         close(fd);
         return;
     }
@@ -95,7 +97,7 @@ static void queue_children(struct lg_proctree *t, const char *pid, size_t *tail)
         char cpath[64 + sizeof(de->d_name) + 16];
         snprintf(cpath, sizeof(cpath), "%s/%s/children", path, de->d_name);
         long n = lg_procfs_read(dirfd(t->proc), cpath, &t->buf, &t->cap);
-        if (n < 0) read_failed(t);
+        if (n < 0) lg_proctree_read_failed(t);
         for (char *p = t->buf, *end; n > 0 && *p; p = end) {
             long child = strtol(p, &end, 10);
             if (end == p) break;
@@ -135,6 +137,7 @@ static int cmp_idx_ppid(const void *a, const void *b, void *rows_arg)
 void lg_proctree_scan(struct lg_proctree *t, const int *roots, size_t n_roots)
 {
     t->n_rows = 0;
+    t->short_of_fds = 0;
     if (!t->proc) return;
     if (t->by_children && !t->whole_host)
         scan_trees(t, roots, n_roots);

@@ -26,7 +26,15 @@ struct lg_proctree {
     size_t cap_by_ppid, cap_queue;
     int *pending; /* pids still to read, in a children walk */
     size_t cap_pending;
+    /* a read since the last scan began failed for want of a descriptor
+     * (EMFILE, ENFILE: the generator's own limit): what it read is not the
+     * whole tree, and a process it missed has not exited */
+    int short_of_fds;
 };
+
+/* A read of /proc for the trees failed with errno: notes the generator's own
+ * want of descriptors (short_of_fds); fails the run when memory ran out. */
+void lg_proctree_read_failed(struct lg_proctree *t);
 
 /* Opens /proc: 0, or -1 with errno set. */
 int lg_proctree_open(struct lg_proctree *t);

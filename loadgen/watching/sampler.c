@@ -34,6 +34,7 @@ void lg_sampler_begin(struct lg_run_ctx *run, struct lg_worker *ws, unsigned n, 
     smp->last_requests = 0;
     smp->n_cpu = 0;
     smp->shown = 0;
+    lg_selfwatch_rss_bytes(); /* opens /proc/self/statm, before the load takes descriptors */
     lg_watch_level_begin(&run->watch, cfg, clients);
 }
 

@@ -8,6 +8,7 @@
 #include "stats/math/stats.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,13 +227,24 @@ void lg_selfwatch_free(struct lg_worker *w)
     w->n_lag = w->cap_lag = 0;
 }
 
+/* /proc/self/statm stays open from its first read on, and is read again from
+ * its start each time: a generator that has run out of descriptors (EMFILE)
+ * still samples its own memory. Opening it anew each second lost those
+ * seconds' samples, so generator_rss_bytes no longer had one per second. */
+static int statm_fd = -1;
+static pthread_once_t statm_once = PTHREAD_ONCE_INIT;
+
+static void statm_open(void)
+{
+    statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+}
+
 uint64_t lg_selfwatch_rss_bytes(void)
 {
     char text[256];
-    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, text, sizeof(text) - 1);
-    close(fd);
+    pthread_once(&statm_once, statm_open);
+    if (statm_fd < 0) return 0;
+    ssize_t n = pread(statm_fd, text, sizeof(text) - 1, 0);
     if (n <= 0) return 0;
     text[n] = '\0';
     uint64_t pages;

@@ -23,7 +23,8 @@ void lg_selfwatch_worker_end(struct lg_worker *w);
 int lg_selfwatch_collect(struct lg_level_result *res, struct lg_worker *ws, unsigned nw,
                          const struct lg_config *cfg, const struct lg_driver *drv);
 void lg_selfwatch_free(struct lg_worker *w);
-/* The generator's resident set, from /proc/self/statm; 0 if unreadable. */
+/* The generator's resident set, from /proc/self/statm (which stays open for
+ * the process); 0 if unreadable. */
 uint64_t lg_selfwatch_rss_bytes(void);
 
 #endif

@@ -56,6 +56,10 @@ struct watch {
     bool gone;           /* the root exited; nothing more is sampled */
     bool noted_pss, noted_fds;
     size_t samples; /* this level */
+    /* the generator had no descriptor free to read /proc (EMFILE): seconds
+     * left out this level, and the next read only a new CPU baseline */
+    size_t left_out;
+    bool rebase;
     struct member *prev, *cur;
     size_t n_prev, n_cur, cap_prev, cap_cur;
     struct comm_series *comms;
@@ -309,15 +313,34 @@ static int count_fds(int dfd, int pid, uint64_t *out)
     return 0;
 }
 
+/* The generator ran out of descriptors during this second's reads: the
+ * second is left out of the tree's series (never a sum of what could be
+ * read), and the next second only takes a new CPU baseline, so that every
+ * cpu_s sample stays one second's. A process missed then has not exited. */
+static bool short_of_fds(struct watch *wt)
+{
+    if (!wt->watcher->pt.short_of_fds) return false;
+    wt->left_out++;
+    wt->rebase = true;
+    return true;
+}
+
 static void sample_watch(struct watch *wt)
 {
     struct lg_watcher *watcher = wt->watcher;
-    if (wt->gone) return;
+    if (wt->gone || short_of_fds(wt)) return;
+    bool rebase = wt->rebase;
     if (!collect_tree(wt)) {
+        if (short_of_fds(wt)) return;
         wt->gone = true;
         fprintf(stderr,
                 "%s: --watch %s: process %d exited during level c%u; its series end after %zu s\n",
                 watcher->tool, wt->spec->name, wt->pid, watcher->clients, wt->samples);
+        return;
+    }
+    if (rebase) { /* the tree as it is now, and no sample: see short_of_fds */
+        wt->rebase = false;
+        wt->left_out++;
         return;
     }
     for (size_t i = 0; i < wt->n_comms; i++) {
@@ -358,10 +381,12 @@ static void sample_watch(struct watch *wt)
                             "and uss_bytes are left out where it counts\n",
                             watcher->tool, wt->spec->name, m->pid, strerror(errno));
                 wt->noted_pss = true;
-            } else if (n < 0 && errno == ENOMEM) {
-                lg_control_fail(wt->watcher->run,
-                                "out of memory reading /proc for --watch"); /* no silent gap */
-            } /* else the process is exiting: it holds no memory any more */
+            } else if (n < 0) {
+                /* out of memory fails the run, out of descriptors leaves the
+                 * second out; else the process is exiting: it holds no
+                 * memory any more */
+                lg_proctree_read_failed(&watcher->pt);
+            }
         }
         c->sum[WM_RSS] += rss;
         tree[WM_RSS] += rss;
@@ -369,8 +394,8 @@ static void sample_watch(struct watch *wt)
         if (count_fds(dfd, m->pid, &fds) == 0) {
             c->sum[WM_FDS] += (double)fds;
             tree[WM_FDS] += (double)fds;
-        } else if (errno == ENOMEM) {
-            lg_control_fail(wt->watcher->run, "out of memory reading /proc for --watch");
+        } else if (errno == ENOMEM || errno == EMFILE || errno == ENFILE) {
+            lg_proctree_read_failed(&watcher->pt);
         } else if (errno == EACCES || errno == EPERM) {
             c->fds_known = fds_known = false;
             if (!wt->noted_fds)
@@ -381,6 +406,7 @@ static void sample_watch(struct watch *wt)
             wt->noted_fds = true;
         }
     }
+    if (short_of_fds(wt)) return;
     for (int k = 0; k < WM__COUNT; k++) {
         if ((k == WM_PSS || k == WM_USS) && !pss_known) continue;
         if (k == WM_FDS && !fds_known) continue;
@@ -404,14 +430,16 @@ static void baseline_watch(struct watch *wt)
 {
     struct lg_watcher *watcher = wt->watcher;
     wt->n_prev = 0;
+    wt->left_out = 0;
+    /* a tree read short is no baseline: its first second takes one */
+    wt->rebase = watcher->pt.short_of_fds != 0;
     if (wt->gone) return;
-    if (!collect_tree(wt)) {
+    if (!collect_tree(wt) && !wt->rebase) {
         wt->gone = true;
         fprintf(stderr,
                 "%s: --watch %s: process %d is not running at the start of level c%u; nothing "
                 "is sampled for it\n",
                 watcher->tool, wt->spec->name, wt->pid, watcher->clients);
-        return;
     }
 }
 
@@ -500,8 +528,10 @@ void lg_watch_sample(struct lg_watcher *watcher)
     scan(watcher);
     if (lg_control_failure(watcher->run)) return;
     for (size_t i = 0; i < watcher->n; i++) {
-        sample_watch(&watcher->w[i]);
-        if (!watcher->w[i].gone) swap_members(&watcher->w[i]);
+        struct watch *wt = &watcher->w[i];
+        sample_watch(wt);
+        /* a tree read short is no baseline: the next read is */
+        if (!wt->gone && !watcher->pt.short_of_fds) swap_members(wt);
     }
 }
 
@@ -516,6 +546,12 @@ int lg_watch_collect(struct lg_watcher *watcher, struct lg_level_result *res)
 {
     for (size_t i = 0; i < watcher->n; i++) {
         struct watch *wt = &watcher->w[i];
+        if (wt->left_out)
+            fprintf(stderr,
+                    "%s: --watch %s: %zu second%s of level c%u left out of its series: the "
+                    "generator had no descriptor free to read /proc (EMFILE or ENFILE)\n",
+                    watcher->tool, wt->spec->name, wt->left_out, wt->left_out == 1 ? "" : "s",
+                    watcher->clients);
         char name[160];
         for (int k = 0; k < WM__COUNT; k++) {
             snprintf(name, sizeof(name), "watch.%s.%s", wt->spec->name, metric_names[k]);

@@ -173,12 +173,14 @@ t_a_1_mib_body_against_6_bytes_is_flagged_with_2_runs_a_side() {
     # 4262] around 39.6 with the workers on the other CPU, [0.887, 1343]
     # around 34.5 with them on httpload's CPU). What is promised: in a round
     # whose sides' runs agree within 1.3-fold, the move is flagged. Up to
-    # three rounds are taken to find one; none steady fails the test.
+    # five rounds are taken to find one (three found none while two builds
+    # and a callgrind run shared the machine: small 2.01-, 1.37-, 1.99-fold);
+    # none steady fails the test.
     # With the workers on httpload's CPU a body crosses no CPU (the steadiest
     # placement here: 30 of 30 rounds flagged).
     pinning shared
     run_http big-warmup 4 "$u/big.bin"
-    for r in 0 1 2; do
+    for r in 0 1 2 3 4; do
         # interleaved: a drift of the machine's load falls on both sides
         run_http "small0.$r" 4 "$u/small"
         run_http "big0.$r" 4 "$u/big.bin"
@@ -192,7 +194,7 @@ t_a_1_mib_body_against_6_bytes_is_flagged_with_2_runs_a_side() {
         echo "$medians"
     done
     pinning off
-    [ -n "$steady" ] || { fail "no round of 3 had each side's runs within 1.3-fold (above)"; return; }
+    [ -n "$steady" ] || { fail "no round of 5 had each side's runs within 1.3-fold (above)"; return; }
     r=$steady
     doc "$W/small0.$r.json" "v('c4.bytes_received')>=6*v('c4.requests')"
     doc "$W/big0.$r.json" "v('c4.bytes_received')>=1048576*v('c4.requests')"
@@ -242,6 +244,11 @@ PY
 t_a_level_the_generator_limited_is_named_by_compare_report_and_merge() {
     need_nginx || { fail "nginx did not start"; return; }
     local u=http://127.0.0.1:$NGINX_HTTP_PORT/ i
+    # the subject is the warnings, not the verdicts: two single runs of 20
+    # requests on a loaded machine differ beyond 10% by chance (a CI run's
+    # compare said regressed, exit 1), so no move counts as one here and the
+    # exit status says only whether compare compared
+    local any=(--maximum-factor 1000)
     # an open loop of 20 requests a second leaves the loop idle: not limited
     for i in 0 1; do
         run_tool "$W/lim$i.json" "$W/lim$i.err" "$HTTPLOAD" -q -c 1 -R 20 -d 1s \
@@ -250,10 +257,10 @@ t_a_level_the_generator_limited_is_named_by_compare_report_and_merge() {
     done
     doc_meta() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["levels"][0]["self_watch"]["limited"])' "$1"; }
     assert_eq "$(doc_meta "$W/lim0.meta.json")" False "an idle loop's self_watch.limited"
-    run_tool "$W/lim.out" "$W/lim.err" "$LOADSTATS" compare "$W/lim0.json" "$W/lim1.json"
+    run_tool "$W/lim.out" "$W/lim.err" "$LOADSTATS" compare "${any[@]}" "$W/lim0.json" "$W/lim1.json"
     assert_eq "$RC" 0 "compare of two unlimited runs"
     grep -q "generator limited" "$W/lim.err" && fail "a warning for unlimited runs: $(cat "$W/lim.err")"
-    compare_json "$W/lim.cmp" "$W/lim0.json" "$W/lim1.json"
+    compare_json "$W/lim.cmp" "${any[@]}" "$W/lim0.json" "$W/lim1.json"
     assert_eq "$RC" 0 "compare --json of two unlimited runs"
     assert_eq "$(json_warnings "$W/lim.cmp")" "" "--json's warnings of two unlimited runs"
     # the second run's descriptor as a saturated loop writes it (t_watch.sh)
@@ -263,12 +270,12 @@ meta = json.load(open(sys.argv[1]))
 meta["levels"][0]["self_watch"].update(limited=True, on_cpu=0.0141, waiting_for_cpu=0.9856)
 json.dump(meta, open(sys.argv[1], "w"))
 PY
-    run_tool "$W/lim.out" "$W/lim.err" "$LOADSTATS" compare "$W/lim0.json" "$W/lim1.json"
+    run_tool "$W/lim.out" "$W/lim.err" "$LOADSTATS" compare "${any[@]}" "$W/lim0.json" "$W/lim1.json"
     assert_eq "$RC" 0 "compare still compares"
     assert_contains "$W/lim.err" "warning: new run $W/lim1.json: level c1: the generator limited this measurement (self_watch in its --meta)"
     assert_eq "$(grep -c "generator limited" "$W/lim.err")" 1 "warnings: the limited run's only"
     # the harness reads the JSON: the same warning is there, with its run and level
-    compare_json "$W/lim.cmp" "$W/lim0.json" "$W/lim1.json"
+    compare_json "$W/lim.cmp" "${any[@]}" "$W/lim0.json" "$W/lim1.json"
     assert_eq "$RC" 0 "compare --json still compares"
     assert_eq "$(json_warnings "$W/lim.cmp")" "generator_limited new $W/lim1.json c1 -" "--json's warnings"
     json_warning_on_stderr "$W/lim.cmp" 0 "$W/lim.cmp.err" ||
@@ -291,10 +298,10 @@ PY
     assert_eq "$RC" 1 "merge with an invalid descriptor"
     assert_contains "$W/lim-bad.err" "levels\[0\].self_watch must be an object or null"
     # compare still compares (the documents are whole) and says what it skipped
-    run_tool "$W/lim.out" "$W/lim.err" "$LOADSTATS" compare "$W/lim0.json" "$W/lim1.json"
+    run_tool "$W/lim.out" "$W/lim.err" "$LOADSTATS" compare "${any[@]}" "$W/lim0.json" "$W/lim1.json"
     assert_eq "$RC" 0 "compare beside an invalid descriptor"
     assert_contains "$W/lim.err" "warning: new run $W/lim1.json: its descriptor $W/lim1.meta.json cannot be used (.*self_watch must be an object or null); its identity and self-watch are not checked"
-    compare_json "$W/lim.cmp" "$W/lim0.json" "$W/lim1.json"
+    compare_json "$W/lim.cmp" "${any[@]}" "$W/lim0.json" "$W/lim1.json"
     assert_eq "$(json_warnings "$W/lim.cmp")" "descriptor_unusable new $W/lim1.json - -" "--json's warnings"
 }
 

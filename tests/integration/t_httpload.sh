@@ -302,7 +302,7 @@ t_refusing_target_is_named_after_the_first_second() {
     assert_contains $E "failed, most of them errors.connect_refused (Connection refused); the level goes on (--fail-fast would end the run here)"
     local note summary
     note=$(grep -n "no request succeeded" $E | cut -d: -f1)
-    summary=$(grep -n "level c2: 0 requests in" $E | cut -d: -f1)
+    summary=$(grep -n "level c2: 0.0 requests/s" $E | cut -d: -f1)
     assert_eq "$(count_lines "no request succeeded" $E)" 1 "notes"
     [ "$note" -lt "$summary" ] || fail "the note (line $note) came after the summary (line $summary)"
 }
@@ -331,6 +331,12 @@ assert l[0]["interrupted"] is True and l[0]["fail_fast"] is True, l[0]
     assert_eq "$RC" 7 "exit status of a short level"
     doc $O --invariants "levels()==[2]"
     assert_contains $E "no request succeeded in the time it ran"
+    # without it, a level shorter than a second has ended when this is said:
+    # it does not go on
+    run_tool $O $E $H -c 2 -d 300ms "http://127.0.0.1:1/"
+    assert_eq "$RC" 1 "exit status of a short refused level without --fail-fast"
+    assert_contains $E "no request succeeded in the time it ran: .* (--fail-fast would have ended the run here)$"
+    grep -q "goes on" $E && fail "a level that has ended said to go on: $(grep "goes on" $E)"
     # a target that answers is not stopped (exit 0: both levels ran)
     run_tool $O $E $H --levels 2,3 -d 300ms --fail-fast "$BASE/"
     assert_eq "$RC" 0 "exit status against nginx"

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "loadgen/core/internal.h"
+#include "loadgen/core/expiry.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,8 +122,6 @@ static void on_stop(struct ev_loop *loop, ev_timer *t, int revents)
     ev_break(loop, EVBREAK_ALL);
 }
 
-static void on_timeouts(struct ev_loop *loop, ev_timer *t, int revents) {}
-
 struct fixture {
     struct lg_config cfg;
     struct lg_target tgt;
@@ -151,7 +150,7 @@ static void run_client(struct fixture *f, const struct lg_driver *d, uint64_t co
     w->rbuf = f->rbuf;
     w->rbuf_len = sizeof(f->rbuf);
     w->inflight.next = w->inflight.prev = &w->inflight;
-    ev_init(&w->timeout_timer, on_timeouts);
+    assert_int_equal(lg_expiry_init(w), 0); /* never watched: no request times out here */
     lg_worker_init_async(w);
     w->level_start_ns = lg_now_ns();
     w->deadline_ns = w->level_start_ns + f->cfg.duration_ns;
@@ -171,7 +170,7 @@ static void run_client(struct fixture *f, const struct lg_driver *d, uint64_t co
     ev_timer_start(w->loop, &stop);
     ev_run(w->loop, 0);
     ev_timer_stop(w->loop, &stop);
-    ev_timer_stop(w->loop, &w->timeout_timer);
+    lg_expiry_free(w);
     lg_client_teardown(&f->c);
     close(peer_fd);
 }
@@ -291,7 +290,7 @@ static void request_ending_in_its_send_path_waits_for_the_loop(void **state)
     w->rbuf = rbuf;
     w->rbuf_len = sizeof(rbuf);
     w->inflight.next = w->inflight.prev = &w->inflight;
-    ev_init(&w->timeout_timer, on_timeouts);
+    assert_int_equal(lg_expiry_init(w), 0); /* never watched: no request times out here */
     lg_worker_init_async(w);
     w->level_start_ns = lg_now_ns();
     w->deadline_ns = w->level_start_ns + cfg.duration_ns;
@@ -328,6 +327,7 @@ static void request_ending_in_its_send_path_waits_for_the_loop(void **state)
     if (peer_fd >= 0) close(peer_fd);
     ev_check_stop(w->loop, &w->settle_check);
     ev_idle_stop(w->loop, &w->settle_idle);
+    lg_expiry_free(w);
     lg_store_free(&w->store, w->n_classes);
     ev_loop_destroy(w->loop);
     free(c);
@@ -387,7 +387,7 @@ static void request_ending_in_flush_is_followed_by_a_kick(void **state)
     w->rbuf = rbuf;
     w->rbuf_len = sizeof(rbuf);
     w->inflight.next = w->inflight.prev = &w->inflight;
-    ev_init(&w->timeout_timer, on_timeouts);
+    assert_int_equal(lg_expiry_init(w), 0); /* never watched: no request times out here */
     lg_worker_init_async(w);
     w->level_start_ns = lg_now_ns();
     w->deadline_ns = w->level_start_ns + cfg.duration_ns;
@@ -411,7 +411,7 @@ static void request_ending_in_flush_is_followed_by_a_kick(void **state)
     if (peer_fd >= 0) close(peer_fd);
     ev_check_stop(w->loop, &w->settle_check);
     ev_idle_stop(w->loop, &w->settle_idle);
-    ev_timer_stop(w->loop, &w->timeout_timer);
+    lg_expiry_free(w);
     lg_store_free(&w->store, w->n_classes);
     ev_loop_destroy(w->loop);
     free(w);
@@ -436,13 +436,6 @@ static const struct lg_driver giver_up_drv = {
     .on_read = drv_on_read,
     .on_timeout = failing_on_timeout,
 };
-
-static void on_worker_timeouts(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    struct lg_worker *w = t->data;
-    struct lg_req *head = &w->inflight;
-    if (head->next != head) lg_client_timeout(head->next);
-}
 
 /* The request that timed out is a timeout; what else was in flight on the
  * connection is lost to the cause the driver recorded as it gave up (a
@@ -469,8 +462,7 @@ static void timeout_keeps_the_recorded_cause_of_the_others(void **state)
     w->rbuf = rbuf;
     w->rbuf_len = sizeof(rbuf);
     w->inflight.next = w->inflight.prev = &w->inflight;
-    ev_init(&w->timeout_timer, on_worker_timeouts);
-    w->timeout_timer.data = w;
+    assert_int_equal(lg_expiry_init(w), 0); /* never watched: the test times the request out */
     lg_worker_init_async(w);
     w->level_start_ns = lg_now_ns();
     w->deadline_ns = w->level_start_ns + cfg.duration_ns;
@@ -490,7 +482,7 @@ static void timeout_keeps_the_recorded_cause_of_the_others(void **state)
     assert_int_equal(w->store.counters[LG_C_ERRORS], 2);
     lg_client_teardown(&c);
     if (peer_fd >= 0) close(peer_fd);
-    ev_timer_stop(w->loop, &w->timeout_timer);
+    lg_expiry_free(w);
     lg_store_free(&w->store, w->n_classes);
     ev_loop_destroy(w->loop);
     free(w);
