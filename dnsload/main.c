@@ -4,6 +4,7 @@
 #include "dnsload/dns.h"
 #include "dnsload/queries.h"
 #include "proto/h2session.h"
+#include "loadgen/options/names.h"
 #include "loadgen/options/options.h"
 #include "loadgen/transport/transport.h"
 
@@ -31,6 +32,8 @@ enum {
     OPT_DOH_METHOD,
     OPT_IO_URING,
     OPT_NO_IO_URING,
+    OPT_RESOLVE,
+    OPT_CONNECT_TO,
 };
 
 /* the --help section of the query options */
@@ -55,6 +58,13 @@ static const struct lg_option options[] = {
      "wakes late here"},
     {"no-io-uring", 0, no_argument, OPT_NO_IO_URING, "Server", "    --no-io-uring",
      "udp: a system call per send and per receive (the\ndefault)"},
+    {"resolve", 0, required_argument, OPT_RESOLVE, "Server", "    --resolve HOST:PORT:ADDR",
+     "connect to ADDR for the server HOST:PORT, as curl: the\nname still goes into SNI and "
+     "DoH's :authority ('*' any\nname; IPv6 in brackets; repeatable)"},
+    {"connect-to", 0, required_argument, OPT_CONNECT_TO, "Server",
+     "    --connect-to HOST:PORT:HOST2:PORT2",
+     "connect to HOST2:PORT2 for the server HOST:PORT, as curl\n(an empty field: any, or "
+     "unchanged; repeatable)"},
     {"queries", 0, required_argument, OPT_QUERIES, QUERIES, "    --queries FILE",
      "dnsperf's format: 'name TYPE' per line; blank lines and\nlines starting with # or ; "
      "are skipped (repeatable)"},
@@ -107,6 +117,7 @@ struct args {
         const char *arg;
     } * sources;
     size_t n_sources;
+    struct lg_names names; /* --resolve, --connect-to */
 };
 
 static void take_option(void *p, int id, const char *arg)
@@ -181,6 +192,10 @@ static void take_option(void *p, int id, const char *arg)
         break;
     case OPT_NO_IO_URING:
         a->io_uring = RING_OFF;
+        break;
+    case OPT_RESOLVE:
+    case OPT_CONNECT_TO:
+        lg_names_option(tool, &a->names, id == OPT_CONNECT_TO, arg);
         break;
     }
 }
@@ -420,7 +435,8 @@ int main(int argc, char **argv)
     if (!port) port = ctx.transport == DNS_DOT ? 853 : ctx.transport == DNS_DOH ? 443 : 53;
     struct lg_target target;
     memset(&target, 0, sizeof(target));
-    lg_resolve_target(tool, "--server", host, (unsigned)port, ctx.transport == DNS_UDP, &target);
+    lg_names_resolve(tool, "--server", &a.names, host, (unsigned)port, ctx.transport == DNS_UDP,
+                     &target);
     struct lg_tls_config tlscfg;
     memset(&tlscfg, 0, sizeof(tlscfg));
     char authority[300];
@@ -464,6 +480,7 @@ int main(int argc, char **argv)
     doh_free(&ctx);
     dns_queries_free(&ctx.queries);
     ares_library_cleanup();
+    lg_names_free(&a.names);
     lg_config_free(&cfg);
     return status;
 }

@@ -38,6 +38,23 @@ int http_status_error(struct lg_client *c, const struct http_request *rq, unsign
 enum http_protocol { HTTP_PROTO_H1, HTTP_PROTO_H2, HTTP_PROTO_H3 };
 static const char *const http_protocol_names[] = {"h1", "h2", "h3"};
 
+/* The walk of the targets starts at the client's id modulo their number,
+ * at its first connection, or when the engine first asks where it goes. */
+static void start_walk(struct lg_client *c, struct http_client *hc, const struct http_ctx *ctx)
+{
+    if (hc->walking) return;
+    hc->next_req = lg_client_id(c) % ctx->n_reqs;
+    hc->walking = true;
+}
+
+const struct lg_target *http_next_target(struct lg_client *c)
+{
+    const struct http_ctx *ctx = lg_client_ctx(c);
+    struct http_client *hc = lg_client_state(c);
+    start_walk(c, hc, ctx);
+    return ctx->reqs[hc->next_req].target;
+}
+
 static int drv_on_ready(struct lg_client *c)
 {
     const struct http_ctx *ctx = lg_client_ctx(c);
@@ -48,10 +65,7 @@ static int drv_on_ready(struct lg_client *c)
         lg_conn_fail(c, HTTP_ERR_PROTOCOL, "the server did not agree to HTTP/2 in ALPN");
         return -1;
     }
-    if (!hc->walking) { /* the client's first connection of the level */
-        hc->next_req = lg_client_id(c) % ctx->n_reqs;
-        hc->walking = true;
-    }
+    start_walk(c, hc, ctx);
     hc->ops = h2 ? &http2_session_ops : &http1_session_ops;
     enum http_protocol proto = h2 ? HTTP_PROTO_H2 : HTTP_PROTO_H1;
 #ifdef HAVE_HTTP3

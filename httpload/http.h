@@ -31,9 +31,10 @@ struct http_header {
 /* One request, built once at start: its HTTP/1.1 bytes, the variant that
  * ends the connection, and its HTTP/2 form. Without --targets there is one. */
 struct http_request {
-    bool head;     /* HEAD: no response body */
-    unsigned line; /* its line in the --targets file; 0: the URL argument */
-    uint8_t *h1;   /* the whole HTTP/1.1 request */
+    bool head;                      /* HEAD: no response body */
+    unsigned line;                  /* its line in the --targets file; 0: the URL argument */
+    const struct lg_target *target; /* its origin's: where its connection goes */
+    uint8_t *h1;                    /* the whole HTTP/1.1 request */
     size_t h1_len;
     uint8_t *h1_close; /* the same with Connection: close (only with --conn-requests) */
     size_t h1_close_len;
@@ -93,6 +94,9 @@ struct http_client {
 extern const struct http_session_ops http1_session_ops;
 extern const struct http_session_ops http2_session_ops;
 extern const struct lg_driver http_driver;
+/* The driver's next_target, for requests on several origins: the target of
+ * the request the client sends next (its walk does not move). */
+const struct lg_target *http_next_target(struct lg_client *c);
 
 /* Whether a final status code counts as success (inline: every response asks). */
 static inline bool http_status_ok(const struct http_ctx *ctx, unsigned status)

@@ -2,10 +2,12 @@
  * --targets file's), the origin resolved once, TLS and proxy set up, then the
  * engine runs the levels. */
 #include "httpload/http.h"
+#include "httpload/origins.h"
 #include "httpload/readfile.h"
 #include "httpload/request.h"
 #include "httpload/targets.h"
 #include "httpload/url.h"
+#include "loadgen/options/names.h"
 #include "loadgen/options/options.h"
 #include "loadgen/transport/transport.h"
 #ifdef HAVE_HTTP3
@@ -35,6 +37,8 @@ enum {
     OPT_UNIX_SOCKET,
     OPT_TARGETS,
     OPT_TARGETS_PER_METRIC,
+    OPT_RESOLVE,
+    OPT_CONNECT_TO,
 };
 
 /* Only the shape is loadgen/options/cmdline.c's: these options are httpload's alone (the shared
@@ -48,8 +52,9 @@ static const struct lg_option options[] = {
      "request body, sent with Content-Length (with --targets:\nthe body of targets "
      "without one)"},
     {"targets", 0, required_argument, OPT_TARGETS, "Request", "    --targets FILE",
-     "requests in vegeta's text format (METHOD URL, headers,\n@BODY), all on one origin, in "
-     "place of the URL; each\nclient sends them in turn from its own offset"},
+     "requests in vegeta's text format (METHOD URL, headers,\n@BODY) in place of the URL; "
+     "each client sends them in\nturn from its own offset, switching its one connection\n"
+     "as the origin changes (origin_switches)"},
     {"targets-per-metric", 0, no_argument, OPT_TARGETS_PER_METRIC, "Request",
      "    --targets-per-metric",
      "latency per target too: target.LINE.latency_cold_ms and\n.latency_warm_ms, LINE the "
@@ -70,6 +75,13 @@ static const struct lg_option options[] = {
      "    --proxy-header 'K: V'", "add a header to CONNECT (repeatable)"},
     {"unix-socket", 0, required_argument, OPT_UNIX_SOCKET, "Connection", "    --unix-socket PATH",
      "connect to this Unix socket instead of the URL's host"},
+    {"resolve", 0, required_argument, OPT_RESOLVE, "Connection", "    --resolve HOST:PORT:ADDR",
+     "connect to ADDR for HOST:PORT, as curl: the name still\ngoes into SNI, Host and CONNECT "
+     "('*' any name;\nIPv6 in brackets; repeatable)"},
+    {"connect-to", 0, required_argument, OPT_CONNECT_TO, "Connection",
+     "    --connect-to HOST:PORT:HOST2:PORT2",
+     "connect to HOST2:PORT2 for HOST:PORT, as curl (an empty\nfield: any, or unchanged; "
+     "repeatable)"},
 };
 
 /* hey's and oha's letters that mean something else here, or nothing: a user
@@ -90,6 +102,7 @@ struct args {
     struct http_ctx ctx;
     const char *data_arg, *proxy, *unix_path, *expect, *targets_path;
     bool proxy_tunnel, targets_per_metric;
+    struct lg_names names; /* --resolve, --connect-to */
 };
 
 static void check_header(const char *opt, const char *h);
@@ -156,6 +169,10 @@ static void take_option(void *p, int id, const char *arg)
         break;
     case OPT_TARGETS_PER_METRIC:
         a->targets_per_metric = true;
+        break;
+    case OPT_RESOLVE:
+    case OPT_CONNECT_TO:
+        lg_names_option(tool, &a->names, id == OPT_CONNECT_TO, arg);
         break;
     }
 }
@@ -231,6 +248,8 @@ static int build_requests(struct http_ctx *ctx, const struct request_spec *spec,
                           bool absolute_form)
 {
     size_t n = tl->n ? tl->n : 1;
+    /* HTTP/1.1 alone: --http 1.1, or --http auto on http:// (no ALPN) */
+    bool no_h2 = ctx->mode == HTTP_MODE_1 || (ctx->mode == HTTP_MODE_AUTO && !url->https);
     ctx->reqs = calloc(n, sizeof(*ctx->reqs));
     if (!ctx->reqs) return -1;
     ctx->n_reqs = n;
@@ -242,6 +261,7 @@ static int build_requests(struct http_ctx *ctx, const struct request_spec *spec,
             .n_headers = spec->n_headers,
             .body = spec->body,
             .body_len = spec->body_len,
+            .no_h2 = no_h2,
         };
         return request_build(&p, absolute_form, ctx->conn_limit, &ctx->reqs[0]);
     }
@@ -260,6 +280,7 @@ static int build_requests(struct http_ctx *ctx, const struct request_spec *spec,
             .body = t->body ? t->body : spec->body,
             .body_len = t->body ? t->body_len : spec->body_len,
             .line = t->line,
+            .no_h2 = no_h2,
         };
         int rc = request_build(&p, absolute_form, ctx->conn_limit, &ctx->reqs[i]);
         free(headers);
@@ -291,8 +312,11 @@ struct setup {
     struct http_url url, proxy_url;
     struct target_list targets;
     const struct http_url *origin; /* the URL, or the first target's */
-    struct lg_target target;       /* where the sockets go */
-    struct lg_tls_config tls;
+    /* the requests' distinct origins, each with where its sockets go (the
+     * run's target is the first's), and the origin of each request */
+    struct http_origins origins;
+    size_t *origin_of;
+    struct lg_tls_config tls; /* the run's context; each https origin names its own host */
 #ifdef HAVE_HTTP3
     struct lg_quic_config quic;
 #endif
@@ -346,6 +370,14 @@ static void load_origin(const struct args *a, struct setup *s, struct lg_config 
         if (rc < 0) lg_usage_error(tool, "URL '%s': %s", url_arg, why);
         cfg->target_desc = url_arg;
     }
+    size_t n = s->targets.n ? s->targets.n : 1;
+    const struct http_url **urls = malloc(n * sizeof(*urls));
+    s->origin_of = malloc(n * sizeof(*s->origin_of));
+    for (size_t i = 0; urls && i < n; i++)
+        urls[i] = s->targets.n ? &s->targets.t[i].url : &s->url;
+    if (!urls || !s->origin_of || http_origins_find(urls, n, &s->origins, s->origin_of) < 0)
+        lg_out_of_memory(tool, "finding the targets' origins");
+    free(urls);
 }
 
 /* --data STR or @FILE: the body (of the targets without one, with --targets). */
@@ -367,17 +399,27 @@ static void read_body(struct args *a)
 }
 
 /* Where the sockets go: a Unix socket, the proxy (with CONNECT for https://
- * or --proxy-tunnel, else absolute-form request lines), or the origin. */
+ * or --proxy-tunnel, else absolute-form request lines), or each origin's
+ * address (--resolve's, --connect-to's, or the resolver's). */
 static void route_sockets(struct args *a, struct setup *s)
 {
-    struct lg_target *t = &s->target;
+    struct lg_target via;
+    memset(&via, 0, sizeof(via));
+    struct http_route route = {
+        .tool = tool,
+        .what = a->targets_path ? "--targets" : "URL",
+        .names = &a->names,
+        .spec = &a->spec,
+        .datagram = a->ctx.mode == HTTP_MODE_3,
+    };
     if (a->unix_path) {
-        struct sockaddr_un *sun = (struct sockaddr_un *)&t->addr;
+        struct sockaddr_un *sun = (struct sockaddr_un *)&via.addr;
         if (strlen(a->unix_path) >= sizeof(sun->sun_path))
             lg_usage_error(tool, "--unix-socket: path '%s' is too long", a->unix_path);
         sun->sun_family = AF_UNIX;
         strcpy(sun->sun_path, a->unix_path);
-        t->addrlen = sizeof(*sun);
+        via.addrlen = sizeof(*sun);
+        route.via = &via;
     } else if (a->proxy) {
         const char *why;
         int rc = http_url_parse(a->proxy, &s->proxy_url, &why);
@@ -385,19 +427,15 @@ static void route_sockets(struct args *a, struct setup *s)
         if (rc < 0) lg_usage_error(tool, "--proxy '%s': %s", a->proxy, why);
         if (s->proxy_url.https)
             lg_usage_error(tool, "--proxy '%s': only http:// proxies are supported", a->proxy);
-        lg_resolve_target(tool, "--proxy", s->proxy_url.host, s->proxy_url.port, false, t);
-        if (s->origin->https || a->proxy_tunnel) {
-            char auth[300];
-            http_url_authority(s->origin, true, auth, sizeof(auth));
-            if (request_build_connect(&a->spec, auth, t) < 0)
-                lg_out_of_memory(tool, "building the CONNECT request");
-        } else {
-            s->absolute_form = true;
-        }
-    } else {
-        lg_resolve_target(tool, a->targets_path ? "--targets" : "URL", s->origin->host,
-                          s->origin->port, a->ctx.mode == HTTP_MODE_3, t);
+        lg_resolve_target(tool, "--proxy", s->proxy_url.host, s->proxy_url.port, false, &via);
+        route.via = &via;
+        route.tunnel = s->origin->https || a->proxy_tunnel;
+        s->absolute_form = !route.tunnel;
     }
+    if (a->ctx.mode == HTTP_MODE_3 && s->origins.n > 1)
+        lg_usage_error(tool, "--http 3 takes targets on one origin only (a QUIC connection's "
+                             "TLS names one server)");
+    http_origins_route(&s->origins, &route);
 }
 
 #ifdef HAVE_HTTP3
@@ -415,7 +453,7 @@ static void setup_quic(struct setup *s, const struct lg_tls_options *tlsopt,
                            cfg->timeout_ns, err, sizeof(err));
     if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "setting up TLS for QUIC");
     if (rc < 0) lg_usage_error(tool, "%s", err);
-    s->target.quic = &s->quic;
+    s->origins.o[0].target.quic = &s->quic;
 }
 #endif
 
@@ -449,7 +487,7 @@ static void setup_tls(struct args *a, struct setup *s, const struct lg_tls_optio
     int rc = lg_tls_setup(&s->tls, tlsopt, s->origin->host, alpn, alpn_len, err, sizeof(err));
     if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "setting up TLS");
     if (rc < 0) lg_usage_error(tool, "%s", err);
-    s->target.tls = &s->tls;
+    http_origins_tls(&s->origins, &s->tls, tlsopt);
 }
 
 /* The requests, built once, and the driver that sends them. */
@@ -461,6 +499,8 @@ static void prepare_requests(struct args *a, struct setup *s, struct lg_config *
     if (build_requests(ctx, &a->spec, &s->targets, s->origin, s->absolute_form) < 0)
         lg_out_of_memory(tool, "building the requests");
     ctx->walk = ctx->n_reqs > 1 || ctx->per_target;
+    for (size_t i = 0; i < ctx->n_reqs; i++)
+        ctx->reqs[i].target = &s->origins.o[s->origin_of[i]].target;
     cfg->slots = ctx->mode == HTTP_MODE_1 ? 1 : ctx->streams;
 #ifdef HAVE_HTTP3
     for (size_t i = 0; ctx->mode == HTTP_MODE_3 && i < ctx->n_reqs; i++)
@@ -473,6 +513,8 @@ static void prepare_requests(struct args *a, struct setup *s, struct lg_config *
 
     /* --targets-per-metric: request group i + 1 is the target of reqs[i] */
     s->driver = http_driver;
+    /* the engine asks for each request's origin only when they differ */
+    if (s->origins.n > 1) s->driver.next_target = http_next_target;
     s->group_names = ctx->per_target ? target_group_names(ctx) : NULL;
     if (ctx->per_target && !s->group_names) lg_out_of_memory(tool, "naming the targets' metrics");
     s->driver.group_names = (const char *const *)s->group_names;
@@ -528,15 +570,16 @@ static int run(struct args *a, struct setup *s, struct lg_config *cfg)
     };
     const struct lg_meta_section extra = {"http", fields,
                                           sizeof(fields) / sizeof(fields[0]) - !a->targets_path};
-    return lg_run(cfg, &s->driver, &s->target, &a->ctx, &extra);
+    return lg_run(cfg, &s->driver, &s->origins.o[0].target, &a->ctx, &extra);
 }
 
 static void setup_free(struct args *a, struct setup *s)
 {
     struct http_ctx *ctx = &a->ctx;
-    if (s->origin && s->origin->https && !s->target.quic) lg_tls_config_free(&s->tls);
+    bool quic = s->origins.n && s->origins.o[0].target.quic;
+    if (s->origin && s->origin->https && !quic) lg_tls_config_free(&s->tls);
 #ifdef HAVE_HTTP3
-    if (s->target.quic) lg_quic_config_free(&s->quic);
+    if (quic) lg_quic_config_free(&s->quic);
 #endif
     for (size_t i = 0; i < ctx->n_reqs; i++) {
 #ifdef HAVE_HTTP3
@@ -549,7 +592,9 @@ static void setup_free(struct args *a, struct setup *s)
     free(s->group_names);
     targets_free(&s->targets);
     request_spec_free(&a->spec);
-    free((void *)s->target.tunnel_request);
+    http_origins_free(&s->origins);
+    free(s->origin_of);
+    lg_names_free(&a->names);
     http_url_free(&s->url);
     http_url_free(&s->proxy_url);
 }

@@ -166,8 +166,11 @@ static uint8_t *h1_bytes(const struct request_parts *p, bool absolute_form, cons
         free(b.p);
         return NULL;
     }
+    /* kept for the whole run, one per target: no room left over (a list of
+     * 100,000 targets would keep 15 MB of it) */
+    char *fit = realloc(b.p, b.n + 1);
     *len = b.n;
-    return (uint8_t *)b.p;
+    return (uint8_t *)(fit ? fit : b.p);
 }
 
 /* The HTTP/2 header list (the session adds the pseudo-headers); the first
@@ -257,7 +260,7 @@ int request_build(const struct request_parts *p, bool absolute_form, bool close_
     if (close_variant &&
         !(r->h1_close = h1_bytes(p, absolute_form, authority, true, &r->h1_close_len)))
         return -1;
-    return h2_headers(p, r);
+    return p->no_h2 ? 0 : h2_headers(p, r);
 }
 
 const char **request_merge_headers(const char *const *cmdline, size_t n_cmdline,

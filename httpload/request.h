@@ -34,6 +34,7 @@ struct request_parts {
     const uint8_t *body; /* NULL: none */
     size_t body_len;
     unsigned line; /* its --targets line, or 0 */
+    bool no_h2;    /* the run never speaks HTTP/2 or HTTP/3: no header list for them */
 };
 
 /* Builds a request: its HTTP/1.1 bytes (and, with close_variant, the same

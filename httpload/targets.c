@@ -99,11 +99,6 @@ static struct target *push_target(struct parser *p)
     return t;
 }
 
-static bool same_origin(const struct http_url *a, const struct http_url *b)
-{
-    return a->https == b->https && a->port == b->port && strcasecmp(a->host, b->host) == 0;
-}
-
 /* `METHOD URL`: a new target. */
 static int request_line(struct parser *p, const char *s, size_t n, size_t mlen)
 {
@@ -126,14 +121,11 @@ static int request_line(struct parser *p, const char *s, size_t n, size_t mlen)
     if (rc == LG_NO_MEMORY) return no_memory(p);
     if (rc < 0) return fail(p, "URL '%s': %s", shown(p, u, un), why);
     const struct target *first = &p->out->t[0];
-    if (t != first && !same_origin(&t->url, &first->url)) {
-        char origin[300];
-        http_url_authority(&first->url, true, origin, sizeof(origin));
+    if (t != first && t->url.https != first->url.https)
         return fail(p,
-                    "'%s' is not on the first target's origin (%s://%s): one connection per "
-                    "client carries every target",
-                    shown(p, u, un), first->url.https ? "https" : "http", origin);
-    }
+                    "'%s' is not %s like the first target: a run's connections are all set up "
+                    "alike (TLS or not)",
+                    shown(p, u, un), first->url.https ? "https" : "http");
     return 0;
 }
 

@@ -3,9 +3,10 @@
  * optional `Name: value` headers, then an optional body, `@FILE` (a path as
  * vegeta takes it: relative to the current directory) or `@<<TAG`, the
  * lines up to one that is exactly TAG. A request line or a blank line ends a
- * block; lines starting with `#` are comments. Every target must have the
- * origin (scheme, host, port) of the first: a client's one connection
- * carries them all. */
+ * block; lines starting with `#` are comments. Targets may be on any
+ * origins (hosts and ports) of the first one's scheme: a client switches its
+ * one connection as its walk crosses origins, and every connection is set
+ * up alike (TLS or not). */
 #ifndef HTTPLOAD_TARGETS_H
 #define HTTPLOAD_TARGETS_H
 

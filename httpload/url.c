@@ -33,15 +33,15 @@ static int parse_host(const char *p, const char *end, struct http_url *u, const 
     }
     size_t hl = (size_t)(host_end - host);
     if (hl == 0) return *why = "missing host", -1;
-    if (hl >= sizeof(u->host)) return *why = "host name too long", -1;
+    if (hl > HTTP_URL_HOST_MAX) return *why = "host name too long", -1;
     for (size_t i = 0; i < hl; i++) {
         unsigned char c = (unsigned char)host[i];
         if (!(isalnum(c) || c == '-' || c == '.' || c == '_' ||
               (u->host_is_ipv6 && (c == ':' || c == '%'))))
             return *why = "invalid character in the host", -1;
     }
-    memcpy(u->host, host, hl);
-    u->host[hl] = '\0';
+    /* its own size: a --targets list keeps a URL per target */
+    if (!(u->host = strndup(host, hl))) return *why = lg_no_memory, LG_NO_MEMORY;
     return 0;
 }
 
@@ -95,14 +95,19 @@ int http_url_parse(const char *s, struct http_url *u, const char **why)
     if (memchr(p, '@', (size_t)(auth_end - p)))
         return *why = "user information in URLs is not supported (use -H Authorization)", -1;
     const char *port;
-    if (parse_host(p, auth_end, u, &port, why) < 0) return -1;
+    int rc = parse_host(p, auth_end, u, &port, why);
+    if (rc < 0) return rc;
     u->port = u->https ? 443 : 80;
-    if (port && parse_port(port, auth_end, u, why) < 0) return -1;
-    return parse_target(auth_end, u, why);
+    rc = port ? parse_port(port, auth_end, u, why) : 0;
+    if (rc == 0) rc = parse_target(auth_end, u, why);
+    if (rc < 0) http_url_free(u); /* a URL that failed holds nothing */
+    return rc;
 }
 
 void http_url_free(struct http_url *u)
 {
+    free(u->host);
+    u->host = NULL;
     free(u->target);
     u->target = NULL;
 }

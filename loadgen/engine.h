@@ -91,6 +91,13 @@ struct lg_driver {
     int (*on_socket_error)(struct lg_client *c, int err, int slot);
     /* Level end: free anything the client state owns. Optional. */
     void (*client_free)(struct lg_client *c);
+    /* Optional, for requests on several origins (httpload --targets): the
+     * target the client's next request goes to (the run's when NULL). Asked
+     * before each request starts, so it must not move the driver's walk:
+     * when it differs from the connection's, the client closes that one as
+     * soon as nothing is in flight on it and opens one there (counted in
+     * origin_switches, not reconnects): a client never has two open. */
+    const struct lg_target *(*next_target)(struct lg_client *c);
 };
 
 /* Where and how clients connect. */

@@ -76,7 +76,7 @@ static enum lg_step read_reply(struct lg_client *c)
 
 static enum lg_step tunnel_step(struct lg_client *c)
 {
-    const struct lg_target *tg = c->w->tgt;
+    const struct lg_target *tg = c->tgt;
     struct lg_tunnel_state *t = tunnel_state(c);
     while (t->sent < tg->tunnel_request_len) {
         ssize_t n = lg_stream_write(c, (const uint8_t *)tg->tunnel_request + t->sent,

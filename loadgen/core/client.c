@@ -37,6 +37,7 @@ void lg_client_setup(struct lg_worker *w, struct lg_client *c, unsigned id, void
     }
     c->n_free = slots;
     c->tp = w->tp;
+    c->tgt = w->tgt;
     ev_init(&c->rio, on_read_event);
     ev_init(&c->wio, on_write_event);
     ev_init(&c->restart, lg_client_on_restart);

@@ -15,6 +15,8 @@ void lg_client_read_ready(struct lg_client *c);
 /* client_conn.c */
 bool lg_client_wait_turn(struct lg_client *c);
 void lg_conn_open(struct lg_client *c, uint64_t origin);
+/* Sets c->tgt to where the driver's next request goes (drv->next_target). */
+void lg_client_choose_target(struct lg_client *c);
 void lg_conn_setup_continue(struct lg_client *c, enum lg_step st);
 void lg_conn_close(struct lg_client *c);
 void lg_conn_closed_midlevel(struct lg_client *c);

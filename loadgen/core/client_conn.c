@@ -72,7 +72,14 @@ static void conn_ready(struct lg_client *c)
     c->state = LG_CONN_READY;
     c->established++;
     w->store.counters[LG_C_CONNECTIONS]++;
-    if (c->established > 1) w->store.counters[LG_C_RECONNECTS]++;
+    /* a connection to another origin than the last one is the walk's doing,
+     * not the server's: reconnects keeps counting closes and failures */
+    c->switched = c->ready_tgt && c->ready_tgt != c->tgt;
+    if (c->switched)
+        w->store.counters[LG_C_ORIGIN_SWITCHES]++;
+    else if (c->established > 1)
+        w->store.counters[LG_C_RECONNECTS]++;
+    c->ready_tgt = c->tgt;
     lg_client_watch(c, true, false);
     if (w->drv->on_ready && w->drv->on_ready(c) < 0) {
         lg_conn_abort(c);
@@ -132,6 +139,22 @@ void lg_conn_setup_continue(struct lg_client *c, enum lg_step st)
     }
 }
 
+/* Before a connection opens (or its socket is made ahead): where the
+ * driver's next request goes. A socket made ahead for another target (its
+ * address family may differ) is dropped. */
+void lg_client_choose_target(struct lg_client *c)
+{
+    const struct lg_driver *drv = c->w->drv;
+    if (!drv->next_target) return;
+    const struct lg_target *t = drv->next_target(c);
+    if (t == c->tgt) return;
+    if (c->fd >= 0 && c->state == LG_CONN_CLOSED) {
+        close(c->fd);
+        c->fd = -1;
+    }
+    c->tgt = t;
+}
+
 /* Opens a connection for a cold request whose latency starts at `origin`
  * (0: now). Nothing starts once the level's deadline has passed. */
 void lg_conn_open(struct lg_client *c, uint64_t origin)
@@ -139,6 +162,7 @@ void lg_conn_open(struct lg_client *c, uint64_t origin)
     struct lg_worker *w = c->w;
     uint64_t now = lg_event_fresh(w);
     if (now >= w->deadline_ns && w->cfg->rate <= 0) return;
+    lg_client_choose_target(c);
     c->conn_attempts++;
     w->store.counters[LG_C_CONNECT_ATTEMPTS]++;
     c->conn_start_ns = now;
@@ -178,6 +202,7 @@ void lg_client_prepare(struct lg_client *c)
 {
     struct lg_worker *w = c->w;
     if (w->cfg->rate <= 0 || c->fd >= 0 || c->state != LG_CONN_CLOSED) return;
+    lg_client_choose_target(c);
     if (c->tp->open(c) < 0 && c->fd >= 0) {
         close(c->fd);
         c->fd = -1;

@@ -86,6 +86,26 @@ static bool may_start(const struct lg_client *c)
            (w->cfg->rate <= 0 || c->started < c->due) && quota_allows(c);
 }
 
+/* Closes the ready connection, idle now: what the driver still has to say
+ * (its goodbye frame) goes out first. */
+static void close_idle(struct lg_client *c)
+{
+    if (c->w->drv->flush && drv_flush(c) < 0) {
+        lg_conn_abort(c);
+    } else {
+        lg_conn_close(c);
+        lg_conn_closed_midlevel(c);
+    }
+}
+
+/* Whether the driver's next request goes to another target than the
+ * connection's (requests on several origins only: one indirect call). */
+static inline bool origin_changes(struct lg_client *c)
+{
+    const struct lg_driver *drv = c->w->drv;
+    return drv->next_target && drv->next_target(c) != c->tgt;
+}
+
 /* Starts what the client may start now: in a closed loop, as many requests
  * as the connection carries; in an open loop, its due requests in order. At
  * most the slots free on entry: a request that ends on the send path keeps
@@ -95,15 +115,7 @@ static void start_requests(struct lg_client *c)
     struct lg_worker *w = c->w;
     if (w->stopped || c->abort_pending) return;
     c->in_send++;
-    if (c->state == LG_CONN_READY && c->close_when_idle && c->inflight == 0) {
-        /* what the driver still has to say (its goodbye frame) goes out first */
-        if (w->drv->flush && drv_flush(c) < 0) {
-            lg_conn_abort(c);
-        } else {
-            lg_conn_close(c);
-            lg_conn_closed_midlevel(c);
-        }
-    }
+    if (c->state == LG_CONN_READY && c->close_when_idle && c->inflight == 0) close_idle(c);
     for (unsigned budget = c->n_free; budget > 0 && may_start(c); budget--) {
         if (c->state == LG_CONN_CLOSED) {
             if (c->inflight || lg_client_wait_turn(c)) break;
@@ -113,6 +125,15 @@ static void start_requests(struct lg_client *c)
         }
         if (!lg_conn_usable(c) || c->close_when_idle || !c->n_free || c->inflight >= c->capacity)
             break;
+        if (origin_changes(c)) {
+            /* the next request is for another origin: this connection ends
+             * once what is in flight on it has, and the loop opens the next */
+            lg_conn_close_when_idle(c);
+            if (c->inflight) break;
+            close_idle(c);
+            budget++; /* closing took no slot: the next turn opens the connection */
+            continue;
+        }
         if (!send_warm(c)) break;
     }
     c->in_send--;

@@ -41,7 +41,11 @@ enum lg_counter_id {
     LG_C_UNFINISHED,
     LG_C_CONNECT_ATTEMPTS, /* connections (UDP sockets) a client tried to open */
     LG_C_CONNECTIONS,      /* of those, the ones established */
-    LG_C_RECONNECTS,       /* established after the client's first established one */
+    /* established after the client's first established one, to the same
+     * target as the one before */
+    LG_C_RECONNECTS,
+    /* established to another target than the one before (drv->next_target) */
+    LG_C_ORIGIN_SWITCHES,
     LG_C_BYTES_RECEIVED,
     LG_C_SCHEDULED,    /* open loop only: requests the schedule made due */
     LG_C_UNSENT,       /* open loop only: due but never started */
@@ -119,6 +123,12 @@ struct lg_client {
     unsigned stage; /* the setup stage running (LG_CONN_SETUP) */
     ev_io rio, wio;
     const struct lg_transport *tp;
+    /* where its connection goes: the run's target, or the driver's choice
+     * for its next request (drv->next_target); and where its last
+     * established connection went (NULL before the first), which tells an
+     * origin switch from a reconnect */
+    const struct lg_target *tgt, *ready_tgt;
+    bool switched;       /* the current connection was opened for an origin switch */
     void *tls;           /* SSL * when the target is TLS */
     void *tls_session;   /* kept across reconnects with --tls-resume */
     bool tls_resumed;    /* the current connection's handshake resumed a session */

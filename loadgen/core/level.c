@@ -188,6 +188,7 @@ static int collect_counters(struct lg_levels *lv, struct lg_level_result *res,
         "connect_attempts",
         "connections",
         "reconnects",
+        drv->next_target ? "origin_switches" : NULL, /* requests on several origins only */
         "bytes_received",
         "scheduled",
         "unsent",

@@ -249,6 +249,9 @@ void lg_reqlog_write(struct lg_reqlog *log, struct lg_client *c, const struct lg
     if (r->flags & LG_REQ_COLD) { /* where its connection attempt began */
         lg_json_lit(o, ",\"attempt_ms\":");
         lg_json_double(o, ms_between(t0, c->conn_start_ns));
+        /* its connection replaced one to another origin (--targets across
+         * origins); said only then, so other logs keep their shape */
+        if (c->switched && c->state == LG_CONN_READY) lg_json_lit(o, ",\"origin_switch\":true");
     }
     lg_json_lit(o, ",\"sent_ms\":");
     lg_json_double(o, ms_between(t0, r->sent_ns));

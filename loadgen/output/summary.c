@@ -70,6 +70,8 @@ static void transport_line(FILE *out, const struct lg_level_result *r, const str
                 count_of(r, "connect_attempts"));
         protocols(out, r);
         fprintf(out, ", reconnects %.0f, ", count_of(r, "reconnects"));
+        if (lg_result_find(r, "origin_switches"))
+            fprintf(out, "origin switches %.0f, ", count_of(r, "origin_switches"));
     }
     if (lg_result_find(r, "tls_resumed"))
         fprintf(out, "TLS sessions resumed %.0f, ", count_of(r, "tls_resumed"));

@@ -397,7 +397,7 @@ static enum lg_step quic_start(struct lg_client *c)
         lg_conn_fail(c, LG_ERR_SOCKET, strerror(errno));
         return LG_STEP_FAILED;
     }
-    const struct lg_target *t = c->w->tgt;
+    const struct lg_target *t = c->tgt;
     memcpy(&q->remote, &t->addr, t->addrlen);
     q->path.local.addr = (struct sockaddr *)&q->local;
     q->path.local.addrlen = ll;

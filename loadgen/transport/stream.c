@@ -52,7 +52,7 @@ void lg_socket_failed(struct lg_client *c, int err)
 
 static int stream_open(struct lg_client *c)
 {
-    const struct lg_target *t = c->w->tgt;
+    const struct lg_target *t = c->tgt;
     int fd = socket(t->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         lg_socket_failed(c, errno);
@@ -152,7 +152,7 @@ const struct lg_transport lg_transport_stream = {
 
 static enum lg_step connect_start(struct lg_client *c)
 {
-    const struct lg_target *t = c->w->tgt;
+    const struct lg_target *t = c->tgt;
     if (connect(c->fd, (const struct sockaddr *)&t->addr, t->addrlen) == 0) return LG_STEP_DONE;
     if (errno == EINPROGRESS) return LG_STEP_WANT_WRITE;
     int err = errno;

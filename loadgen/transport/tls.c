@@ -132,13 +132,18 @@ int lg_tls_setup(struct lg_tls_config *t, const struct lg_tls_options *o, const 
 {
     int rc = lg_tls_config_init(t, o->cacert, o->insecure, alpn, alpn_len, err, errlen);
     if (rc < 0) return rc;
+    lg_tls_name(t, o, host);
+    t->resume = o->resume;
+    t->max_handshakes = o->max_handshakes;
+    return 0;
+}
+
+void lg_tls_name(struct lg_tls_config *t, const struct lg_tls_options *o, const char *host)
+{
     unsigned char addr[sizeof(struct in6_addr)];
     bool ip = inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1;
     t->sni = o->sni ? o->sni : (ip ? NULL : host);
     t->verify_host = o->insecure ? NULL : (o->sni ? o->sni : host);
-    t->resume = o->resume;
-    t->max_handshakes = o->max_handshakes;
-    return 0;
 }
 
 void lg_tls_config_free(struct lg_tls_config *t)
@@ -216,7 +221,7 @@ static enum lg_step tls_handshake_step(struct lg_client *c)
 
 static enum lg_step tls_handshake_start(struct lg_client *c)
 {
-    const struct lg_tls_config *t = c->w->tgt->tls;
+    const struct lg_tls_config *t = c->tgt->tls;
     SSL *ssl = SSL_new(t->ctx);
     if (!ssl || SSL_set_fd(ssl, c->fd) != 1) {
         SSL_free(ssl);
@@ -245,7 +250,9 @@ static enum lg_step tls_handshake_start(struct lg_client *c)
         /* counted so that a server that never resumes can be named (run.c) */
         struct lg_store *st = &c->w->store;
         st->tls_rehandshakes++;
-        if (c->tls_session && SSL_SESSION_is_resumable(c->tls_session)) {
+        /* a session is the last origin's: another origin's server cannot
+         * resume it (and should not be offered it) */
+        if (c->tls_session && c->ready_tgt == c->tgt && SSL_SESSION_is_resumable(c->tls_session)) {
             st->tls_sessions_offered++;
             SSL_set_session(ssl, c->tls_session);
         }
@@ -350,7 +357,7 @@ static void tls_close(struct lg_client *c)
 {
     SSL *ssl = c->tls;
     if (!ssl) return;
-    if (c->w->tgt->tls->resume && SSL_is_init_finished(ssl)) {
+    if (c->tgt->tls->resume && SSL_is_init_finished(ssl)) {
         SSL_SESSION *s = SSL_get1_session(ssl);
         if (s) {
             if (c->tls_session) SSL_SESSION_free(c->tls_session);

@@ -160,6 +160,10 @@ struct lg_tls_options;
  * certificate must match --sni, else the host, unless --insecure. */
 int lg_tls_setup(struct lg_tls_config *t, const struct lg_tls_options *o, const char *host,
                  const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen);
+/* The names of a server called `host` (a name or an IP literal) into t:
+ * SNI is --sni, else the host when it is a name; the certificate must match
+ * --sni, else the host, unless --insecure. */
+void lg_tls_name(struct lg_tls_config *t, const struct lg_tls_options *o, const char *host);
 void lg_tls_session_free(void *session);
 /* Library version for --meta. */
 const char *lg_tls_version(void);

@@ -33,7 +33,7 @@ bool lg_udp_is_peer_error(int err)
 
 int lg_udp_open(struct lg_client *c)
 {
-    const struct lg_target *t = c->w->tgt;
+    const struct lg_target *t = c->tgt;
     int fd = socket(t->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         lg_socket_failed(c, errno);

@@ -37,6 +37,9 @@ export CADDY_PORT=$((LG_PORT_BASE + 453))
 export CADDY_OTHERNAME_PORT=$((LG_PORT_BASE + 454))
 export NGTCP2_PORT=$((LG_PORT_BASE + 456))
 export NGTCP2_OTHERNAME_PORT=$((LG_PORT_BASE + 457))
+export NAMES_HTTPS_PORT=$((LG_PORT_BASE + 470))
+export NAMES_HTTP_PORT=$((LG_PORT_BASE + 471))
+export NAMES_MITM_PORT=$((LG_PORT_BASE + 472))
 
 _wait_port() { # host port seconds
     local i
@@ -193,6 +196,72 @@ LIST
     nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log" || { cat "$d/error.log" >&2; return 1; }
     _wait_port 127.0.0.1 "$NGINX_HTTP_PORT" && _wait_port 127.0.0.1 "$NGINX_HTTPS_PORT"
 }
+
+# need_names_nginx: an origin for many host names (--resolve, --targets
+# across origins): a certificate for *.example.test signed by the test CA,
+# HTTPS (h2 and http/1.1) on NAMES_HTTPS_PORT and HTTP on NAMES_HTTP_PORT,
+# both on 127.0.0.1 and [::1]; every request logged to $SRV/names/names.log
+# as: the SNI the client sent ("-" for none), the Host (or :authority), the
+# server's port, its address, nginx's connection number, the request's
+# number on it and the URI. Under /close/ nginx closes the connection after
+# each response.
+need_names_nginx() {
+    [ -f "$SRV/names/nginx.pid" ] && kill -0 "$(cat "$SRV/names/nginx.pid")" 2>/dev/null && return 0
+    need_certs || return 1
+    _port_free "$NAMES_HTTPS_PORT" "$NAMES_HTTP_PORT" || return 1
+    local d=$SRV/names
+    mkdir -p "$d/tmp"
+    (
+        cd "$SRV/certs" || exit 1
+        printf 'subjectAltName=DNS:*.example.test\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >wild.cnf
+        openssl req -newkey rsa:2048 -nodes -subj "/CN=*.example.test" -keyout wild.key \
+            -out wild.csr 2>/dev/null &&
+            openssl x509 -req -in wild.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 \
+                -extfile wild.cnf -out wild.pem 2>/dev/null
+    ) || { echo "servers.sh: making the *.example.test certificate failed" >&2; return 1; }
+    {
+        nginx_conf_head "$d" workers=1
+        cat <<CONF
+    log_format names '\$ssl_server_name \$host \$server_port \$server_addr \$connection \$connection_requests \$request_uri';
+    server {
+        listen 127.0.0.1:$NAMES_HTTPS_PORT ssl http2;
+        listen [::1]:$NAMES_HTTPS_PORT ssl http2;
+        listen 127.0.0.1:$NAMES_HTTP_PORT;
+        listen [::1]:$NAMES_HTTP_PORT;
+        ssl_certificate $SRV/certs/wild.pem;
+        ssl_certificate_key $SRV/certs/wild.key;
+        access_log $d/names.log names;
+        location / { return 200 "name \$host\n"; }
+        location /close/ { keepalive_timeout 0; return 200 "closed \$host\n"; }
+    }
+}
+CONF
+    } >"$d/nginx.conf"
+    nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log" || { cat "$d/error.log" >&2; return 1; }
+    _wait_port 127.0.0.1 "$NAMES_HTTPS_PORT" && _wait_port 127.0.0.1 "$NAMES_HTTP_PORT"
+}
+
+# need_names_mitmproxy: mitmproxy on NAMES_MITM_PORT that sends every
+# upstream connection to 127.0.0.1 (tests/fixtures/mitm_resolve.py: the
+# names CONNECT carries are in no DNS), trusting the test CA upstream; its
+# own CA in $SRV/names-mitm/mitmproxy-ca-cert.pem (NAMES_MITM_CA).
+need_names_mitmproxy() {
+    [ -f "$SRV/names-mitm/mitm.pid" ] && kill -0 "$(cat "$SRV/names-mitm/mitm.pid")" 2>/dev/null && return 0
+    need_certs || return 1
+    _port_free "$NAMES_MITM_PORT" || return 1
+    local d=$SRV/names-mitm here
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures" && pwd)
+    mkdir -p "$d"
+    mitmdump --listen-host 127.0.0.1 -p "$NAMES_MITM_PORT" --set confdir="$d" \
+        --set ssl_verify_upstream_trusted_ca="$SRV/certs/ca.pem" -s "$here/mitm_resolve.py" \
+        -q >"$d/mitm.log" 2>&1 &
+    echo $! >"$d/mitm.pid"
+    _wait_port 127.0.0.1 "$NAMES_MITM_PORT" 30 || return 1
+    local i
+    for ((i = 0; i < 100; i++)); do [ -f "$d/mitmproxy-ca-cert.pem" ] && break; sleep 0.1; done
+    export NAMES_MITM_CA=$d/mitmproxy-ca-cert.pem
+}
+export NAMES_MITM_CA=$SRV/names-mitm/mitmproxy-ca-cert.pem
 
 # nginx_workers: the PIDs of the tests' nginx's worker processes, one a line.
 nginx_workers() { pgrep -P "$(cat "$SRV/nginx/nginx.pid")"; }

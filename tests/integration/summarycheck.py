@@ -72,6 +72,10 @@ def main():
             problems.append("transport line: expected %r at its start, got %r" % (want, line))
         if not line.endswith(" %s received" % human(received)):
             problems.append("transport line: expected %r at its end, got %r" % (human(received) + " received", line))
+        if m(c, "origin_switches") and ", origin switches %d, " % count(c, "origin_switches") not in line:
+            problems.append("transport line: expected 'origin switches %d', got %r" % (count(c, "origin_switches"), line))
+        if not m(c, "origin_switches") and "origin switches" in line:
+            problems.append("transport line: origin switches without origin_switches: %r" % line)
         if udp and "connection" in line:
             problems.append("a UDP level's line speaks of connections: %r" % line)
         # the table and what follows, up to the next headline

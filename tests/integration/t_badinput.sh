@@ -9,7 +9,7 @@ echo "not a certificate" >"$TMPROOT/bad.pem"
 printf 'www.example.test A\nbroken-line-without-type\n' >"$TMPROOT/bad.queries"
 printf 'www.example.test NOSUCHTYPE\n' >"$TMPROOT/badtype.queries"
 printf 'X-A: 1\nGET http://127.0.0.1:9/\n' >"$TMPROOT/bad.targets"
-printf 'GET http://127.0.0.1:9/\nGET http://127.0.0.2:9/\n' >"$TMPROOT/origin.targets"
+printf 'GET http://127.0.0.1:9/\nGET https://127.0.0.2:9/\n' >"$TMPROOT/origin.targets"
 printf 'GET http://127.0.0.1:9/\n\nPOST http://127.0.0.1:9/b\n@/nonexistent/body.json\n' >"$TMPROOT/nobody.targets"
 printf '# nothing but a comment\n' >"$TMPROOT/empty.targets"
 printf 'GET http://127.0.0.1:9/\n' >"$TMPROOT/good.targets"
@@ -105,7 +105,16 @@ cannot be combined|httpload --unix-socket /tmp/x -x http://127.0.0.1:9 URL
 --log|httpload -c 1 -d 100ms --log /nonexistent/dir/log.ndjson URL
 --data: cannot read '/dev/zero': larger than 256 MiB|httpload --data @/dev/zero URL
 bad.targets:1: 'X-A: 1' is not a request line|httpload --targets BADT
-origin.targets:2: 'http://127.0.0.2:9/' is not on the first target's origin|httpload --targets ORIGINT
+origin.targets:2: 'https://127.0.0.2:9/' is not http like the first target|httpload --targets ORIGINT
+--resolve: 'a.test:443' is not HOST:PORT:ADDR|httpload --resolve a.test:443 URL
+--resolve: 'a.test:443:b.test' has no IP address as ADDR|httpload --resolve a.test:443:b.test URL
+--resolve: 'a.test:0:127.0.0.1' has no port|httpload --resolve a.test:0:127.0.0.1 URL
+--resolve: 'a.test:443:[::1' has no IP address as ADDR|httpload --resolve a.test:443:[::1 URL
+--resolve needs a value|httpload URL --resolve
+unknown option --reslove: did you mean --resolve?|httpload --reslove a.test:443:127.0.0.1 URL
+--connect-to: 'a.test:443:b.test' is not HOST:PORT:HOST2:PORT2|httpload --connect-to a.test:443:b.test URL
+unknown option --conect-to: did you mean --connect-to?|httpload --conect-to a.test:443:b.test:1 URL
+URL: cannot resolve 'nosuch.invalid'|httpload --resolve other.invalid:80:127.0.0.1 http://nosuch.invalid/
 nobody.targets:4: cannot read the body file '/nonexistent/body.json'|httpload --targets NOBODYT
 empty.targets: no targets|httpload --targets EMPTYT
 --targets /nonexistent/list.txt: No such file|httpload --targets /nonexistent/list.txt

@@ -114,10 +114,8 @@ static void refusals_name_file_line_and_problem(void **state)
         {"GET http://h/\n@<<\n", "t.txt:2: '@<<' names no end tag"},
         {"GET http://h/\n@b.json\nX-A: 1\n", "t.txt:3: 'X-A: 1' after the body"},
         {"GET http://h/\n@<<EOF\nx\n", "t.txt:2: '@<<EOF' is never closed by a line 'EOF'"},
-        {"GET http://a/\nGET http://b/\n", "t.txt:2: 'http://b/' is not on the first target's "
-                                           "origin (http://a:80)"},
-        {"GET http://a/\n\nGET https://a/\n", "t.txt:3: 'https://a/' is not on the first"},
-        {"GET http://a/\nGET http://a:81/\n", "t.txt:2: 'http://a:81/' is not on the first"},
+        {"GET http://a/\n\nGET https://a/\n", "t.txt:3: 'https://a/' is not http like the first"},
+        {"GET https://a/\nGET http://b/\n", "t.txt:2: 'http://b/' is not https like the first"},
         {"GET ftp://a/\n", "t.txt:1: URL 'ftp://a/': unsupported scheme"},
         {"GET http:///x\n", "t.txt:1: URL 'http:///x': missing host"},
         {"GET http://h/\nX-A: a\x01z\n", "t.txt:2: header 'X-A' has a control character"},
@@ -158,6 +156,21 @@ static void same_origin_with_default_port_and_host_case(void **state)
     assert_int_equal(
         parse("GET http://Host.test/\nHEAD http://host.TEST:80/x\n", &l, err, sizeof(err)), 0);
     assert_int_equal(l.n, 2);
+    targets_free(&l);
+}
+
+/* Targets on other hosts and ports of the first's scheme are taken: a
+ * client switches its connection between their origins. */
+static void other_hosts_and_ports_of_the_same_scheme(void **state)
+{
+    struct target_list l;
+    char err[256] = "";
+    assert_int_equal(parse("GET https://a.test/\nGET https://b.test/\nGET https://a.test:8443/\n",
+                           &l, err, sizeof(err)),
+                     0);
+    assert_int_equal(l.n, 3);
+    assert_string_equal(l.t[1].url.host, "b.test");
+    assert_int_equal(l.t[2].url.port, 8443);
     targets_free(&l);
 }
 
@@ -205,6 +218,7 @@ int main(void)
         cmocka_unit_test(refusals_name_file_line_and_problem),
         cmocka_unit_test(nul_byte_and_long_lines_stay_one_line),
         cmocka_unit_test(same_origin_with_default_port_and_host_case),
+        cmocka_unit_test(other_hosts_and_ports_of_the_same_scheme),
         cmocka_unit_test(load_reads_body_files_and_names_the_line_of_a_missing_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
