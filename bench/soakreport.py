@@ -8,8 +8,8 @@ RSS, descriptors and CPU per request (user + system CPU over requests
 completed, per sampling interval) are each fitted by least squares against
 the requests completed, over the samples from WARMUP_S on (before it: the
 cohort's set-up and the sample reservoirs filling), and given as a slope
-per million requests; RSS at the warm-up's end and at the last sample beside
-it. The server's RSS (--watch, from the document) at the same moments. The
+per million requests; RSS at the warm-up's end and at the last sample of
+the load beside it (samples after the level ended are left out). The server's RSS (--watch, from the document) at the same moments. The
 log's records against the document's attempts: a soak whose log lost
 records says so.
 """
@@ -46,6 +46,14 @@ def main(argv):
     name, samples, doc, records, status, warmup = argv[1:7]
     warmup = float(warmup)
     rows = [json.loads(line) for line in open(samples)]
+    # A sample after the level ended is the document being written, not the
+    # load: its connections are closed and nothing completed since the one
+    # before (an hour's open loop sampled there read 61 MiB against 39 MiB a
+    # minute earlier, the reservoirs turned into JSON). Such tail samples are
+    # left out.
+    steady_fds = sorted(r["fds"] for r in rows)[len(rows) // 2] if rows else 0
+    while len(rows) > 1 and (rows[-1]["fds"] < steady_fds or rows[-1]["requests"] <= rows[-2]["requests"]):
+        rows.pop()
     m = json.load(open(doc))["metrics"] if doc != "-" else {}
     level = [k[: -len("attempts")] for k in m if k.endswith(".attempts")]
     p = level[0] if level else ""
