@@ -57,8 +57,11 @@ _wait_port() { # host port seconds
 _port_free() {
     local p
     for p in "$@"; do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null ||
-            { command -v ss >/dev/null && [ -n "$(ss -Hlnu "sport = :$p")" ]; }; then
+        # ss first: a connect to a listener that never accepts (backlog.py
+        # left from another run, its queue full) waits for ever; bounded
+        # where ss is missing
+        if { command -v ss >/dev/null && [ -n "$(ss -Hln "( sport = :$p )" -t -u)" ]; } ||
+            { ! command -v ss >/dev/null && timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2>/dev/null; }; then
             echo "servers.sh: 127.0.0.1:$p is already in use (a server left from another run? set LG_PORT_BASE to use other ports)" >&2
             return 1
         fi
