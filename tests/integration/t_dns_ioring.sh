@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# run: once
+# (the normal build only since 2026-12-04: CI had outgrown its 40 minutes; the
+# sanitizers still meet this code in the torture scenarios and the other files)
 # Integration tests of dnsload --io-uring (UDP sends and receives through one
 # io_uring per loop thread): the same answers and error classes as the plain
 # UDP transport against knot, BIND (whose own count of queries must equal the

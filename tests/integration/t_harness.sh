@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# run: once
+# (the normal build only since 2026-12-04: CI had outgrown its 40 minutes; the
+# sanitizers still meet this code in the torture scenarios and the other files)
 # udp: both transports
 # A harness that reads stdout only after the tool has exited (the one this
 # suite serves does) gets the whole document with no option given, and the

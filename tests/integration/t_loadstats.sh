@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# run: once
+# (the normal build only since 2026-12-04: CI had outgrown its 40 minutes; the
+# sanitizers still meet this code in the torture scenarios and the other files)
 # Integration tests of the loadstats binary: protocol check, summary numbers,
 # compare exit codes, plot, on documents written here; merge and export on
 # those and on real documents of httpload against nginx and dnsload against

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# run: once
+# (the normal build only since 2026-12-04: CI had outgrown its 40 minutes; the
+# sanitizers still meet this code in the torture scenarios and the other files)
 # A merge that refuses what did not run together, on real documents of
 # httpload and dnsload: shards of another tool, duration, level order or
 # requested start are refused by name; an interrupted shard is refused unless

@@ -91,13 +91,16 @@ t_terminal_gets_no_document_and_one_line_saying_so() {
     doc "$TMPROOT/term.json" --invariants "v('c2.requests')>0"
 }
 
-# A pipe is not a terminal: it gets the whole document, in both tools.
+# A pipe is not a terminal: it gets the whole document, in both tools. At
+# a low rate: a closed loop under the sanitizers on a busy 2-core host was
+# judged generator-limited, a warning -q keeps (CI mimic, 2026-12-04), and
+# stderr's silence is what this checks, not the generator's speed.
 t_pipe_gets_the_document() {
     need_knot || { fail "knot did not start"; return; }
-    "$HTTPLOAD" -q -c 2 -d 300ms "http://127.0.0.1:$NGINX_HTTP_PORT/" 2>$E | cat >$O
+    "$HTTPLOAD" -q -c 2 -R 200 -d 300ms "http://127.0.0.1:$NGINX_HTTP_PORT/" 2>$E | cat >$O
     assert_empty_file $E "httpload's stderr into a pipe"
     doc $O --invariants "v('c2.requests')>0"
-    "$DNSLOAD" -q -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 2 -d 300ms 2>$E | cat >$O
+    "$DNSLOAD" -q -s 127.0.0.1 -p "$KNOT_PORT" --query 'www.example.test A' -c 2 -R 200 -d 300ms 2>$E | cat >$O
     assert_empty_file $E "dnsload's stderr into a pipe"
     doc $O --invariants "v('c2.requests')>0"
 }

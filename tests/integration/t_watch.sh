@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# run: once
+# (the normal build only since 2026-12-04: CI had outgrown its 40 minutes; the
+# sanitizers still meet this code in the torture scenarios and the other files)
 # --watch and the generator's self-diagnostics: process trees sampled once a
 # second (nginx's master and workers, shell trees with several command names,
 # children that come and go), pid files, usage errors, generator_rss_bytes,
