@@ -321,4 +321,34 @@ python3 "$top/tests/torture/verdict.py" engine "$scratch/free-openssl" "$scratch
 check torture_verdict_names_openssl_s_double_free_as_a_library_s \
     grep -q 'library defect: planted openssl double free: OpenSSL freed' "$scratch/free.out"
 check torture_verdict_fails_a_double_free_of_ours grep -q 'not survived: planted ours double free' "$scratch/free.out"
+# status 4 with a whole document on stdout survives only when stderr's last
+# line names --meta or --log (written after it); a document stderr says was
+# not written, or a status 4 that names neither, does not
+for r in meta log plain cut; do
+    mkdir -p "$scratch/side-$r"
+    echo 4 >"$scratch/side-$r/rc"
+    cat >"$scratch/side-$r/out" <<'JSON'
+{"metrics":{"c2.attempts":{"unit":"count","samples":[10]},"c2.requests":{"unit":"count","samples":[10]},
+"c2.errors":{"unit":"count","samples":[0]},"c2.unfinished":{"unit":"count","samples":[0]},
+"c2.ran_s":{"unit":"seconds","samples":[1]},
+"c2.requests_per_second":{"unit":"count","samples":[10]},"c2.errors_per_second":{"unit":"count","samples":[0]},
+"c2.client_attempts":{"unit":"count","samples":[5,5]},
+"c2.latency_cold_ms":{"unit":"milliseconds","samples":[1,1]},
+"c2.latency_warm_ms":{"unit":"milliseconds","samples":[1,1,1,1,1,1,1,1]}}}
+JSON
+    echo "planted $r status 4" >"$scratch/side-$r/what"
+    touch "$scratch/side-$r/fired"
+done
+echo "httpload: --meta /tmp/x/meta: Cannot allocate memory" >"$scratch/side-meta/err"
+echo "httpload: --log /tmp/x/log: No space left on device: 3 of 10 records lost; the file holds the first 7, each whole" >"$scratch/side-log/err"
+echo "httpload: cannot allocate the level's results" >"$scratch/side-plain/err"
+head -c 60 "$scratch/side-cut/out" >"$scratch/side-cut/out.part" && mv "$scratch/side-cut/out.part" "$scratch/side-cut/out"
+cp "$scratch/side-meta/err" "$scratch/side-cut/err"
+python3 "$top/tests/torture/verdict.py" engine "$scratch"/side-{meta,log,plain,cut} >"$scratch/side.out" 2>&1
+check torture_verdict_passes_a_whole_document_beside_a_failed_meta_or_log \
+    sh -c '! grep -q "planted \(meta\|log\) status 4" "$1"' _ "$scratch/side.out"
+check torture_verdict_fails_a_document_with_status_4_naming_no_side_output \
+    grep -q 'not survived: planted plain status 4: .*names no --meta or --log' "$scratch/side.out"
+check torture_verdict_fails_a_document_cut_short_beside_a_failed_meta \
+    grep -q 'not survived: planted cut status 4: .*cut short' "$scratch/side.out"
 exit $status

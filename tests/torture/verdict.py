@@ -48,6 +48,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
 import doccheck  # noqa: E402  (the contract's document checks)
 
 ALARMS = ("Sanitizer", "runtime error:", "(libev)", "libev:")
+SIDE_OUTPUT = re.compile(r"^[a-z]+: (--meta \S+: |--log \S+: .* records lost)")
+DOC_FAILED = re.compile(r"^[a-z]+: writing the document to ")
 LEVEL_NOTE = re.compile(r"^[a-z]+: (level c[0-9]+\b|--watch |--io-uring: probe: )")
 PREFLIGHT_LINE = re.compile(r"^[a-z]+: preflight ")
 PREFLIGHT_VERDICT = re.compile(r"^[a-z]+: preflight: (fit|unfit) ")
@@ -100,12 +102,31 @@ def counts_add_up(doc, rc):
     return errs
 
 
+def side_output_failed(out, err):
+    """Status 4 with a document on stdout: only when the document was
+    written whole and an output beside it (--meta, --log) then could not be
+    (doc/harness.md's exit statuses); stderr names that output."""
+    lines = [x for x in err.splitlines() if x.strip()]
+    if not lines or not SIDE_OUTPUT.match(lines[-1]):
+        return "exit status 4 with a document on stdout, and stderr's last line names no --meta or --log failure"
+    if any(DOC_FAILED.match(x) for x in lines):
+        return "exit status 4 with a document on stdout that stderr says could not be written"
+    try:
+        doc = load_text(out)
+    except Exception as e:  # noqa: BLE001 - any parse failure is the finding
+        return "exit status 4 (%s) with a document on stdout cut short: %s" % (lines[-1], e)
+    problems = doccheck.validate(doc) or counts_add_up(doc, 4)
+    if problems:
+        return "exit status 4 (%s), document: %s" % (lines[-1], "; ".join(problems[:3]))
+    return None
+
+
 def judge_engine(rc, out, err):
     if rc not in (0, 1, 3, 4):
         return "exit status %s is not a documented one (0, 1, 3, 4)" % rc
     if rc == 4:
         if out.strip():
-            return "exit status 4 with a document on stdout"
+            return side_output_failed(out, err)
         if not one_reason(err):
             return "exit status 4 without one line saying why on stderr (%d lines)" % len(err.splitlines())
         return None
