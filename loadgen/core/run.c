@@ -372,6 +372,9 @@ static bool outputs_log_lost(const struct lg_config *cfg, struct outputs *o)
     struct lg_reqlog_loss loss;
     if (lg_reqlog_loss(o->log, &loss) == 0) return false;
     o->log_lost = true;
+    /* no write failed: a record's buffer could not be had, which failed
+     * the run with its own line (lg_control_fail); one reason, not two */
+    if (loss.err == 0) return true;
     fprintf(stderr,
             "%s: --log %s: %s: %llu of %llu records lost; the file holds the first %llu, each "
             "whole\n",

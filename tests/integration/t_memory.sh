@@ -65,6 +65,27 @@ t_out_of_memory_on_the_sampling_thread_ends_the_run() {
     assert_eq "$(wc -l <$E)" 1 "one line on stderr"
 }
 
+# A --log buffer (a record's MiB: struct logbuf of loadgen/output/reqlog.c,
+# 24 bytes of header and 1 MiB of records) that cannot be had fails the run
+# with one line. The full torture (h1, allocations 72 and 73 of 234) found a
+# second: "--log FILE: Success: 1 of 78 records lost", a loss no write
+# caused, said with errno 0 after the line that had said why.
+t_log_buffer_out_of_memory_is_one_line() {
+    need_nginx || { fail "nginx did not start"; return; }
+    local so
+    so=$(failalloc) || { fail "cannot build the allocation fixture"; return; }
+    rm -f "$TMPROOT/fired"
+    RC=0
+    env LD_PRELOAD="$so" FAILALLOC_SIZE=$((24 + 1024 * 1024)) FAILALLOC_FUNC=malloc \
+        FAILALLOC_FIRED="$TMPROOT/fired" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+        "$HTTPLOAD" -c 2 -d 300ms --log "$TMPROOT/log" "http://127.0.0.1:$NGINX_HTTP_PORT/" >$O 2>$E || RC=$?
+    [ -e "$TMPROOT/fired" ] || fail "no --log buffer's allocation failed"
+    assert_eq "$RC" 4 "exit status ($(head -c 300 $E))"
+    assert_empty_file $O "no document"
+    assert_contains $E "out of memory for --log records; the run could not be carried out, no document"
+    assert_eq "$(wc -l <$E)" 1 "one line on stderr"
+}
+
 # OpenSSL 3.0's PEM reader says nothing of memory when its own buffer (the
 # certificate's DER bytes) cannot be had: the loader's error is the bare
 # "PEM lib" a bad file never leaves alone. That was '--cacert FILE: not a
