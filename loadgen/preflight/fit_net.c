@@ -157,7 +157,8 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
         c->verdict = LG_FIT_WARN;
         snprintf(c->todo, sizeof(c->todo),
                  "above %s new connections/s connect() fails (EADDRNOTAVAIL): widen the range, "
-                 "set net.ipv4.tcp_tw_reuse=1, or bound the churn with --rate",
+                 "add source addresses (--source), set net.ipv4.tcp_tw_reuse=1, or bound the "
+                 "churn with --rate",
                  ceil_s);
     }
     char avail_s[64], need_s[96];

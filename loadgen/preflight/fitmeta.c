@@ -75,6 +75,24 @@ static void write_preflight(struct lg_jsonout *o, const struct lg_fitness *f)
     lg_json_lit(o, f->n_unfit ? "false" : "true");
     lg_json_lit(o, ", \"took_ms\": ");
     lg_json_double(o, f->took_s * 1e3);
+    if (f->churn_probed) {
+        lg_json_lit(o, ", \"churn_probe\": {\"datagram\": ");
+        lg_json_lit(o, f->churn.datagram ? "true" : "false");
+        if (f->churn.ok) {
+            lg_json_lit(o, ", \"connections\": ");
+            lg_json_u64(o, f->churn.conns);
+            lg_json_lit(o, ", \"cpu_us\": ");
+            lg_json_double(o, f->churn.cpu_us);
+            lg_json_lit(o, ", \"per_loop_per_s\": ");
+            lg_json_double(o, f->churn.conns_per_s);
+        } else {
+            lg_json_lit(o, ", \"error\": ");
+            lg_json_str(o, f->churn.error);
+            lg_json_lit(o, ", \"per_loop_per_s\": ");
+            lg_json_u64(o, LG_CHURN_FALLBACK_PER_S);
+        }
+        lg_json_lit(o, "}");
+    }
     lg_json_lit(o, ", \"checks\": [");
     for (size_t i = 0; i < f->n_checks; i++) {
         const struct lg_check *c = &f->checks[i];

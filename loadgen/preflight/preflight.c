@@ -37,24 +37,37 @@ static bool is_loopback(const struct lg_target *tgt)
     return false;
 }
 
-/* The most new connections one event loop opens in a second. Measured on
- * this project's machine (2 virtual CPUs, AMD EPYC): taskset -c 0 httpload
- * -c 64 --conn-requests 1 -d 3s against nginx on loopback spent 40 us of
- * the generator's CPU per connection carrying one request
- * (generator_cpu_s over connections; two runs, 40.4 and 39.7 us), about
- * 25,000 a second of a whole CPU. A cleartext connection is the cheapest
- * there is (a TLS handshake costs a millisecond of CPU). */
-#define LOOP_CONNS_PER_S 25000
+/* The most new connections one event loop opens in a second: what the churn
+ * probe measured on this machine (churnprobe.h), or when it could not run
+ * the figure measured on the project's machine, said as such. */
+static double loop_conns_per_s(struct lg_needs *n, const struct lg_churn_probe *churn)
+{
+    if (churn && churn->ok) {
+        snprintf(n->rate_basis_text, sizeof(n->rate_basis_text),
+                 "closed loop: each request ends within --timeout; a loop opens at most %.0f/s "
+                 "(probed: %.1f us of CPU a loopback connection)",
+                 churn->conns_per_s, churn->cpu_us);
+        n->rate_basis = n->rate_basis_text;
+        return churn->conns_per_s;
+    }
+    snprintf(n->rate_basis_text, sizeof(n->rate_basis_text),
+             "closed loop: each request ends within --timeout; a loop opens at most %d/s "
+             "(the churn probe failed: %s; the reference machine's figure)",
+             LG_CHURN_FALLBACK_PER_S, churn ? churn->error : "not run");
+    n->rate_basis = n->rate_basis_text;
+    return LG_CHURN_FALLBACK_PER_S;
+}
 
 /* The new connections (or sockets) per second --conn-requests makes. Open
  * loop: this process's share of --rate over --conn-requests, exactly. Closed
  * loop: every request ends within --timeout (answered or timed out), so a
  * client opens one at least every ceil(conn-requests / slots) timeouts and a
  * retry delay; and none is faster than the probe's round trip, when there
- * was one, nor than its loops can open them (LOOP_CONNS_PER_S each): on
+ * was one, nor than its loops can open them (loop_conns_per_s each): on
  * loopback the round trip alone would allow millions a second, and 64
  * clients were warned of ports and conntrack entries no loop can use up. */
-static void churn_rates(struct lg_needs *n, unsigned level_clients)
+static void churn_rates(struct lg_needs *n, unsigned level_clients,
+                        const struct lg_churn_probe *churn)
 {
     const struct lg_config *cfg = n->cfg;
     if (!cfg->conn_requests) return;
@@ -67,9 +80,7 @@ static void churn_rates(struct lg_needs *n, unsigned level_clients)
     }
     double slowest = rounds * (double)cfg->timeout_ns / 1e9 + (double)cfg->retry_delay_ns / 1e9;
     n->conn_rate_min = slowest > 0 ? n->clients / slowest : 0;
-    n->conn_rate_max = (double)n->threads * LOOP_CONNS_PER_S;
-    n->rate_basis = "closed loop: each request ends within --timeout; a loop opens at most "
-                    "25000/s";
+    n->conn_rate_max = (double)n->threads * loop_conns_per_s(n, churn);
     const struct lg_probe *p = n->probe;
     if (p && p->ok && p->seconds > 0) {
         /* a connection: its connect and at least one round trip per request */
@@ -84,7 +95,8 @@ static void churn_rates(struct lg_needs *n, unsigned level_clients)
 }
 
 static void needs_of(const struct lg_config *cfg, const struct lg_driver *drv,
-                     const struct lg_target *tgt, const struct lg_probe *probe, struct lg_needs *n)
+                     const struct lg_target *tgt, const struct lg_probe *probe, struct lg_needs *n,
+                     struct lg_fitness *f)
 {
     memset(n, 0, sizeof(*n));
     n->cfg = cfg;
@@ -105,7 +117,12 @@ static void needs_of(const struct lg_config *cfg, const struct lg_driver *drv,
     n->unix_socket = tgt->addr.ss_family == AF_UNIX;
     n->loopback = is_loopback(tgt);
     n->churn_s = (double)cfg->n_levels * (double)cfg->duration_ns / 1e9;
-    churn_rates(n, level_clients);
+    /* the probe costs a few milliseconds: only where its figure is used */
+    if (cfg->conn_requests && !(cfg->rate > 0) && !n->unix_socket) {
+        lg_churn_probe_run(&f->churn, n->datagram);
+        f->churn_probed = true;
+    }
+    churn_rates(n, level_clients, f->churn_probed ? &f->churn : NULL);
 }
 
 static struct lg_check *next_check(struct lg_fitness *f)
@@ -171,7 +188,7 @@ static void check_machine(struct lg_fitness *result, const struct lg_config *cfg
     uint64_t start = lg_now_ns();
     lg_machine_read(&result->machine);
     lg_timer_floor_measure(&result->timer);
-    needs_of(cfg, drv, tgt, probe, n);
+    needs_of(cfg, drv, tgt, probe, n, result);
     cheap_checks(result, n);
     result->took_s = (double)(lg_now_ns() - start) / 1e9;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loadgen/preflight/churnprobe.h"
 #include "loadgen/preflight/machine.h"
 #include "loadgen/preflight/timerfloor.h"
 
@@ -50,6 +51,10 @@ struct lg_fitness {
     size_t n_checks;
     unsigned n_unfit, n_warn;
     double took_s; /* the checks' wall time */
+    /* run when the closed loop churns connections (--conn-requests without
+     * --rate): how many one event loop can open here */
+    bool churn_probed;
+    struct lg_churn_probe churn;
 };
 
 /* --preflight: runs every check, prints one line each on stderr, sends at

@@ -1,14 +1,18 @@
 /* The machine description's parsers, on text as the kernel writes it: CPU
  * lists, /proc/meminfo, /proc/cpuinfo of x86 and ARM, reserved port lists,
  * /proc/self/cgroup of cgroup v1 and v2; and /proc/stat's CPU lines and the
- * timer burst's quantiles. */
+ * timer burst's quantiles; the churn probe on this host's loopback. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <errno.h>
 
+#include <sys/resource.h>
+
+#include "loadgen/preflight/churnprobe.h"
 #include "loadgen/preflight/machine.h"
 #include "loadgen/preflight/strays.h"
 #include "loadgen/preflight/timerfloor.h"
@@ -129,6 +133,39 @@ static void the_timer_burst_gives_ordered_quantiles(void **state)
     assert_true(tf.took_ns > 0);
 }
 
+/* Both kinds measure all their connections or sockets, and the rate is
+ * the inverse of the CPU per connection. */
+static void the_churn_probe_measures_tcp_and_udp(void **state)
+{
+    (void)state;
+    for (int datagram = 0; datagram < 2; datagram++) {
+        struct lg_churn_probe p;
+        lg_churn_probe_run(&p, datagram);
+        assert_true(p.ok);
+        assert_int_equal(p.datagram, datagram);
+        assert_int_equal(p.conns, LG_CHURN_PROBE_CONNS);
+        assert_true(p.cpu_us > 0);
+        assert_true(p.conns_per_s * p.cpu_us > 0.999e6 && p.conns_per_s * p.cpu_us < 1.001e6);
+    }
+}
+
+/* No descriptor to spare: not measured, and says why (the run uses the
+ * reference figure). */
+static void the_churn_probe_says_why_it_could_not_run(void **state)
+{
+    (void)state;
+    struct rlimit old, none;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    none = old;
+    none.rlim_cur = 3; /* stdin, stdout, stderr */
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
+    struct lg_churn_probe p;
+    lg_churn_probe_run(&p, false);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    assert_false(p.ok);
+    assert_string_equal(p.error, strerror(EMFILE));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -140,6 +177,8 @@ int main(void)
         cmocka_unit_test(proc_stat_cpu_lines),
         cmocka_unit_test(timer_quantiles_by_nearest_rank),
         cmocka_unit_test(the_timer_burst_gives_ordered_quantiles),
+        cmocka_unit_test(the_churn_probe_measures_tcp_and_udp),
+        cmocka_unit_test(the_churn_probe_says_why_it_could_not_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
