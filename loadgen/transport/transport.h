@@ -148,9 +148,13 @@ struct lg_tls_config {
     unsigned max_handshakes;
 };
 
+/* What lg_tls_config_init returns when OpenSSL can make no context and
+ * the input is not at fault (it fetches no cipher): the run cannot be
+ * carried out (status 4), the message in err says why. */
+enum { LG_TLS_UNAVAILABLE = -3 };
 /* Builds the SSL_CTX: system store plus cafile, verification unless insecure,
  * ALPN list in wire format (may be NULL). Returns -1 with a message in err,
- * LG_NO_MEMORY (options.h) when memory ran out. */
+ * LG_NO_MEMORY (options.h) when memory ran out, LG_TLS_UNAVAILABLE. */
 int lg_tls_config_init(struct lg_tls_config *t, const char *cafile, bool insecure,
                        const unsigned char *alpn, size_t alpn_len, char *err, size_t errlen);
 void lg_tls_config_free(struct lg_tls_config *t);

@@ -6,6 +6,7 @@
 # tests pin the cases that once went wrong.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/servers.sh"
+source "$(dirname "$0")/servers_dns.sh"
 trap stop_servers EXIT
 
 O=$TMPROOT/out.json
@@ -83,6 +84,48 @@ t_log_buffer_out_of_memory_is_one_line() {
     assert_eq "$RC" 4 "exit status ($(head -c 300 $E))"
     assert_empty_file $O "no document"
     assert_contains $E "out of memory for --log records; the run could not be carried out, no document"
+    assert_eq "$(wc -l <$E)" 1 "one line on stderr"
+}
+
+# A cipher fetch of OpenSSL's that runs out of memory while SSL_CTX_new
+# loads its ciphers can leave the default context fetching none for good:
+# "library has no ciphers", which a usage error (status 2, "cannot create
+# a TLS context (see --help)") blamed on the input (the whole torture's doh
+# and mitm runs, allocations 3,263 and 3,268). Each of the first allocations
+# under EVP_CIPHER_fetch fails in turn: none is status 2, each that fails
+# the run is status 4 with one line. An OpenSSL configuration that loads no
+# provider with ciphers (only "null") is the same: status 4, named.
+t_tls_context_without_ciphers_is_status_4() {
+    need_unbound || { fail "unbound did not start"; return; }
+    local so k failed=0 cnf=$TMPROOT/null-provider.cnf
+    so=$(failalloc) || { fail "cannot build the allocation fixture"; return; }
+    local cmd=("$DNSLOAD" -q --transport doh -c 1 -d 100ms --timeout 1s -s 127.0.0.1
+        -p "$UNBOUND_DOH_PORT" --cacert "$CA_PEM" --query 'www.example.test A')
+    for ((k = 1; k <= 12; k++)); do
+        rm -f "$TMPROOT/fired"
+        RC=0
+        env LD_PRELOAD="$so" FAILALLOC_UNDER=EVP_CIPHER_fetch FAILALLOC_UNDER_NTH=$k \
+            FAILALLOC_FIRED="$TMPROOT/fired" SSL_CERT_FILE=/nonexistent SSL_CERT_DIR=/nonexistent \
+            ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" "${cmd[@]}" >$O 2>$E || RC=$?
+        [ -e "$TMPROOT/fired" ] || break
+        case $RC in
+        0 | 1) ;;
+        4)
+            failed=$((failed + 1))
+            assert_empty_file $O "allocation $k under EVP_CIPHER_fetch: no document"
+            assert_eq "$(wc -l <$E)" 1 "allocation $k under EVP_CIPHER_fetch: one line on stderr"
+            ;;
+        *) fail "allocation $k under EVP_CIPHER_fetch: exit status $RC: $(head -c 300 $E)" ;;
+        esac
+    done
+    [ "$failed" -gt 0 ] || fail "no allocation under EVP_CIPHER_fetch failed the run (of $((k - 1)))"
+    printf '%s\n' 'openssl_conf = init' '[init]' 'providers = providers' '[providers]' \
+        'null = null' '[null]' 'activate = 1' >"$cnf"
+    RC=0
+    OPENSSL_CONF=$cnf "${cmd[@]}" >$O 2>$E || RC=$?
+    assert_eq "$RC" 4 "exit status with only the null provider ($(head -c 300 $E))"
+    assert_empty_file $O "no document"
+    assert_contains $E "cannot create a TLS context: OpenSSL fetches no cipher"
     assert_eq "$(wc -l <$E)" 1 "one line on stderr"
 }
 
