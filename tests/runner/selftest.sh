@@ -351,4 +351,35 @@ check torture_verdict_fails_a_document_with_status_4_naming_no_side_output \
     grep -q 'not survived: planted plain status 4: .*names no --meta or --log' "$scratch/side.out"
 check torture_verdict_fails_a_document_cut_short_beside_a_failed_meta \
     grep -q 'not survived: planted cut status 4: .*cut short' "$scratch/side.out"
+# a leak after an allocation failed inside OpenSSL's exit cleanup (the
+# injection's stack in fired) is the library's; the same leak after one of
+# ours failed is not
+for r in cleanup ours; do
+    mkdir -p "$scratch/exit-$r"
+    echo 1 >"$scratch/exit-$r/rc"
+    : >"$scratch/exit-$r/out"
+    echo "planted $r exit leak" >"$scratch/exit-$r/what"
+    {
+        echo "/lib/x86_64-linux-gnu/libcrypto.so.3(CRYPTO_zalloc+0x9)[0x7f1bf72333e9]"
+        if [ $r = cleanup ]; then
+            echo "/lib/x86_64-linux-gnu/libcrypto.so.3(OPENSSL_cleanup+0xc9)[0x7f1bf72324e9]"
+        else
+            echo "build-asan/dnsload/dnsload(lg_tls_config_init+0x20)[0x559c9435ecf1]"
+        fi
+    } >"$scratch/exit-$r/fired"
+    {
+        echo "================================================================="
+        echo "==1==ERROR: LeakSanitizer: detected memory leaks"
+        echo ""
+        echo "Direct leak of 48 byte(s) in 1 object(s) allocated from:"
+        echo "    #0 0x7f0f in __interceptor_malloc asan_malloc_linux.cpp:69"
+        echo "    #1 0x7f0f in CRYPTO_zalloc (/lib/x86_64-linux-gnu/libcrypto.so.3+0x2333e8)"
+        echo ""
+        echo "SUMMARY: AddressSanitizer: 48 byte(s) leaked in 1 allocation(s)."
+    } >"$scratch/exit-$r/err"
+done
+python3 "$top/tests/torture/verdict.py" engine "$scratch/exit-cleanup" "$scratch/exit-ours" >"$scratch/exit.out" 2>&1
+check torture_verdict_names_openssl_s_exit_cleanup_leak_as_a_library_s \
+    grep -q "library defect: planted cleanup exit leak: OpenSSL's exit cleanup leaked" "$scratch/exit.out"
+check torture_verdict_reruns_a_leak_after_a_failure_of_ours grep -q "rerun: $scratch/exit-ours" "$scratch/exit.out"
 exit $status
