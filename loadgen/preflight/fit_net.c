@@ -125,7 +125,7 @@ void lg_fit_ports(const struct lg_needs *n, const struct lg_machine *m, struct l
     double need_min = lg_fit_ports_needed(n, m, n->conn_rate_min);
     double need_max = n->conn_rate_max < 0 ? -1 : lg_fit_ports_needed(n, m, n->conn_rate_max);
     if (churn) {
-        char why[200];
+        char why[320]; /* the clients, the rates and rate_basis_text */
         churn_text(n, hold, why, sizeof(why));
         if (need_max < 0)
             snprintf(c->needed, sizeof(c->needed), "%.0f or more: %s", need_min, why);

@@ -25,7 +25,7 @@ struct lg_needs {
      * conn_rate_min, at most conn_rate_max (< 0: not known); 0 without it */
     double conn_rate_min, conn_rate_max;
     const char *rate_basis;    /* how those were found, for the report */
-    char rate_basis_text[160]; /* rate_basis when it carries a figure */
+    char rate_basis_text[200]; /* rate_basis when it carries a figure */
     /* how long the levels open new connections: their durations, summed
      * (none opens in a drain window or between levels), the most that
      * TIME_WAIT or conntrack can hold of them */

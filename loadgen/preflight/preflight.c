@@ -52,7 +52,7 @@ static double loop_conns_per_s(struct lg_needs *n, const struct lg_churn_probe *
     }
     snprintf(n->rate_basis_text, sizeof(n->rate_basis_text),
              "closed loop: each request ends within --timeout; a loop opens at most %d/s "
-             "(the churn probe failed: %s; the reference machine's figure)",
+             "(churn probe failed: %.40s; the reference figure)",
              LG_CHURN_FALLBACK_PER_S, churn ? churn->error : "not run");
     n->rate_basis = n->rate_basis_text;
     return LG_CHURN_FALLBACK_PER_S;
