@@ -7,6 +7,7 @@
 #include "stats/math/sampling.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The bytes of a series' samples with the commas between them. */
@@ -24,16 +25,28 @@ int lg_results_fit(struct lg_level_result *levels, size_t n_levels, size_t max_b
 {
     size_t total = lg_results_size(levels, n_levels);
     if (total <= max_bytes) return 0;
-    /* what cannot be cut, and what can, both counted with the shortest
-     * possible series (one sample each) */
-    size_t cuttable = 0, at_least = total;
+    /* the document without any latency series' samples (base), and with
+     * the shortest one sample of each that has more (at_least) */
+    size_t base = total, cuttable = 0, at_least;
     for (size_t l = 0; l < n_levels; l++)
         for (size_t i = 0; i < levels[l].n; i++) {
             struct lg_metric *m = &levels[l].m[i];
-            if (!m->ns || m->n <= 1) continue;
+            if (!m->ns) continue;
             size_t b = samples_bytes(m->ns, m->n);
-            cuttable += b;
-            at_least -= b - samples_bytes(m->ns, 1);
+            base -= b;
+            if (m->n > 1) cuttable += b;
+        }
+    at_least = base;
+    for (size_t l = 0; l < n_levels; l++)
+        for (size_t i = 0; i < levels[l].n; i++) {
+            const struct lg_metric *m = &levels[l].m[i];
+            if (!m->ns || m->n == 0) continue;
+            size_t shortest = SIZE_MAX;
+            for (size_t k = 0; k < m->n; k++) {
+                size_t len = samples_bytes(&m->ns[k], 1);
+                if (len < shortest) shortest = len;
+            }
+            at_least += m->n > 1 ? shortest : samples_bytes(m->ns, m->n);
         }
     if (at_least > max_bytes) {
         *need = at_least;
@@ -41,24 +54,26 @@ int lg_results_fit(struct lg_level_result *levels, size_t n_levels, size_t max_b
     }
     /* keep the same share of every series; then, as long as the samples
      * kept are longer than the average (their lengths vary a little), the
-     * same again of what is left */
-    double share = (double)(max_bytes - at_least) / (double)cuttable;
+     * same again of what is left. Each round counts the samples as they
+     * now are: a draw changes which one is first, and its length with it
+     * (a document one byte over --max-doc-bytes, t_output, 2026-12-04). */
+    double share = (double)(max_bytes - base) / (double)cuttable;
     for (int round = 0; round < 64; round++) {
-        size_t bytes = at_least;
+        size_t bytes = base;
         for (size_t l = 0; l < n_levels; l++)
             for (size_t i = 0; i < levels[l].n; i++) {
                 struct lg_metric *m = &levels[l].m[i];
-                if (!m->ns || m->n <= 1) continue;
+                if (!m->ns) continue;
                 size_t k = (size_t)(share * (double)m->n);
                 if (k < 1) k = 1;
                 if (k < m->n) {
                     stats_draw_front(m->ns, m->n, k, rng);
                     m->n = k;
                 }
-                bytes += samples_bytes(m->ns, m->n) - samples_bytes(m->ns, 1);
+                bytes += samples_bytes(m->ns, m->n);
             }
         if (bytes <= max_bytes) break;
-        share = (double)(max_bytes - at_least) / (double)(bytes - at_least) * 0.99;
+        share = (double)(max_bytes - base) / (double)(bytes - base) * 0.99;
     }
     total = lg_results_size(levels, n_levels);
     if (total > max_bytes) { /* cannot happen unless a length was miscounted */
