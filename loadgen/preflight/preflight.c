@@ -50,10 +50,16 @@ static double loop_conns_per_s(struct lg_needs *n, const struct lg_churn_probe *
         n->rate_basis = n->rate_basis_text;
         return churn->conns_per_s;
     }
-    snprintf(n->rate_basis_text, sizeof(n->rate_basis_text),
-             "closed loop: each request ends within --timeout; a loop opens at most %d/s "
-             "(churn probe failed: %.40s; the reference figure)",
-             LG_CHURN_FALLBACK_PER_S, churn ? churn->error : "not run");
+    if (churn)
+        snprintf(n->rate_basis_text, sizeof(n->rate_basis_text),
+                 "closed loop: each request ends within --timeout; a loop opens at most %d/s "
+                 "(churn probe failed: %.40s; the reference figure)",
+                 LG_CHURN_FALLBACK_PER_S, churn->error);
+    else /* a Unix socket: no ports to run out of, nothing probed */
+        snprintf(n->rate_basis_text, sizeof(n->rate_basis_text),
+                 "closed loop: each request ends within --timeout; a loop opens at most %d/s "
+                 "(not probed; the reference figure)",
+                 LG_CHURN_FALLBACK_PER_S);
     n->rate_basis = n->rate_basis_text;
     return LG_CHURN_FALLBACK_PER_S;
 }
