@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# run: once
+# (the normal build only since 2026-12-04: CI had outgrown its 40 minutes; the
+# sanitizers still meet this code in the torture scenarios and the other files)
 # httpload over HTTP/2 (the engine's h2 session): nginx and nghttpd over TLS
 # with ALPN and as h2c with prior knowledge, concurrent streams, large bodies,
 # status errors, -H Host naming the same virtual host on every protocol, POSTs

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# run: once
+# (the normal build only since 2026-12-04: CI had outgrown its 40 minutes; the
+# sanitizers still meet this code in the torture scenarios and the other files)
 # Many requests in one run and connection churn, against real servers:
 # httpload --targets (vegeta's format: each client walks the list from its
 # global id modulo the list's length), --targets-per-metric, --conn-requests
