@@ -123,7 +123,8 @@ t_preflight_lines_fit_a_terminal_and_verbose_says_more() {
 # connection's CPU, in --meta's preflight.churn_probe), not a figure from
 # another machine: the ports check's need is the clients plus that rate over
 # the TIME_WAIT it states, per loop, and its verdict is ok exactly when the
-# range holds that. A run says nothing of ports before it starts.
+# range holds that; conntrack's likewise, over its own hold, against what is
+# left of the table. A run says nothing of ports before it starts.
 t_preflight_churn_bound_is_probed_on_this_machine() {
     run_tool $W/ch.out $W/ch.err $H --preflight --verbose -c 64 --conn-requests 1 "$URL"
     assert_eq "$RC" 0 "exit status"
@@ -154,6 +155,17 @@ for path, loops in ((sys.argv[1], 1), (sys.argv[2], 4)):
     assert abs(most - want) <= 1, (most, want, ports)
     assert "a loop opens at most %.0f/s (probed: " % probe["per_loop_per_s"] in ports["needed"], ports
     assert (ports["result"] == "ok") == (most <= avail), (avail, ports)
+    # conntrack, where the table is loaded: the same probed rate over its
+    # own hold, ok exactly when what is left of the table holds that
+    ct = [c for c in pf["checks"] if c["check"] == "conntrack"]
+    f = re.match(r"nf_conntrack_max ([0-9]+), ([0-9]+) entries in use", ct[0]["found"]) if ct else None
+    if f:
+        m = re.match(r"70 to ([0-9]+): 64 clients, and those closed in the last ([0-9.]+) s \(", ct[0]["needed"])
+        assert m, ct[0]
+        most, hold = int(m.group(1)), float(m.group(2))
+        assert abs(most - (64 + probe["per_loop_per_s"] * loops * hold)) <= 1, (most, probe, ct[0])
+        left = int(f.group(1)) - int(f.group(2))
+        assert (ct[0]["result"] == "ok") == (most <= left), (left, ct[0])
 assert "churn_probe" not in json.load(open(sys.argv[3]))["preflight"], "a run without churn probed"
 PY
 }
