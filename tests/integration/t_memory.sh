@@ -18,6 +18,15 @@ failalloc() {
     echo "$so"
 }
 
+# status_4_in_one_line TEXT: the run just made ended as memory's failures
+# must: status 4 (RC), no document, one line on stderr, holding TEXT.
+status_4_in_one_line() {
+    assert_eq "$RC" 4 "exit status ($(head -c 300 $E))"
+    assert_empty_file $O "no document"
+    assert_contains $E "$1"
+    assert_eq "$(wc -l <$E)" 1 "one line on stderr"
+}
+
 # interrupted_after_failure FIRED CMD...: runs CMD, whose allocation fixture
 # creates the file FIRED when it makes an allocation fail; once it has (10 s
 # at most), sends SIGINT, and kills CMD if it has not ended 5 s later. Sets
@@ -81,10 +90,7 @@ t_log_buffer_out_of_memory_is_one_line() {
         FAILALLOC_FIRED="$TMPROOT/fired" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
         "$HTTPLOAD" -c 2 -d 300ms --log "$TMPROOT/log" "http://127.0.0.1:$NGINX_HTTP_PORT/" >$O 2>$E || RC=$?
     [ -e "$TMPROOT/fired" ] || fail "no --log buffer's allocation failed"
-    assert_eq "$RC" 4 "exit status ($(head -c 300 $E))"
-    assert_empty_file $O "no document"
-    assert_contains $E "out of memory for --log records; the run could not be carried out, no document"
-    assert_eq "$(wc -l <$E)" 1 "one line on stderr"
+    status_4_in_one_line "out of memory for --log records; the run could not be carried out, no document"
 }
 
 # A cipher fetch of OpenSSL's that runs out of memory while SSL_CTX_new
@@ -124,10 +130,7 @@ t_tls_context_without_ciphers_is_status_4() {
         'null = null' '[null]' 'activate = 1' >"$cnf"
     RC=0
     OPENSSL_CONF=$cnf "${cmd[@]}" >$O 2>$E || RC=$?
-    assert_eq "$RC" 4 "exit status with only the null provider ($(head -c 300 $E))"
-    assert_empty_file $O "no document"
-    assert_contains $E "cannot create a TLS context: OpenSSL fetches no cipher"
-    assert_eq "$(wc -l <$E)" 1 "one line on stderr"
+    status_4_in_one_line "cannot create a TLS context: OpenSSL fetches no cipher"
 }
 
 # OpenSSL 3.0's PEM reader says nothing of memory when its own buffer (the
@@ -147,10 +150,7 @@ t_cacert_read_out_of_memory_is_status_4() {
         ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
         "$HTTPLOAD" -c 1 -d 100ms --cacert "$CA_PEM" "https://127.0.0.1:$NGINX_HTTPS_PORT/" >$O 2>$E || RC=$?
     [ -e "$TMPROOT/fired" ] || fail "the allocation of $der bytes never failed"
-    assert_eq "$RC" 4 "exit status ($(head -c 200 $E))"
-    assert_empty_file $O "no document"
-    assert_contains $E "out of memory"
-    assert_eq "$(wc -l <$E)" 1 "one line on stderr"
+    status_4_in_one_line "out of memory"
 }
 
 # ngtcp2 (0.12) leaves ngtcp2_conn_client_new's out-parameter pointing at the
