@@ -284,10 +284,7 @@ static void setup_tls(struct dns_ctx *ctx, const struct lg_tls_options *tlsopt, 
     int rc = lg_tls_setup(tlscfg, tlsopt, host, doh ? alpn_h2 : alpn_dot,
                           doh ? sizeof(alpn_h2) - 1 : sizeof(alpn_dot) - 1, err, sizeof(err));
     if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "setting up TLS");
-    if (rc == LG_TLS_UNAVAILABLE) {
-        fprintf(stderr, "%s: %s\n", tool, err);
-        exit(LG_EXIT_FAILED);
-    }
+    if (rc == LG_TLS_UNAVAILABLE) lg_cannot_run(tool, err);
     if (rc < 0) lg_usage_error(tool, "%s", err);
     const char *name = tlsopt->sni ? tlsopt->sni : host;
     bool v6 = strchr(name, ':') != NULL;

@@ -486,10 +486,7 @@ static void setup_tls(struct args *a, struct setup *s, const struct lg_tls_optio
     char err[256];
     int rc = lg_tls_setup(&s->tls, tlsopt, s->origin->host, alpn, alpn_len, err, sizeof(err));
     if (rc == LG_NO_MEMORY) lg_out_of_memory(tool, "setting up TLS");
-    if (rc == LG_TLS_UNAVAILABLE) {
-        fprintf(stderr, "%s: %s\n", tool, err);
-        exit(LG_EXIT_FAILED);
-    }
+    if (rc == LG_TLS_UNAVAILABLE) lg_cannot_run(tool, err);
     if (rc < 0) lg_usage_error(tool, "%s", err);
     http_origins_tls(&s->origins, &s->tls, tlsopt);
 }

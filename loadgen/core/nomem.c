@@ -19,3 +19,9 @@ void lg_out_of_memory(const char *tool, const char *doing)
     fprintf(stderr, "%s: out of memory %s\n", tool, doing);
     exit(LG_EXIT_FAILED);
 }
+
+void lg_cannot_run(const char *tool, const char *why)
+{
+    fprintf(stderr, "%s: %s\n", tool, why);
+    exit(LG_EXIT_FAILED);
+}

@@ -17,5 +17,9 @@ const char *lg_errno_why(int err);
 /* Prints "<tool>: out of memory <doing>" to stderr and exits with status 4
  * (the run could not be carried out). */
 __attribute__((noreturn)) void lg_out_of_memory(const char *tool, const char *doing);
+/* Prints "<tool>: <why>" to stderr and exits with status 4: the run cannot
+ * be carried out for a reason that is not the input's (a library that
+ * cannot do what it must). */
+__attribute__((noreturn)) void lg_cannot_run(const char *tool, const char *why);
 
 #endif
